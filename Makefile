@@ -1,0 +1,52 @@
+# ascend.vllm — the two commands a new machine needs:
+#   make demo   deploy onto a simulated Atlas 300I DUO node and print a completion
+#   make test   lint, sanity, unit, integration, harness and every molecule scenario
+# Everything installs what it needs (Debian docker.io + registry, the pinned
+# Python toolchain in .venv) and is safe to re-run.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+VENV := $(CURDIR)/.venv
+export PATH := $(VENV)/bin:$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+PYTEST := $(VENV)/bin/python -m pytest
+SCENARIOS ?= $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
+
+.PHONY: setup images demo demo-down test lint sanity units integration sim molecule changelog
+
+setup:
+	@scripts/ensure-system.sh
+	@scripts/setup-venv.sh
+
+images: setup
+	tests/sim/simctl build
+
+demo: setup
+	scripts/demo.sh
+
+demo-down: setup
+	tests/sim/simctl down --all
+
+lint: setup
+	ansible-lint --profile production
+	antsibull-changelog lint
+
+sanity: setup
+	scripts/ansible-test.sh sanity --venv --python 3.11
+
+units: setup
+	$(PYTEST) tests/unit -q
+
+integration: setup
+	scripts/ansible-test.sh integration --local --python 3.11
+
+sim: setup images
+	$(PYTEST) tests/sim -q
+
+molecule: setup images
+	@for s in $(SCENARIOS); do \
+	  echo "=== molecule test -s $$s"; start=$$(date +%s); \
+	  molecule test -s $$s; \
+	  echo "=== $$s passed in $$(( $$(date +%s) - start )) s"; \
+	done
+
+test: lint sanity units integration sim molecule

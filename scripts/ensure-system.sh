@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The system side of the toolchain: Debian's docker.io, docker-registry,
+# mmdebstrap (simulated-node images), iptables and rsync when missing, and a
+# Docker Engine answering on /var/run/docker.sock (dockerd started in the
+# background when it is not running). Idempotent; needs root.
+set -euo pipefail
+need=()
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v docker-registry >/dev/null 2>&1 || need+=(docker-registry)
+command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
+command -v rsync >/dev/null 2>&1 || need+=(rsync)
+if [ ${#need[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! docker info >/dev/null 2>&1; then
+  mkdir -p /var/log
+  nohup dockerd >/var/log/dockerd.log 2>&1 &
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+  docker info >/dev/null 2>&1 || { echo "dockerd did not start; last log lines:" >&2; tail -n 30 /var/log/dockerd.log >&2; exit 1; }
+fi
