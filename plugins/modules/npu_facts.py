@@ -1,0 +1,361 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: npu_facts
+short_description: Gather Ascend NPU chips, health, memory and processes from C(npu-smi info)
+version_added: 0.1.0
+description:
+  - Runs C(npu-smi info) on the target and parses its table by structure into facts
+    about every chip (NPU id, chip id, C(/dev/davinciN) device index, health, power,
+    temperature, hugepages, AICore use, memory used/total/free) and the processes
+    that hold chips.
+  - Reads the driver version from the Ascend driver C(version.info) file.
+  - Knows the layouts of npu-smi 22.0.4 to 25.x on Atlas 300I DUO and Atlas 200I Pro
+    (310P), multi-card hosts, and the optional C(HBM-Usage) (MB) column of 910 hosts.
+  - The module only reads; it never changes the host.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  npu_smi_path:
+    description:
+      - Path of the C(npu-smi) binary.
+      - When not set, C(npu-smi) is looked up on E(PATH), then at C(/usr/local/bin/npu-smi)
+        and C(/usr/local/sbin/npu-smi), the two places the deployment guide mounts it from
+        on Atlas 300I DUO and Atlas 200I Pro.
+    type: path
+  output:
+    description:
+      - Text of an C(npu-smi info) run to parse instead of running C(npu-smi).
+      - For tests and for debugging a capture taken elsewhere; C(npu-smi) is not looked up.
+    type: str
+  driver_version_file:
+    description:
+      - The Ascend driver C(version.info) file to read the driver version from.
+      - A missing file gives a null C(driver_version), not an error; a file that is not
+        C(key=value) lines gives a warning and a null C(driver_version).
+    type: path
+    default: /usr/local/Ascend/driver/version.info
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The module only reads, so it runs in check mode as in a normal run.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  facts:
+    description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
+    support: full
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+    details: Linux hosts with the Ascend driver (npu-smi) installed.
+notes:
+  - C(npu-smi) usually needs root and access to C(/dev/davinci_manager); run the task with
+    C(become) set to V(true) when connecting as another user.
+  - The table is read by its structure (rows split on C(|), header names mapped to values),
+    so column widths do not matter. A line that does not fit the layout makes the module fail,
+    quoting that line and its number, rather than return wrong facts.
+  - With O(output) set nothing is run, so the module also works on hosts without an NPU.
+'''
+
+EXAMPLES = r'''
+- name: Gather NPU facts
+  ascend.vllm.npu_facts:
+  become: true
+
+- name: Require healthy chips with enough free memory
+  ansible.builtin.assert:
+    that:
+      - ansible_facts.ascend_npu.chip_count >= 1
+      - ansible_facts.ascend_npu.chips | rejectattr('health', 'equalto', 'OK') | list | length == 0
+      - ansible_facts.ascend_npu.chips | map(attribute='memory_free_mb') | min >= 30000
+    fail_msg: "NPU chips are unhealthy or busy: {{ ansible_facts.ascend_npu.chips }}"
+
+- name: Use npu-smi from a non-standard place
+  ascend.vllm.npu_facts:
+    npu_smi_path: /opt/ascend/bin/npu-smi
+
+- name: Parse a capture taken on another host (no npu-smi needed)
+  ascend.vllm.npu_facts:
+    output: "{{ lookup('ansible.builtin.file', 'captures/node1-npu-smi-info.txt') }}"
+    driver_version_file: /nonexistent
+  register: __npu
+'''
+
+RETURN = r'''
+npu:
+  description: The same dictionary as RV(ansible_facts.ascend_npu), for use with C(register).
+  returned: success
+  type: dict
+  sample:
+    chip_count: 1
+ansible_facts:
+  description: Facts added to the host.
+  returned: success
+  type: complex
+  contains:
+    ascend_npu:
+      description: What C(npu-smi info) and the driver report.
+      returned: success
+      type: complex
+      contains:
+        npu_smi_version:
+          description: Version printed in the npu-smi title row.
+          returned: success
+          type: str
+          sample: 25.2.0
+        driver_version:
+          description: C(Version) (else C(package_version)) from O(driver_version_file); null when the file is missing.
+          returned: success
+          type: str
+          sample: 24.1.rc2.2
+        driver_info:
+          description: Every C(key=value) of O(driver_version_file); empty when it is missing.
+          returned: success
+          type: dict
+          sample:
+            Version: 24.1.rc2.2
+            package_version: 24.1.rc2.2
+        npu_smi_path:
+          description: The npu-smi binary that was run; null when O(output) was given.
+          returned: success
+          type: str
+          sample: /usr/local/bin/npu-smi
+        chip_count:
+          description: Number of chips listed (an Atlas 300I DUO card has 2).
+          returned: success
+          type: int
+          sample: 2
+        process_table_present:
+          description: Whether the output had a process table (some outputs end after the chips).
+          returned: success
+          type: bool
+          sample: true
+        chips:
+          description: One entry per chip, in npu-smi order.
+          returned: success
+          type: list
+          elements: dict
+          contains:
+            npu_id:
+              description: NPU (card) id; not contiguous on multi-card hosts (for example 2, 5, 224).
+              type: int
+              sample: 2
+            chip_id:
+              description: Chip index on the card.
+              type: int
+              sample: 0
+            device_id:
+              description: Device index, the N of C(/dev/davinciN); null when npu-smi has no Device column.
+              type: int
+              sample: 0
+            name:
+              description: Chip name.
+              type: str
+              sample: 310P3
+            health:
+              description: Health as printed (V(OK), V(Warning), V(Alarm), V(Critical), ...).
+              type: str
+              sample: OK
+            power_w:
+              description: Power in watts; null when npu-smi prints C(NA) (usual on 310P).
+              type: float
+              sample: 12.8
+            temperature_c:
+              description: Temperature in degrees Celsius.
+              type: int
+              sample: 51
+            hugepages_used:
+              description: Hugepages in use (pages); null when not reported.
+              type: int
+              sample: 0
+            hugepages_total:
+              description: Hugepages in total (pages); null when not reported.
+              type: int
+              sample: 0
+            bus_id:
+              description: PCI bus id.
+              type: str
+              sample: "0000:01:00.0"
+            aicore_percent:
+              description: AICore utilisation in percent.
+              type: int
+              sample: 0
+            memory_used_mb:
+              description: Chip memory in use, MB.
+              type: int
+              sample: 1529
+            memory_total_mb:
+              description: Chip memory in total, MB.
+              type: int
+              sample: 44280
+            memory_free_mb:
+              description: Chip memory free, MB (total minus used).
+              type: int
+              sample: 42751
+            hbm_used_mb:
+              description: HBM in use, MB; only present when npu-smi prints an C(HBM-Usage) (MB) column (910).
+              type: int
+              returned: when npu-smi reports HBM
+              sample: 3387
+            hbm_total_mb:
+              description: HBM in total, MB; only present when npu-smi prints an C(HBM-Usage) (MB) column (910).
+              type: int
+              returned: when npu-smi reports HBM
+              sample: 65536
+        processes:
+          description: Processes holding chips; empty when none (or no process table).
+          returned: success
+          type: list
+          elements: dict
+          contains:
+            npu_id:
+              description: NPU id the process runs on.
+              type: int
+              sample: 6
+            chip_id:
+              description: Chip index on that NPU.
+              type: int
+              sample: 1
+            device_id:
+              description: Device index of that chip (C(/dev/davinciN)); null when the chip is not listed.
+              type: int
+              sample: 1
+            pid:
+              description: Process id.
+              type: int
+              sample: 293029
+            name:
+              description: Process name.
+              type: str
+              sample: python3.11
+            memory_mb:
+              description: Chip memory the process holds, MB.
+              type: int
+              sample: 6612
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
+
+from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
+    parse_npu_smi_info,
+    parse_version_info,
+)
+
+# Where the deployment guide mounts npu-smi: Atlas 300I DUO, then Atlas 200I Pro.
+FALLBACK_PATHS = ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
+
+
+def _is_executable(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_npu_smi(search_path):
+    """Return (found path or None, every path looked at) for npu-smi on search_path then FALLBACK_PATHS."""
+    candidates = []
+    for directory in (search_path or '').split(os.pathsep):
+        if directory:
+            candidate = os.path.join(directory, 'npu-smi')
+            if candidate not in candidates:
+                candidates.append(candidate)
+    for candidate in FALLBACK_PATHS:
+        if candidate not in candidates:
+            candidates.append(candidate)
+    for candidate in candidates:
+        if _is_executable(candidate):
+            return candidate, candidates
+    return None, candidates
+
+
+def read_driver_version(module, path):
+    """Return (version, info) from version.info; (None, {}) when the file is missing."""
+    if not os.path.exists(path):
+        return None, {}
+    try:
+        with open(path, 'rb') as handle:
+            text = to_native(handle.read(), errors='surrogate_or_strict')
+        parsed = parse_version_info(text)
+    except (IOError, OSError, ValueError) as exc:
+        module.warn('Could not read the driver version from %s: %s' % (path, to_native(exc)))
+        return None, {}
+    return parsed['version'], parsed['info']
+
+
+def run_npu_smi(module):
+    """Return (npu-smi path, stdout of `npu-smi info`); fails the module with the fix when it cannot."""
+    path = module.params['npu_smi_path']
+    if path:
+        if not _is_executable(path):
+            module.fail_json(
+                msg='npu-smi not found or not executable at npu_smi_path=%s. Install the Ascend '
+                    'driver on this host, or set npu_smi_path to where npu-smi is.' % path,
+                searched=[path])
+    else:
+        path, searched = find_npu_smi(os.environ.get('PATH', ''))
+        if path is None:
+            path_dirs = [d for d in os.environ.get('PATH', '').split(os.pathsep) if d]
+            module.fail_json(
+                msg='npu-smi not found on PATH (%s) nor at %s, where the deployment guide mounts it. '
+                    'Install the Ascend driver (it ships npu-smi), or set npu_smi_path to where '
+                    'npu-smi is.' % (os.pathsep.join(path_dirs) or 'empty', ' or '.join(FALLBACK_PATHS)),
+                searched=searched)
+
+    rc, stdout, stderr = module.run_command([path, 'info'], environ_update={'LC_ALL': 'C'})
+    if rc != 0:
+        detail = (stderr or '').strip() or (stdout or '').strip() or '(no output)'
+        module.fail_json(
+            msg='%s info failed with rc=%d: %s. Check that the Ascend driver is loaded and that '
+                'this user can open /dev/davinci_manager (become: true).' % (path, rc, detail),
+            rc=rc, stdout=stdout, stderr=stderr, cmd=[path, 'info'])
+    return path, stdout
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            npu_smi_path=dict(type='path'),
+            output=dict(type='str'),
+            driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
+        ),
+        supports_check_mode=True,
+    )
+
+    if module.params['output'] is not None:
+        path, text = None, module.params['output']
+    else:
+        path, text = run_npu_smi(module)
+
+    try:
+        parsed = parse_npu_smi_info(text)
+    except ValueError as exc:
+        module.fail_json(msg='Cannot parse npu-smi info output: %s' % to_native(exc), stdout=text)
+
+    driver_version, driver_info = read_driver_version(module, module.params['driver_version_file'])
+    facts = dict(
+        npu_smi_version=parsed['npu_smi_version'],
+        driver_version=driver_version,
+        driver_info=driver_info,
+        chips=parsed['chips'],
+        processes=parsed['processes'],
+        process_table_present=parsed['process_table_present'],
+        chip_count=len(parsed['chips']),
+        npu_smi_path=path,
+    )
+    module.exit_json(changed=False, ansible_facts=dict(ascend_npu=facts), npu=facts)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,232 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Unit tests for the npu_facts module: main() with AnsibleModule exit/fail patched."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import contextlib
+import json
+import os
+import stat
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+from ansible_collections.ascend.vllm.plugins.modules import npu_facts
+
+# Capture 02 (../shared/fixtures/npu-smi, Atlas 300I DUO, npu-smi 25.2.0), verbatim.
+CAPTURE_02 = '''\
++--------------------------------------------------------------------------------------------------------+
+| npu-smi 25.2.0                                   Version: 25.2.0                                       |
++-------------------------------+-----------------+------------------------------------------------------+
+| NPU     Name                  | Health          | Power(W)     Temp(C)           Hugepages-Usage(page) |
+| Chip    Device                | Bus-Id          | AICore(%)    Memory-Usage(MB)                        |
++===============================+=================+======================================================+
+| 2       310P3                 | OK              | NA           51                0     / 0             |
+| 0       0                     | 0000:01:00.0    | 0            1529 / 44280                            |
++-------------------------------+-----------------+------------------------------------------------------+
+| 2       310P3                 | OK              | NA           49                0     / 0             |
+| 1       1                     | 0000:01:00.0    | 0            1411 / 43693                            |
++===============================+=================+======================================================+
++-------------------------------+-----------------+------------------------------------------------------+
+| NPU     Chip                  | Process id      | Process name             | Process memory(MB)        |
++===============================+=================+======================================================+
+| No running processes found in NPU 2                                                                    |
++===============================+=================+======================================================+
+'''
+VERSION_INFO = 'Version=24.1.rc2.2\nascendhal_version=7.35.23\npackage_version=24.1.rc2.2\n'
+
+
+class ExitJson(Exception):
+    pass
+
+
+class FailJson(Exception):
+    pass
+
+
+def _exit_json(self, **kwargs):
+    kwargs.setdefault('changed', False)
+    raise ExitJson(kwargs)
+
+
+def _fail_json(self, msg, **kwargs):
+    kwargs['failed'] = True
+    kwargs['msg'] = msg
+    raise FailJson(kwargs)
+
+
+@contextlib.contextmanager
+def module_args(args):
+    try:
+        from ansible.module_utils.testing import patch_module_args
+    except ImportError:  # ansible-core < 2.19
+        payload = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(basic, '_ANSIBLE_ARGS', payload)
+            yield
+    else:
+        with patch_module_args(args):
+            yield
+
+
+@pytest.fixture(autouse=True)
+def patch_exit_fail(monkeypatch):
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)
+
+
+def run_main(args, expect=ExitJson):
+    with module_args(args):
+        with pytest.raises(expect) as caught:
+            npu_facts.main()
+    return caught.value.args[0]
+
+
+def fake_npu_smi(directory, stdout='', stderr='', rc=0):
+    """An executable npu-smi that prints the given text and exits with rc."""
+    (directory / 'out.txt').write_text(stdout)
+    (directory / 'err.txt').write_text(stderr)
+    path = directory / 'npu-smi'
+    path.write_text('#!/bin/sh\n[ "$1" = info ] || exit 64\ncat "%s"\ncat "%s" >&2\nexit %d\n'
+                    % (directory / 'out.txt', directory / 'err.txt', rc))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return str(path)
+
+
+@pytest.fixture
+def missing_file(tmp_path):
+    return str(tmp_path / 'no-such-version.info')
+
+
+def test_output_given(missing_file):
+    result = run_main({'output': CAPTURE_02, 'driver_version_file': missing_file})
+    facts = result['ansible_facts']['ascend_npu']
+    assert result['changed'] is False
+    assert result['npu'] == facts
+    assert facts['npu_smi_version'] == '25.2.0'
+    assert facts['chip_count'] == 2
+    assert [(c['npu_id'], c['chip_id'], c['device_id'], c['memory_free_mb']) for c in facts['chips']] == [
+        (2, 0, 0, 42751), (2, 1, 1, 42282)]
+    assert facts['processes'] == []
+    assert facts['process_table_present'] is True
+    assert facts['npu_smi_path'] is None
+    assert facts['driver_version'] is None
+    assert facts['driver_info'] == {}
+
+
+def test_check_mode_still_reads(missing_file):
+    result = run_main({'output': CAPTURE_02, 'driver_version_file': missing_file, '_ansible_check_mode': True})
+    assert result['changed'] is False
+    assert result['ansible_facts']['ascend_npu']['chip_count'] == 2
+
+
+def test_driver_version_file(tmp_path):
+    version_file = tmp_path / 'version.info'
+    version_file.write_text(VERSION_INFO)
+    facts = run_main({'output': CAPTURE_02, 'driver_version_file': str(version_file)})['npu']
+    assert facts['driver_version'] == '24.1.rc2.2'
+    assert facts['driver_info'] == {'Version': '24.1.rc2.2', 'ascendhal_version': '7.35.23',
+                                    'package_version': '24.1.rc2.2'}
+
+
+def test_unreadable_driver_version_file_warns(tmp_path, monkeypatch):
+    version_file = tmp_path / 'version.info'
+    version_file.write_text('Version=1\nnot a key value line\n')
+    warnings = []
+    monkeypatch.setattr(basic.AnsibleModule, 'warn', lambda self, msg: warnings.append(msg))
+    facts = run_main({'output': CAPTURE_02, 'driver_version_file': str(version_file)})['npu']
+    assert facts['driver_version'] is None
+    assert len(warnings) == 1 and 'line 2' in warnings[0] and str(version_file) in warnings[0]
+
+
+def test_parse_error_quotes_the_line(missing_file):
+    bad = CAPTURE_02.replace('| 0       0                     | 0000:01:00.0    |',
+                             '| 0                             | 0000:01:00.0    |')
+    result = run_main({'output': bad, 'driver_version_file': missing_file}, expect=FailJson)
+    assert 'Cannot parse npu-smi info output' in result['msg']
+    assert 'line 8' in result['msg']
+    assert '0000:01:00.0' in result['msg']
+
+
+def test_runs_given_binary(tmp_path, missing_file):
+    path = fake_npu_smi(tmp_path, stdout=CAPTURE_02)
+    facts = run_main({'npu_smi_path': path, 'driver_version_file': missing_file})['npu']
+    assert facts['npu_smi_path'] == path
+    assert facts['chip_count'] == 2
+
+
+def test_finds_binary_on_path(tmp_path, monkeypatch, missing_file):
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    path = fake_npu_smi(bindir, stdout=CAPTURE_02)
+    monkeypatch.setenv('PATH', os.pathsep.join([str(tmp_path / 'empty'), str(bindir), os.environ.get('PATH', '')]))
+    facts = run_main({'driver_version_file': missing_file})['npu']
+    assert facts['npu_smi_path'] == path
+
+
+def test_runs_without_shell(monkeypatch, missing_file):
+    calls = []
+
+    def run_command(self, args, **kwargs):
+        calls.append((args, kwargs))
+        return 0, CAPTURE_02, ''
+
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
+    monkeypatch.setattr(npu_facts, '_is_executable', lambda path: path == '/opt/x/npu-smi')
+    run_main({'npu_smi_path': '/opt/x/npu-smi', 'driver_version_file': missing_file})
+    assert calls[0][0] == ['/opt/x/npu-smi', 'info']
+    assert not calls[0][1].get('use_unsafe_shell')
+
+
+def test_missing_binary_names_paths_and_fix(tmp_path, monkeypatch, missing_file):
+    monkeypatch.setenv('PATH', str(tmp_path))
+    monkeypatch.setattr(npu_facts, '_is_executable', lambda path: False)
+    result = run_main({'driver_version_file': missing_file}, expect=FailJson)
+    assert '/usr/local/bin/npu-smi' in result['msg']
+    assert '/usr/local/sbin/npu-smi' in result['msg']
+    assert 'PATH' in result['msg']
+    assert 'Install the Ascend driver' in result['msg']
+    assert 'npu_smi_path' in result['msg']
+    assert result['searched'] == [str(tmp_path / 'npu-smi'), '/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi']
+
+
+def test_given_path_missing(tmp_path, missing_file):
+    path = str(tmp_path / 'npu-smi')
+    result = run_main({'npu_smi_path': path, 'driver_version_file': missing_file}, expect=FailJson)
+    assert path in result['msg']
+    assert 'Install the Ascend driver' in result['msg']
+
+
+def test_nonzero_rc_shows_rc_and_stderr(tmp_path, missing_file):
+    path = fake_npu_smi(tmp_path, stderr='dcmi module initialize failed. ret is -8005\n', rc=1)
+    result = run_main({'npu_smi_path': path, 'driver_version_file': missing_file}, expect=FailJson)
+    assert result['rc'] == 1
+    assert 'rc=1' in result['msg']
+    assert 'dcmi module initialize failed. ret is -8005' in result['msg']
+
+
+def test_nonzero_rc_falls_back_to_stdout(tmp_path, missing_file):
+    path = fake_npu_smi(tmp_path, stdout='Error: device busy\n', rc=255)
+    result = run_main({'npu_smi_path': path, 'driver_version_file': missing_file}, expect=FailJson)
+    assert 'rc=255' in result['msg'] and 'Error: device busy' in result['msg']
+
+
+@pytest.mark.parametrize('search_path, found', [
+    ('{d}/a:{d}/b', '{d}/b/npu-smi'),
+    ('', None),
+    ('::{d}/b', '{d}/b/npu-smi'),
+])
+def test_find_npu_smi_order(tmp_path, search_path, found):
+    if any(os.path.exists(p) for p in npu_facts.FALLBACK_PATHS):
+        pytest.skip('this machine has a real npu-smi')
+    for name in ('a', 'b'):
+        (tmp_path / name).mkdir()
+    fake_npu_smi(tmp_path / 'b')
+    path, searched = npu_facts.find_npu_smi(search_path.format(d=tmp_path))
+    assert path == (found.format(d=tmp_path) if found else None)
+    assert searched[-2:] == list(npu_facts.FALLBACK_PATHS)
+    assert npu_facts.FALLBACK_PATHS == ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
