@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Platform profiles against the deployment guide's docker run commands (section 4.1)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, get_profile, profile_names
+
+# The guide's three "docker run" commands, verbatim (section 4.1 of
+# shared/seed/000_de1b8cca3feb25fe.txt), so the profiles are checked against
+# the text itself rather than against a second hand-made list.
+GUIDE_300I_DUO = r'''
+docker run --rm \
+--name vllm-ascend \
+--shm-size=1g \
+--device /dev/davinci0 \
+--device /dev/davinci1 \
+--device /dev/davinci2 \
+--device /dev/davinci3 \
+--device /dev/davinci4 \
+--device /dev/davinci5 \
+--device /dev/davinci6 \
+--device /dev/davinci7 \
+--device /dev/davinci_manager \
+--device /dev/devmm_svm \
+--device /dev/hisi_hdc \
+-v /usr/local/dcmi:/usr/local/dcmi \
+-v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi \
+-v /usr/local/Ascend/driver/lib64/:/usr/local/Ascend/driver/lib64/ \
+-v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info \
+-v /etc/ascend_install.info:/etc/ascend_install.info \
+-v /root/.cache:/root/.cache \
+-p 8080:8080 \
+-it $IMAGE bash
+'''
+
+GUIDE_200I_PRO_UBUNTU = r'''
+docker run --rm \
+--privileged \
+--name vllm-ascend \
+--shm-size=10g \
+--device=/dev/davinci0:/dev/davinci0 \
+--device=/dev/davinci_manager \
+--device=/dev/ascend_manager \
+--device=/dev/user_config \
+-v /etc/sys_version.conf:/etc/sys_version.conf \
+-v /etc/ld.so.conf.d/mind_so.conf:/etc/ld.so.conf.d/mind_so.conf \
+-v /etc/hdcBasic.cfg:/etc/hdcBasic.cfg \
+-v /var/dmp_daemon:/var/dmp_daemon \
+-v /usr/lib64/libmmpa.so:/usr/lib64/libmmpa.so \
+-v /usr/lib64/libcrypto.so.1.1:/usr/lib64/libcrypto.so.1.1 \
+-v /usr/local/sbin/npu-smi:/usr/local/sbin/npu-smi \
+-v /usr/lib64/libstackcore.so:/usr/lib64/libstackcore.so \
+-v /usr/lib/aarch64-linux-gnu/libyaml-0.so.2:/usr/lib64/libyaml-0.so.2 \
+-v /etc/slog.conf:/etc/slog.conf \
+-v /var/slogd:/var/slogd \
+-v /usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64 \
+-v /usr/lib64/libtensorflow.so:/usr/lib64/libtensorflow.so \
+-v /root/.cache:/root/.cache \
+-p 8080:8080 \
+-it $IMAGE bash
+'''
+
+GUIDE_200I_PRO_OPENEULER = r'''
+docker run --rm \
+--privileged \
+--name vllm-ascend \
+--shm-size=10g \
+--device=/dev/davinci0:/dev/davinci0 \
+--device=/dev/davinci_manager \
+--device=/dev/ascend_manager \
+--device=/dev/user_config \
+-v /etc/sys_version.conf:/etc/sys_version.conf \
+-v /etc/ld.so.conf.d/mind_so.conf:/etc/ld.so.conf.d/mind_so.conf \
+-v /etc/hdcBasic.cfg:/etc/hdcBasic.cfg \
+-v /var/dmp_daemon:/var/dmp_daemon \
+-v /usr/lib64/libsemanage.so.2:/usr/lib64/libsemanage.so.2 \
+-v /usr/lib64/libmmpa.so:/usr/lib64/libmmpa.so \
+-v /usr/lib64/libcrypto.so.1.1:/usr/lib64/libcrypto.so.1.1 \
+-v /usr/lib64/libyaml-0.so.2.0.9:/usr/lib64/libyaml-0.so.2 \
+-v /usr/local/sbin/npu-smi:/usr/local/sbin/npu-smi \
+-v /usr/lib64/libstackcore.so:/usr/lib64/libstackcore.so \
+-v /etc/slog.conf:/etc/slog.conf \
+-v /var/slogd:/var/slogd \
+-v /usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64 \
+-v /usr/lib64/libtensorflow.so:/usr/lib64/libtensorflow.so \
+-v /root/.cache:/root/.cache \
+-p 8080:8080 \
+-it $IMAGE bash
+'''
+
+GUIDE = {
+    'atlas_300i_duo': GUIDE_300I_DUO,
+    'atlas_200i_pro': GUIDE_200I_PRO_UBUNTU,
+    'atlas_200i_pro_openeuler': GUIDE_200I_PRO_OPENEULER,
+}
+
+FIELDS = {
+    'description': str, 'os_family': str, 'privileged': bool, 'shm_size': str, 'npu_smi_path': str,
+    'image_tag_suffix': str, 'allowed_tp': list, 'chips_per_card': int, 'rc_mode': bool,
+    'chip_memory_mb': int, 'chip_device_template': str, 'guide_chip_devices': list,
+    'manager_devices': list, 'mounts': list, 'model_cache_mount': dict, 'guide_port_mapping': str,
+}
+
+
+def _guide_volumes(text):
+    return [tuple(line.split()[1].split(':')) for line in text.splitlines() if line.startswith('-v ')]
+
+
+def _guide_devices(text):
+    # "--device /dev/x" and "--device=/dev/x:/dev/x" both name the host device first.
+    return [re.split(r'[ =]', line)[1].split(':')[0] for line in text.splitlines() if line.startswith('--device')]
+
+
+def test_profile_names():
+    assert profile_names() == ['atlas_200i_pro', 'atlas_200i_pro_openeuler', 'atlas_300i_duo']
+
+
+@pytest.mark.parametrize('name', sorted(PLATFORMS))
+def test_profile_has_every_field_with_its_type(name):
+    profile = PLATFORMS[name]
+    assert sorted(profile) == sorted(FIELDS)
+    for key, kind in FIELDS.items():
+        assert isinstance(profile[key], kind), key
+
+
+@pytest.mark.parametrize(
+    'name, privileged, shm, npu_smi, suffix, allowed_tp, chips, rc, memory, os_family',
+    [
+        ('atlas_300i_duo', False, '1g', '/usr/local/bin/npu-smi', '-310p', [1, 2], 2, False, 44280, 'any'),
+        ('atlas_200i_pro', True, '10g', '/usr/local/sbin/npu-smi', '-310p', [1], 1, True, 24576, 'Debian'),
+        ('atlas_200i_pro_openeuler', True, '10g', '/usr/local/sbin/npu-smi', '-310p-openeuler', [1], 1, True,
+         24576, 'openEuler'),
+    ])
+def test_profile_scalars(name, privileged, shm, npu_smi, suffix, allowed_tp, chips, rc, memory, os_family):
+    profile = get_profile(name)
+    assert profile['privileged'] is privileged
+    assert profile['shm_size'] == shm
+    assert profile['npu_smi_path'] == npu_smi
+    assert profile['image_tag_suffix'] == suffix
+    assert profile['allowed_tp'] == allowed_tp
+    assert profile['chips_per_card'] == chips
+    assert profile['rc_mode'] is rc
+    assert profile['chip_memory_mb'] == memory
+    assert profile['os_family'] == os_family
+    assert profile['guide_port_mapping'] == '8080:8080'
+    assert profile['chip_device_template'].format(index=3) == '/dev/davinci3'
+
+
+@pytest.mark.parametrize('name', sorted(GUIDE))
+def test_privileged_and_shm_match_the_guide(name):
+    text = GUIDE[name]
+    profile = get_profile(name)
+    assert ('--privileged' in text) is profile['privileged']
+    assert '--shm-size=%s' % profile['shm_size'] in text
+
+
+@pytest.mark.parametrize('name', sorted(GUIDE))
+def test_mounts_are_the_guide_list_in_order(name):
+    profile = get_profile(name)
+    ours = [(m['source'], m['target']) for m in profile['mounts']]
+    cache = profile['model_cache_mount']
+    guide = _guide_volumes(GUIDE[name])
+    assert (cache['source'], cache['target']) == ('/root/.cache', '/root/.cache')
+    assert [v for v in guide if v != ('/root/.cache', '/root/.cache')] == ours
+    assert cache['read_only'] is False
+    # Every guide mount is a driver file, library, config file or daemon binary.
+    assert all(m['read_only'] is True for m in profile['mounts'])
+
+
+@pytest.mark.parametrize('name', sorted(GUIDE))
+def test_devices_are_the_guide_list_in_order(name):
+    profile = get_profile(name)
+    assert _guide_devices(GUIDE[name]) == profile['guide_chip_devices'] + profile['manager_devices']
+
+
+@pytest.mark.parametrize('name', sorted(GUIDE))
+def test_npu_smi_path_is_a_guide_mount(name):
+    profile = get_profile(name)
+    assert (profile['npu_smi_path'], profile['npu_smi_path']) in _guide_volumes(GUIDE[name])
+
+
+def test_get_profile_returns_a_deep_copy():
+    profile = get_profile('atlas_300i_duo')
+    profile['mounts'][0]['source'] = '/elsewhere'
+    profile['allowed_tp'].append(4)
+    assert PLATFORMS['atlas_300i_duo']['mounts'][0]['source'] == '/usr/local/dcmi'
+    assert get_profile('atlas_300i_duo')['allowed_tp'] == [1, 2]
+
+
+def test_overrides_replace_values_and_merge_dicts():
+    profile = get_profile('atlas_300i_duo', {'chip_memory_mb': 43693, 'allowed_tp': [1],
+                                             'model_cache_mount': {'source': '/data/models'}})
+    assert profile['chip_memory_mb'] == 43693
+    assert profile['allowed_tp'] == [1]
+    assert profile['model_cache_mount'] == {'source': '/data/models', 'target': '/root/.cache', 'read_only': False}
+    assert PLATFORMS['atlas_300i_duo']['model_cache_mount']['source'] == '/root/.cache'
+
+
+@pytest.mark.parametrize('overrides, words', [
+    ({'shm': '2g'}, ['shm', 'shm_size', 'privileged']),
+    ({'chip_memory_mb': '44280'}, ['chip_memory_mb', 'int']),
+    ({'privileged': 'yes'}, ['privileged', 'bool']),
+    ({'mounts': '/x:/x'}, ['mounts', 'list']),
+    ({'model_cache_mount': {'src': '/x'}}, ['src', 'source', 'target']),
+    ('shm_size=2g', ['dict']),
+])
+def test_bad_overrides_name_the_key_and_the_valid_ones(overrides, words):
+    with pytest.raises(ValueError) as exc:
+        get_profile('atlas_300i_duo', overrides)
+    for word in words:
+        assert word in str(exc.value)
+
+
+def test_unknown_platform_lists_the_valid_ones():
+    with pytest.raises(ValueError) as exc:
+        get_profile('atlas_800')
+    assert 'atlas_800' in str(exc.value)
+    assert 'atlas_300i_duo' in str(exc.value) and 'atlas_200i_pro_openeuler' in str(exc.value)
