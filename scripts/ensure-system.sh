@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The system side of the toolchain: Debian's docker.io, docker-registry,
-# mmdebstrap (simulated-node images), iptables and rsync when missing, and a
-# Docker Engine answering on /var/run/docker.sock (dockerd started in the
-# background when it is not running). Idempotent; needs root.
+# mmdebstrap (simulated-node images), iptables, rsync and shellcheck (sanity)
+# when missing, and a Docker Engine answering on /var/run/docker.sock (dockerd
+# started in the background when it is not running). Idempotent; needs root.
 set -euo pipefail
 need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
@@ -10,10 +10,11 @@ command -v docker-registry >/dev/null 2>&1 || need+=(docker-registry)
 command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
 command -v rsync >/dev/null 2>&1 || need+=(rsync)
+command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${need[@]}" >/dev/null
+  apt-get install -y -qq "${need[@]}"
 fi
 if ! docker info >/dev/null 2>&1; then
   mkdir -p /var/log
