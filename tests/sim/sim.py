@@ -1,0 +1,770 @@
+"""Simulated Atlas nodes for tests: images, local registry, nodes, inventory, teardown.
+
+The logic behind ``tests/sim/simctl``; pytest fixtures and molecule playbooks use the same
+functions. Python stdlib plus the ``docker`` CLI. Test harness only, never shipped.
+
+Every object this module creates carries the label ``ascend-sim=1`` so that ``down(all_=True)``
+can find and remove it. See tests/sim/README.md.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import fcntl
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+IMAGES = ROOT / "images"
+STATE_DIR = Path(os.environ.get("ASCEND_SIM_STATE_DIR", str(ROOT / ".state")))
+LABEL = "ascend-sim"
+NETWORK = "ascend-sim"
+PREFIX = "ascend-sim-"
+PLATFORMS = ("atlas_300i_duo", "atlas_200i_pro", "atlas_200i_pro_openeuler")
+SUITE = "bookworm"
+DEFAULT_REGISTRY_PORT = 5000
+
+# Tags pushed to the local registry: tag -> what the stand-in reports.
+IMAGE_REPO = "ascend/vllm-ascend"
+IMAGE_TAGS = {
+    "v0.23.0-310p": {"version": "0.23.0", "os": "debian"},
+    "v0.23.0-310p-openeuler": {"version": "0.23.0", "os": "openeuler"},
+    "v0.22.0-310p": {"version": "0.22.0", "os": "debian"},
+}
+
+_print_lock = threading.Lock()
+_state_lock = threading.RLock()
+_state_depth = 0
+
+
+@contextlib.contextmanager
+def state_lock():
+    """Serialise build/up/down between simctl processes sharing this state directory."""
+    global _state_depth
+    with _state_lock:
+        if _state_depth:
+            _state_depth += 1
+            try:
+                yield
+            finally:
+                _state_depth -= 1
+            return
+        STATE_DIR.mkdir(parents=True, exist_ok=True)
+        with open(STATE_DIR / "lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            _state_depth = 1
+            try:
+                yield
+            finally:
+                _state_depth = 0
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class SimError(RuntimeError):
+    """A harness step failed; the message says which and why."""
+
+
+def say(msg: str) -> None:
+    if os.environ.get("ASCEND_SIM_QUIET") != "1":
+        with _print_lock:
+            sys.stderr.write("simctl: %s\n" % msg)
+            sys.stderr.flush()
+
+
+# ----------------------------------------------------------------------------- docker CLI
+def docker(*args: str, check: bool = True, input: str | bytes | None = None,
+           timeout: float | None = None, capture: bool = True) -> subprocess.CompletedProcess:
+    cmd = ["docker", *args]
+    text = not isinstance(input, bytes)
+    try:
+        proc = subprocess.run(cmd, input=input, timeout=timeout, text=text,
+                              stdout=subprocess.PIPE if capture else None,
+                              stderr=subprocess.PIPE if capture else None, check=False)
+    except FileNotFoundError as exc:
+        raise SimError("the docker CLI is not installed (run scripts/ensure-docker.sh)") from exc
+    if check and proc.returncode != 0:
+        err = (proc.stderr or "").strip() if capture else ""
+        raise SimError("docker %s failed (rc=%d): %s" % (" ".join(args[:3]), proc.returncode, err))
+    return proc
+
+
+def docker_ok() -> bool:
+    try:
+        return docker("version", "--format", "{{.Server.Version}}", check=False, timeout=20).returncode == 0
+    except (SimError, subprocess.TimeoutExpired):
+        return False
+
+
+def image_exists(ref: str) -> bool:
+    return docker("image", "inspect", "--format", "{{.Id}}", ref, check=False).returncode == 0
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in (text or "").splitlines() if line.strip()]
+
+
+# ------------------------------------------------------------------------ node-side tool
+def node_tool():
+    """The node-side ``ascend-sim`` script as a module (platform profiles, state logic)."""
+    path = str(IMAGES / "node" / "ascend-sim")
+    loader = importlib.machinery.SourceFileLoader("ascend_sim_node", path)
+    spec = importlib.util.spec_from_loader("ascend_sim_node", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def npu_smi_tool():
+    """The ``npu-smi`` stand-in as a module (``render_info(state)``)."""
+    path = str(IMAGES / "node" / "npu-smi")
+    loader = importlib.machinery.SourceFileLoader("ascend_sim_npu_smi", path)
+    spec = importlib.util.spec_from_loader("ascend_sim_npu_smi", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+# --------------------------------------------------------------------------------- images
+def mirror() -> str:
+    if os.environ.get("ASCEND_SIM_MIRROR"):
+        return os.environ["ASCEND_SIM_MIRROR"]
+    sources = Path("/etc/apt/sources.list.d/debian.sources")
+    if sources.exists():
+        for line in sources.read_text().splitlines():
+            if line.startswith("URIs:"):
+                return line.split(":", 1)[1].split()[0]
+    return "http://deb.debian.org/debian"
+
+
+def _packages(path: Path) -> list[str]:
+    return [ln.strip() for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+MMDEBSTRAP_OPTS = [
+    "--variant=minbase",
+    "--aptopt=Acquire::Check-Valid-Until \"false\"",
+    # Docs, manuals and translations are dead weight in test images.
+    "--dpkgopt=path-exclude=/usr/share/doc/*",
+    "--dpkgopt=path-exclude=/usr/share/man/*",
+    "--dpkgopt=path-exclude=/usr/share/info/*",
+    "--dpkgopt=path-exclude=/usr/share/locale/*",
+    "--dpkgopt=path-include=/usr/share/locale/locale.alias",
+]
+
+
+def _hash(*parts: bytes | str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode() if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def _dir_hash(path: Path, *extra: str) -> str:
+    parts: list[bytes | str] = list(extra)
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        parts += [str(f.relative_to(path)), oct(f.stat().st_mode & 0o777), f.read_bytes()]
+    return _hash(*parts)
+
+
+@dataclass
+class Images:
+    base: str
+    node: str
+    vllm: str
+    variants: dict = field(default_factory=dict)  # registry tag -> local image ref
+
+
+def image_refs() -> Images:
+    """Image names for the current build inputs (nothing is built)."""
+    base_pkgs = _packages(IMAGES / "base.packages")
+    bh = _hash("base", SUITE, mirror(), " ".join(base_pkgs), " ".join(MMDEBSTRAP_OPTS))
+    nh = _dir_hash(IMAGES / "node", bh)
+    vh = _dir_hash(IMAGES / "vllm-ascend", bh)
+    variants = {tag: "ascend-sim/vllm-ascend:%s-%s" % (vh, tag) for tag in IMAGE_TAGS}
+    return Images("ascend-sim/base:" + bh, "ascend-sim/node:" + nh, "ascend-sim/vllm-ascend:" + vh, variants)
+
+
+def _alias_latest(ref: str) -> None:
+    docker("tag", ref, ref.split(":", 1)[0] + ":latest")
+
+
+def _build_base(ref: str) -> None:
+    if image_exists(ref):
+        return
+    if not shutil.which("mmdebstrap"):
+        raise SimError("mmdebstrap is not installed (run scripts/ensure-docker.sh)")
+    pkgs = _packages(IMAGES / "base.packages")
+    say("building %s with mmdebstrap (%s)" % (ref, mirror()))
+    cmd = ["mmdebstrap", *MMDEBSTRAP_OPTS, "--include=" + ",".join(pkgs), SUITE, "-",
+           "deb %s %s main" % (mirror(), SUITE)]
+    log = STATE_DIR / "mmdebstrap.log"
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(log, "wb") as logf:
+        mm = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=logf)
+        imp = subprocess.run(["docker", "import", "--change", 'CMD ["/bin/bash"]',
+                              "--change", "LABEL %s=1" % LABEL, "-", ref],
+                             stdin=mm.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+        mm.stdout.close()
+        rc = mm.wait()
+    if rc != 0 or imp.returncode != 0:
+        tail = log.read_text(errors="replace").splitlines()[-15:]
+        raise SimError("base image build failed (mmdebstrap rc=%d, import rc=%d): %s\n%s"
+                       % (rc, imp.returncode, imp.stderr.strip(), "\n".join(tail)))
+
+
+def _build_dockerfile(ref: str, context: Path, base: str) -> None:
+    if image_exists(ref):
+        return
+    say("building %s" % ref)
+    proc = docker("build", "-q", "--build-arg", "BASE=" + base, "--label", "%s=1" % LABEL,
+                  "-t", ref, str(context), check=False)
+    if proc.returncode != 0:
+        raise SimError("building %s failed:\n%s" % (ref, (proc.stderr or proc.stdout)[-3000:]))
+
+
+def _build_variant(ref: str, vllm_ref: str, tag: str, spec: dict) -> None:
+    if image_exists(ref):
+        return
+    lines = ["FROM " + vllm_ref,
+             "ENV VLLM_SIM_VERSION=%s VLLM_SIM_IMAGE_TAG=%s" % (spec["version"], tag),
+             "LABEL %s=1 org.opencontainers.image.version=%s" % (LABEL, tag)]
+    if spec["os"] == "openeuler":
+        lines.append("RUN rm -f /etc/os-release && printf '%s' > /etc/os-release"
+                     % 'NAME="openEuler"\\nVERSION="22.03 (LTS-SP4)"\\nID="openEuler"\\nVERSION_ID="22.03"\\n'
+                       'PRETTY_NAME="openEuler 22.03 (LTS-SP4)"\\n')
+    proc = docker("build", "-q", "-t", ref, "-", input="\n".join(lines) + "\n", check=False)
+    if proc.returncode != 0:
+        raise SimError("building %s failed: %s" % (ref, proc.stderr))
+
+
+def build(force: bool = False) -> Images:
+    """Build (or find cached) images; a second build with unchanged inputs takes seconds."""
+    with state_lock():
+        return _build(force)
+
+
+def _build(force: bool) -> Images:
+    refs = image_refs()
+    if force:
+        for ref in [*refs.variants.values(), refs.vllm, refs.node, refs.base]:
+            docker("rmi", "-f", ref, check=False)
+    _build_base(refs.base)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futs = [pool.submit(_build_dockerfile, refs.node, IMAGES / "node", refs.base),
+                pool.submit(_build_dockerfile, refs.vllm, IMAGES / "vllm-ascend", refs.base)]
+        for fut in futs:
+            fut.result()
+    for tag, spec in IMAGE_TAGS.items():
+        _build_variant(refs.variants[tag], refs.vllm, tag, spec)
+    for ref in (refs.base, refs.node, refs.vllm):
+        _alias_latest(ref)
+    _prune_stale(refs)
+    return refs
+
+
+def _prune_stale(refs: Images) -> None:
+    """Drop images of earlier build inputs; images a container still uses stay."""
+    keep = {refs.base, refs.node, refs.vllm, *refs.variants.values()}
+    out = docker("images", "--format", "{{.Repository}}:{{.Tag}}", check=False).stdout
+    stale = [r for r in _lines(out) if r.split(":", 1)[0] in ("ascend-sim/base", "ascend-sim/node",
+                                                              "ascend-sim/vllm-ascend")
+             and r not in keep and not r.endswith(":latest")]
+    for ref in stale:
+        docker("rmi", ref, check=False)
+    docker("image", "prune", "-f", "--filter", "label=%s=1" % LABEL, check=False)
+
+
+def remove_images() -> None:
+    """Remove every ascend-sim/* image (for cold benchmarks)."""
+    out = docker("images", "--format", "{{.Repository}}:{{.Tag}}", check=False).stdout
+    refs = [r for r in _lines(out) if r.startswith("ascend-sim/") or "/ascend/vllm-ascend:" in r]
+    if refs:
+        docker("rmi", "-f", *refs, check=False)
+    docker("image", "prune", "-f", "--filter", "label=%s=1" % LABEL, check=False)
+
+
+# ------------------------------------------------------------------------------- network
+def ensure_network() -> str:
+    """Create the nodes' bridge network if needed; return its gateway address."""
+    if docker("network", "inspect", NETWORK, check=False).returncode != 0:
+        docker("network", "create", "--driver", "bridge", "--label", "%s=1" % LABEL, NETWORK, check=False)
+    gw = gateway()
+    if not gw:
+        raise SimError("network %s has no IPv4 gateway" % NETWORK)
+    return gw
+
+
+def gateway() -> str | None:
+    proc = docker("network", "inspect", "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}", NETWORK,
+                  check=False)
+    if proc.returncode != 0:
+        return None
+    for addr in proc.stdout.split():
+        if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", addr):
+            return addr
+    return None
+
+
+# ------------------------------------------------------------------------------ registry
+def registry_info() -> dict:
+    try:
+        return json.loads((STATE_DIR / "registry.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _pid_is_our_registry(pid: int) -> bool:
+    try:
+        cmdline = Path("/proc/%d/cmdline" % pid).read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(b"docker-registry" in part for part in cmdline) and \
+        any(str(STATE_DIR / "registry.yml").encode() == part for part in cmdline)
+
+
+def _registry_answers(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with urllib.request.urlopen("http://%s:%d/v2/" % (host, port), timeout=2) as resp:
+            return resp.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def registry_running() -> dict | None:
+    info = registry_info()
+    pid = info.get("pid")
+    if pid and _pid_is_our_registry(int(pid)):
+        return info
+    return None
+
+
+def registry_port() -> int:
+    return int(os.environ.get("ASCEND_SIM_REGISTRY_PORT", DEFAULT_REGISTRY_PORT))
+
+
+def start_registry(port: int | None = None) -> dict:
+    """Run Debian's docker-registry in the background (idempotent); return its info."""
+    port = port or registry_port()
+    info = registry_running()
+    if info and int(info["port"]) == port:
+        if not _registry_answers(port):
+            _wait(lambda: _registry_answers(port), 15, "registry on port %d" % port)
+        return info
+    if info:
+        say("registry runs on port %s, restarting it on %d" % (info["port"], port))
+        stop_registry()
+    if _registry_answers(port):
+        raise SimError("port %d already serves a registry that simctl did not start; set "
+                       "ASCEND_SIM_REGISTRY_PORT or --registry-port to another port" % port)
+    binary = shutil.which("docker-registry")
+    if not binary:
+        raise SimError("docker-registry is not installed (run scripts/ensure-docker.sh)")
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    storage = STATE_DIR / "registry"
+    storage.mkdir(exist_ok=True)
+    config = STATE_DIR / "registry.yml"
+    # Bound on all addresses: the host engine pushes to 127.0.0.1 and the nodes' engines pull
+    # from the bridge gateway; both must reach the same process.
+    bind = os.environ.get("ASCEND_SIM_REGISTRY_BIND", "0.0.0.0")
+    config.write_text(
+        "version: 0.1\nlog:\n  level: info\n  accesslog:\n    disabled: true\n"
+        "storage:\n  filesystem:\n    rootdirectory: %s\n  delete:\n    enabled: true\n"
+        "http:\n  addr: %s:%d\n" % (storage, bind, port))
+    log = open(STATE_DIR / "registry.log", "ab")
+    proc = subprocess.Popen([binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    log.close()
+    info = {"pid": proc.pid, "port": port, "storage": str(storage), "config": str(config)}
+    (STATE_DIR / "registry.json").write_text(json.dumps(info) + "\n")
+    (STATE_DIR / "registry.pid").write_text("%d\n" % proc.pid)
+
+    def ready():
+        if proc.poll() is not None:
+            raise SimError("docker-registry exited (rc=%s); see %s" % (proc.returncode, STATE_DIR / "registry.log"))
+        return _registry_answers(port)
+    _wait(ready, 20, "registry on 127.0.0.1:%d" % port)
+    say("registry serving on 127.0.0.1:%d (pid %d)" % (port, proc.pid))
+    return info
+
+
+def stop_registry() -> bool:
+    info = registry_running()
+    stopped = False
+    if info:
+        pid = int(info["pid"])
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.time() + 10
+        while time.time() < deadline and _pid_is_our_registry(pid):
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            time.sleep(0.1)
+        if _pid_is_our_registry(pid):
+            os.kill(pid, signal.SIGKILL)
+        stopped = True
+        say("registry stopped")
+    for name in ("registry.json", "registry.pid"):
+        try:
+            (STATE_DIR / name).unlink()
+        except FileNotFoundError:
+            pass
+    return stopped
+
+
+def _registry_digest(port: int, repo: str, tag: str) -> str | None:
+    req = urllib.request.Request("http://127.0.0.1:%d/v2/%s/manifests/%s" % (port, repo, tag), method="HEAD",
+                                 headers={"Accept": "application/vnd.docker.distribution.manifest.v2+json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.headers.get("Docker-Content-Digest")
+    except (urllib.error.URLError, OSError):
+        return None
+
+
+def push_images(refs: Images, port: int) -> None:
+    """Push the test image under the real vllm-ascend names (skips what is already there)."""
+    for tag, local in refs.variants.items():
+        remote = "127.0.0.1:%d/%s:%s" % (port, IMAGE_REPO, tag)
+        have = _registry_digest(port, IMAGE_REPO, tag)
+        digests = docker("image", "inspect", "--format", "{{json .RepoDigests}}", local).stdout
+        if have and ("127.0.0.1:%d/%s@%s" % (port, IMAGE_REPO, have)) in digests:
+            continue
+        say("pushing %s" % remote)
+        docker("tag", local, remote)
+        proc = docker("push", remote, check=False)
+        if proc.returncode != 0:
+            raise SimError("push of %s failed: %s" % (remote, proc.stderr or proc.stdout))
+
+
+# --------------------------------------------------------------------------------- nodes
+@dataclass
+class NodeSpec:
+    name: str
+    platform: str
+    options: dict = field(default_factory=dict)
+
+    @property
+    def container(self) -> str:
+        return PREFIX + self.name
+
+    @property
+    def volume(self) -> str:
+        return PREFIX + self.name + "-docker"
+
+    def options_text(self) -> str:
+        return ",".join("%s=%s" % kv for kv in self.options.items())
+
+    @classmethod
+    def parse(cls, text: str) -> "NodeSpec":
+        """``NAME:PLATFORM[:k=v,k=v]`` (e.g. ``n1:atlas_300i_duo:cards=2,npu_ids=3/8``)."""
+        parts = text.split(":", 2)
+        if len(parts) < 2:
+            raise SimError("node spec %r: expected NAME:PLATFORM[:key=value,...]" % text)
+        name, platform = parts[0], parts[1]
+        opts = {}
+        if len(parts) == 3 and parts[2]:
+            for word in parts[2].split(","):
+                key, sep, value = word.partition("=")
+                if not sep:
+                    raise SimError("node spec %r: option %r is not key=value" % (text, word))
+                opts[key.strip()] = value.strip()
+        spec = cls(name, platform, opts)
+        spec.validate()
+        return spec
+
+    def validate(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,40}", self.name):
+            raise SimError("node name %r: use lowercase letters, digits, '.', '_' or '-'" % self.name)
+        if self.platform not in PLATFORMS:
+            raise SimError("node %s: unknown platform %r (one of %s)" % (self.name, self.platform, ", ".join(PLATFORMS)))
+        try:
+            node_tool().default_state(self.platform, dict(self.options))
+        except SystemExit as exc:
+            raise SimError("node %s: %s" % (self.name, exc)) from None
+
+
+def node_containers(all_states: bool = True) -> list[dict]:
+    """Harness node containers: [{name, container, platform, state}]."""
+    args = ["ps", "--filter", "label=%s.node" % LABEL, "--format",
+            '{{.Names}}\t{{.Label "ascend-sim.node"}}\t{{.Label "ascend-sim.platform"}}\t{{.State}}']
+    if all_states:
+        args.insert(1, "-a")
+    out = docker(*args).stdout
+    nodes = []
+    for line in _lines(out):
+        cname, name, platform, state = (line.split("\t") + ["", "", "", ""])[:4]
+        nodes.append({"name": name, "container": cname, "platform": platform, "state": state})
+    return sorted(nodes, key=lambda n: n["name"])
+
+
+def _container(node: str) -> str:
+    return node if node.startswith(PREFIX) else PREFIX + node
+
+
+def engine_ready(node: str) -> bool:
+    proc = docker("exec", _container(node), "docker", "version", "--format", "{{.Server.Version}}",
+                  check=False, timeout=20)
+    return proc.returncode == 0
+
+
+def _wait(pred, timeout: float, what: str, interval: float = 0.25) -> None:
+    deadline = time.time() + timeout
+    while True:
+        if pred():
+            return
+        if time.time() > deadline:
+            raise SimError("timed out after %ds waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def start_node(spec: NodeSpec, node_image: str, registry: str, recreate: bool = False,
+               timeout: float = 120) -> None:
+    cname = spec.container
+    inspect = docker("inspect", "--format", '{{.State.Running}}\t{{index .Config.Labels "ascend-sim.platform"}}'
+                     '\t{{index .Config.Labels "ascend-sim.options"}}\t{{.Config.Image}}', cname, check=False)
+    if inspect.returncode == 0:
+        running, platform, opts, image = (inspect.stdout.strip().split("\t") + ["", "", "", ""])[:4]
+        same = platform == spec.platform and opts == spec.options_text() and image == node_image
+        if recreate or not same:
+            if not same and not recreate:
+                say("node %s changed (platform, options or image); recreating it" % spec.name)
+            remove_node(spec.name)
+        else:
+            if running != "true":
+                docker("start", cname)
+            _wait(lambda: engine_ready(cname), timeout, "the Docker Engine of node %s" % spec.name, 0.5)
+            return
+    docker("volume", "create", "--label", "%s=1" % LABEL, "--label", "%s.node=%s" % (LABEL, spec.name),
+           spec.volume)
+    say("starting node %s (%s%s)" % (spec.name, spec.platform, ", " + spec.options_text() if spec.options else ""))
+    docker("run", "-d", "--name", cname, "--hostname", spec.name,
+           "--label", "%s=1" % LABEL, "--label", "%s.node=%s" % (LABEL, spec.name),
+           "--label", "%s.platform=%s" % (LABEL, spec.platform),
+           "--label", "%s.options=%s" % (LABEL, spec.options_text()),
+           "--network", NETWORK, "--init", "--cgroupns", "host",
+           # `--privileged` cannot work in this sandbox (no CAP_SYS_RESOURCE): the flags that do.
+           "--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE",
+           "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
+           "--device-cgroup-rule", "a *:* rwm",
+           "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw",
+           "-v", "%s:/var/lib/docker" % spec.volume,
+           "-e", "ASCEND_SIM_NODE=" + spec.name, "-e", "ASCEND_SIM_PLATFORM=" + spec.platform,
+           "-e", "ASCEND_SIM_OPTIONS=" + spec.options_text(), "-e", "ASCEND_SIM_REGISTRIES=" + registry,
+           node_image)
+
+    def ready():
+        state = docker("inspect", "--format", "{{.State.Status}}", cname, check=False).stdout.strip()
+        if state in ("exited", "dead"):
+            logs = docker("logs", "--tail", "30", cname, check=False)
+            raise SimError("node %s exited while starting:\n%s%s" % (spec.name, logs.stdout, logs.stderr))
+        return engine_ready(cname)
+    _wait(ready, timeout, "the Docker Engine of node %s" % spec.name, 0.5)
+
+
+def _cleanup_cgroups(node: str) -> None:
+    # The nodes' engines put their containers under /ascend-sim/<node> in the host's cgroup v1
+    # hierarchies; remove those (empty) directories once the node is gone.
+    root = Path("/sys/fs/cgroup")
+    if not root.is_dir():
+        return
+    for ctrl in root.iterdir():
+        base = ctrl / "ascend-sim"
+        target = base / node
+        if not target.is_dir():
+            continue
+        for dirpath, _dirs, _files in sorted(os.walk(target), key=lambda t: -len(t[0])):
+            try:
+                os.rmdir(dirpath)
+            except OSError:
+                pass
+        try:
+            os.rmdir(base)
+        except OSError:
+            pass
+
+
+def remove_node(name: str) -> None:
+    cname = _container(name)
+    node = cname[len(PREFIX):]
+    if docker("inspect", cname, check=False).returncode == 0:
+        # Stop first: the node's dockerd then stops its containers and cleans up after them.
+        docker("stop", "-t", "20", cname, check=False, timeout=60)
+        docker("rm", "-f", "-v", cname, check=False)
+    vols = _lines(docker("volume", "ls", "-q", "--filter", "label=%s.node=%s" % (LABEL, node)).stdout)
+    if vols:
+        docker("volume", "rm", "-f", *vols, check=False)
+    _cleanup_cgroups(node)
+    say("node %s removed" % node)
+
+
+# ----------------------------------------------------------------------------- inventory
+def inventory_text(nodes: list[dict], registry: str) -> str:
+    lines = ["# Written by tests/sim/simctl: simulated Atlas nodes (test harness only).",
+             "all:", "  vars:", "    ascend_sim: true",
+             '    image_pull_registries: ["%s"]' % registry, "  children:"]
+    for platform in PLATFORMS:
+        members = [n for n in nodes if n["platform"] == platform]
+        lines.append("    %s:" % platform)
+        if not members:
+            lines.append("      hosts: {}")
+            continue
+        lines.append("      hosts:")
+        for n in members:
+            lines += ["        %s:" % n["name"],
+                      "          ansible_connection: community.docker.docker",
+                      "          ansible_host: %s" % n["container"],
+                      "          ansible_python_interpreter: /usr/bin/python3"]
+    return "\n".join(lines) + "\n"
+
+
+def default_inventory_path() -> Path:
+    return STATE_DIR / "inventory.yml"
+
+
+def write_inventory(path: str | Path | None = None) -> Path:
+    info = registry_running() or {}
+    port = int(info.get("port") or registry_port())
+    gw = gateway() or "127.0.0.1"
+    nodes = [n for n in node_containers() if n["state"] == "running"]
+    target = Path(path) if path else default_inventory_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(inventory_text(nodes, "%s:%d" % (gw, port)))
+    if path and Path(path).resolve() != default_inventory_path().resolve():
+        default_inventory_path().parent.mkdir(parents=True, exist_ok=True)
+        default_inventory_path().write_text(target.read_text())
+    return target
+
+
+# ----------------------------------------------------------------------------------- API
+def up(specs: list[NodeSpec], inventory: str | Path | None = None, port: int | None = None,
+       recreate: bool = False) -> dict:
+    """Registry + images + nodes (in parallel) + inventory. Idempotent."""
+    with state_lock():
+        return _up(specs, inventory, port, recreate)
+
+
+def _up(specs, inventory, port, recreate) -> dict:
+    if not docker_ok():
+        raise SimError("no Docker Engine answers (run scripts/ensure-docker.sh)")
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise SimError("node names repeat: %s" % ", ".join(names))
+    port = port or registry_port()
+    t0 = time.time()
+    gw = ensure_network()
+    registry_info_ = start_registry(port)
+    refs = build()
+    registry = "%s:%d" % (gw, port)
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(specs)) + 1) as pool:
+        push = pool.submit(push_images, refs, port)
+        futs = {pool.submit(start_node, s, refs.node, registry, recreate): s for s in specs}
+        errors = []
+        for fut, spec in futs.items():
+            try:
+                fut.result()
+            except SimError as exc:
+                errors.append(str(exc))
+        push.result()
+    if errors:
+        raise SimError("\n".join(errors))
+    inv = write_inventory(inventory)
+    say("up: %d node(s) ready in %.1fs; inventory %s" % (len(specs), time.time() - t0, inv))
+    return {"registry": registry, "registry_local": "127.0.0.1:%d" % port, "gateway": gw,
+            "inventory": str(inv), "nodes": [s.container for s in specs], "images": refs,
+            "registry_pid": registry_info_.get("pid")}
+
+
+def exec_node(node: str, cmd: list[str], check: bool = False, input: str | None = None,
+              timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run a command on a node (captured)."""
+    args = ["exec"] + (["-i"] if input is not None else []) + [_container(node), *cmd]
+    return docker(*args, check=check, input=input, timeout=timeout)
+
+
+def set_node(node: str, pairs: list[str]) -> str:
+    proc = exec_node(node, ["ascend-sim", "set", *pairs])
+    if proc.returncode != 0:
+        raise SimError((proc.stderr or proc.stdout).strip() or "ascend-sim set failed")
+    return proc.stdout
+
+
+def fault(node: str, pairs: list[str]) -> str:
+    proc = exec_node(node, ["ascend-sim", "fault", *pairs])
+    if proc.returncode != 0:
+        raise SimError((proc.stderr or proc.stdout).strip() or "ascend-sim fault failed")
+    return proc.stdout
+
+
+def node_state(node: str) -> dict:
+    return json.loads(exec_node(node, ["ascend-sim", "show"], check=True).stdout)
+
+
+def status() -> dict:
+    info = registry_running()
+    nodes = node_containers()
+    for n in nodes:
+        n["engine"] = n["state"] == "running" and engine_ready(n["container"])
+    return {"registry": info and {**info, "answers": _registry_answers(int(info["port"]))},
+            "network": NETWORK if gateway() else None, "gateway": gateway(), "nodes": nodes,
+            "inventory": str(default_inventory_path()) if default_inventory_path().exists() else None}
+
+
+def leftovers() -> dict:
+    """Everything labelled ascend-sim that still exists (containers, volumes, networks)."""
+    flt = "label=%s" % LABEL
+    return {
+        "containers": _lines(docker("ps", "-aq", "--filter", flt).stdout),
+        "volumes": _lines(docker("volume", "ls", "-q", "--filter", flt).stdout),
+        "networks": _lines(docker("network", "ls", "-q", "--filter", flt).stdout),
+    }
+
+
+def down(nodes: list[str] | None = None, all_: bool = False, keep_registry: bool = False) -> dict:
+    """Remove nodes (all with ``all_``); the network and registry go once no node remains."""
+    with state_lock():
+        return _down(nodes, all_, keep_registry)
+
+
+def _down(nodes, all_, keep_registry) -> dict:
+    if all_ or not nodes:
+        targets = [n["name"] for n in node_containers()]
+    else:
+        targets = [n[len(PREFIX):] if n.startswith(PREFIX) else n for n in nodes]
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(targets))) as pool:
+        list(pool.map(remove_node, targets))
+    remaining = node_containers()
+    if not remaining:
+        if all_:
+            left = leftovers()
+            if left["containers"]:
+                docker("rm", "-f", "-v", *left["containers"], check=False)
+            if left["volumes"]:
+                docker("volume", "rm", "-f", *left["volumes"], check=False)
+        for net in _lines(docker("network", "ls", "-q", "--filter", "label=%s" % LABEL).stdout):
+            docker("network", "rm", net, check=False)
+        if not keep_registry:
+            stop_registry()
+        if default_inventory_path().exists():
+            default_inventory_path().unlink()
+    else:
+        write_inventory()
+    return {"removed": targets, "remaining": [n["name"] for n in remaining], "leftovers": leftovers()}

@@ -1,0 +1,140 @@
+"""The npu-smi stand-in and the node state it renders (no Docker needed)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import sim
+from simtestlib import SIM_DIR, fixture_text
+
+NPU_SMI = SIM_DIR / "images" / "node" / "npu-smi"
+render = sim.npu_smi_tool().render_info
+node = sim.node_tool()
+
+
+def chip(c, d, temp, used, total, hugepages=(0, 0), processes=()):
+    return {"chip": c, "device": d, "name": "310P3", "health": "OK", "power": "NA", "temp": temp,
+            "hugepages_used": hugepages[0], "hugepages_total": hugepages[1], "aicore": 0,
+            "memory_used": used, "memory_total": total, "processes": list(processes)}
+
+
+# States equivalent to the real captures in shared/fixtures/npu-smi/.
+FIXTURE_STATES = {
+    "01_": {"npu_smi_version": "25.0.rc1.1", "cards": [{"npu_id": 6, "bus_id": "0000:83:00.0", "chips": [
+        chip(0, 0, 55, 1175, 44280),
+        chip(1, 1, 52, 8322, 43693, (3262, 3262), [{"pid": 293029, "name": "python3.11", "memory": 6612}])]}]},
+    "02_": {"npu_smi_version": "25.2.0", "cards": [{"npu_id": 2, "bus_id": "0000:01:00.0", "chips": [
+        chip(0, 0, 51, 1529, 44280), chip(1, 1, 49, 1411, 43693)]}]},
+    "06_": {"npu_smi_version": "25.2.3", "process_table": False, "cards": [
+        {"npu_id": 224, "bus_id": "0000:04:00.0", "chips": [chip(0, 0, 71, 1263, 44280)]}]},
+    "07_": {"npu_smi_version": "22.0.4", "process_table": False, "card_separator": "-", "cards": [
+        {"npu_id": 7, "bus_id": "0000:00:07.0", "chips": [chip(0, 0, 28, 1805, 21527)]}]},
+}
+
+
+@pytest.mark.parametrize("prefix", sorted(FIXTURE_STATES))
+def test_render_is_byte_identical_to_fixture(fixtures, prefix):
+    assert render(FIXTURE_STATES[prefix]) == fixture_text(fixtures, prefix)
+
+
+def test_default_300i_duo_node_prints_fixture_02(fixtures):
+    state = node.default_state("atlas_300i_duo", {})
+    assert render(state) == fixture_text(fixtures, "02_")
+
+
+def test_fixture_01_reached_through_set_commands(fixtures):
+    state = node.default_state("atlas_300i_duo", {"npu_ids": "6", "npu_smi_version": "25.0.rc1.1"})
+    node.set_values(state, ["bus_id=0000:83:00.0", "chip=0", "temp=55", "mem_used=1175",
+                            "chip=1", "temp=52", "mem_used=1710", "hugepages=3262/3262",
+                            "process=chip1:293029:python3.11:6612"])
+    assert render(state) == fixture_text(fixtures, "01_")
+
+
+def test_script_prints_fixture_bytes_from_a_state_file(fixtures, tmp_path):
+    state_file = tmp_path / "npu.json"
+    state_file.write_text(json.dumps(FIXTURE_STATES["02_"]))
+    proc = subprocess.run([sys.executable, str(NPU_SMI), "info"], capture_output=True, env={"ASCEND_SIM_NPU_STATE": str(state_file)}, check=False)
+    assert proc.returncode == 0
+    assert proc.stdout == fixture_text(fixtures, "02_").encode()
+
+
+def test_script_without_driver_state_fails_like_dcmi(tmp_path):
+    proc = subprocess.run([sys.executable, str(NPU_SMI), "info"], capture_output=True, text=True,
+                          env={"ASCEND_SIM_NPU_STATE": str(tmp_path / "absent.json")}, check=False)
+    assert proc.returncode != 0
+    assert "dcmi module initialize failed" in proc.stdout
+
+
+def test_multi_card_layout_and_non_contiguous_npu_ids():
+    state = node.default_state("atlas_300i_duo", {"cards": "3", "npu_ids": "1/4/9"})
+    node.set_values(state, ["chip=3", "health=Critical", "process=chip4:4242:vllm:2048"])
+    lines = render(state).splitlines()
+    assert all(len(line) == 106 for line in lines)
+    rows = [line for line in lines if line.startswith("| ") and "310P3" in line]
+    assert [r.split()[1] for r in rows] == ["1", "1", "4", "4", "9", "9"]
+    assert "Critical" in rows[3] and rows.count(rows[0]) == 1
+    # Device ids run on across cards; the chip index restarts per card.
+    dev_rows = [line for line in lines if line.startswith("| ") and "0000:" in line]
+    assert [(r.split()[1], r.split()[2]) for r in dev_rows] == [("0", "0"), ("1", "1"), ("0", "2"),
+                                                              ("1", "3"), ("0", "4"), ("1", "5")]
+    assert "| 9       0                     | 4242            | vllm                     | 2048" in "\n".join(lines)
+    assert "No running processes found in NPU 1 " in "\n".join(lines)
+    assert "No running processes found in NPU 4 " in "\n".join(lines)
+    # A process adds to the chip's used memory, clearing it gives it back.
+    chip4 = node.chips(state)[4]
+    assert chip4["memory_used"] == 1529 + 2048
+    node.set_values(state, ["chip=4", "process=clear"])
+    assert chip4["memory_used"] == 1529 and chip4["processes"] == []
+
+
+def test_200i_pro_defaults_and_memory_option():
+    state = node.default_state("atlas_200i_pro", {"mem_total": "21527"})
+    assert len(node.chips(state)) == 1 and node.chips(state)[0]["memory_total"] == 21527
+    assert state["mode"] == "RC" and state["os"] == "ubuntu"
+    out = render(state)
+    assert "| 0       0                     | 0000:00:00.0    | 0            1263 / 21527" in out
+    assert node.default_state("atlas_200i_pro_openeuler", {})["os"] == "openeuler"
+
+
+@pytest.mark.parametrize("platform, opts", [("atlas_200i_pro", {"cards": "2"}), ("atlas_300i_duo", {"cards": "9"}),
+                                            ("atlas_300i_duo", {"cards": "2", "npu_ids": "3"}), ("nope", {})])
+def test_bad_node_options_are_refused(platform, opts):
+    with pytest.raises(sim.SimError):
+        sim.NodeSpec(name="x1", platform=platform, options=opts).validate()
+
+
+def test_node_spec_parsing():
+    spec = sim.NodeSpec.parse("n1:atlas_300i_duo:cards=2,npu_ids=3/8,health=Warning")
+    assert (spec.name, spec.platform, spec.options) == ("n1", "atlas_300i_duo",
+                                                        {"cards": "2", "npu_ids": "3/8", "health": "Warning"})
+    assert spec.container == "ascend-sim-n1"
+    state = node.default_state(spec.platform, spec.options)
+    assert [c["health"] for c in node.chips(state)] == ["Warning"] * 4
+    with pytest.raises(sim.SimError):
+        sim.NodeSpec.parse("justaname")
+
+
+def test_unknown_set_key_is_an_error():
+    state = node.default_state("atlas_300i_duo", {})
+    with pytest.raises(SystemExit):
+        node.set_values(state, ["colour=blue"])
+    with pytest.raises(SystemExit):
+        node.set_values(state, ["chip=7", "health=OK"])
+
+
+def test_inventory_text_groups_by_platform():
+    text = sim.inventory_text([
+        {"name": "a", "container": "ascend-sim-a", "platform": "atlas_300i_duo"},
+        {"name": "b", "container": "ascend-sim-b", "platform": "atlas_200i_pro_openeuler"}], "172.18.0.1:5000")
+    yaml = pytest.importorskip("yaml")
+    inv = yaml.safe_load(text)
+    assert inv["all"]["vars"] == {"ascend_sim": True, "image_pull_registries": ["172.18.0.1:5000"]}
+    kids = inv["all"]["children"]
+    assert kids["atlas_300i_duo"]["hosts"]["a"] == {
+        "ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-a",
+        "ansible_python_interpreter": "/usr/bin/python3"}
+    assert list(kids["atlas_200i_pro_openeuler"]["hosts"]) == ["b"]
+    assert kids["atlas_200i_pro"]["hosts"] == {}

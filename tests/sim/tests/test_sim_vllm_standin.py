@@ -1,0 +1,281 @@
+"""The stand-in `vllm` run directly on this machine (no Docker needed)."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from simtestlib import SIM_DIR
+from sim_guide import GUIDE_SERVE
+
+VLLM = str(SIM_DIR / "images" / "vllm-ascend" / "vllm")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def devroot(tmp_path):
+    """A fake /dev with what a TP=1 container gets on a 200I Pro."""
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for name in ("davinci0", "davinci_manager", "ascend_manager", "user_config"):
+        (dev / name).touch()
+    return dev
+
+
+def run_env(tmp_path, devroot, **extra):
+    env = dict(os.environ, VLLM_SIM_DEV_ROOT=str(devroot), VLLM_SIM_CACHE_ROOT=str(tmp_path / "cache"),
+               VLLM_SIM_LOAD_SECONDS="0")
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def serve_args(port, *more):
+    args = list(GUIDE_SERVE[2:])
+    args[args.index("--port") + 1] = str(port)
+    args[args.index("--host") + 1] = "127.0.0.1"
+    return [sys.executable, VLLM, "serve", *args, *more]
+
+
+def http(port, path, body=None, key=None, method=None):
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["Authorization"] = "Bearer " + key
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+class Server:
+    def __init__(self, tmp_path, devroot, *more, **env):
+        self.port = free_port()
+        self.log = tmp_path / ("vllm-%d.log" % self.port)
+        self.proc = subprocess.Popen(serve_args(self.port, *more), stdout=open(self.log, "w"),
+                                     stderr=subprocess.STDOUT, env=run_env(tmp_path, devroot, **env))
+
+    def wait_ready(self, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("vllm exited %s:\n%s" % (self.proc.returncode, self.log.read_text()))
+            if "Application startup complete." in self.log.read_text():
+                return self
+            time.sleep(0.05)
+        raise AssertionError("not ready:\n" + self.log.read_text())
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def server(tmp_path, devroot):
+    started = []
+
+    def _start(*more, **env):
+        srv = Server(tmp_path, devroot, *more, **env)
+        started.append(srv)
+        return srv
+    yield _start
+    for srv in started:
+        srv.stop()
+
+
+def run_cli(tmp_path, devroot, args, **env):
+    return subprocess.run([sys.executable, VLLM, *args], capture_output=True, text=True, timeout=30,
+                          env=run_env(tmp_path, devroot, **env), check=False)
+
+
+def test_unknown_flag_is_refused_like_vllm(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, ["serve", "Qwen/Qwen3.5-2B", "--max-num-seq", "4", "--no-such-flag"])
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("usage: vllm ")
+    assert proc.stderr.rstrip().endswith("vllm: error: unrecognized arguments: --max-num-seq 4 --no-such-flag")
+
+
+@pytest.mark.parametrize("flag", ["--speculative-config", "--compilation-config", "--additional-config"])
+def test_malformed_json_option_is_refused(tmp_path, devroot, flag):
+    proc = run_cli(tmp_path, devroot, ["serve", "Qwen/Qwen3.5-2B", flag, '{"method": qwen3_5_mtp}'])
+    assert proc.returncode == 2
+    assert "vllm serve: error: argument %s" % flag in proc.stderr
+    assert "cannot be converted to" in proc.stderr
+
+
+def test_snake_case_spelling_and_choices(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, ["serve", "m", "--dtype", "fp16"])
+    assert proc.returncode == 2 and "argument --dtype: invalid choice: 'fp16'" in proc.stderr
+    proc = run_cli(tmp_path, devroot, ["serve", "m", "--max_num_seqs", "x"])
+    assert proc.returncode == 2 and "argument --max-num-seqs: invalid int value: 'x'" in proc.stderr
+
+
+def test_guide_command_serves_openai_api(server):
+    srv = server("--api-key", "sk-test").wait_ready()
+    log = srv.log.read_text()
+    pid = srv.proc.pid
+    for line in ("(APIServer pid=%d) INFO:     Started server process [%d]" % (pid, pid),
+                 "(APIServer pid=%d) INFO:     Waiting for application startup." % pid,
+                 "(APIServer pid=%d) INFO:     Application startup complete." % pid):
+        assert line in log
+    assert "Available KV cache memory:" in log and "(halved for workspace)" in log
+    port = srv.port
+    assert http(port, "/health") == (200, "")
+    assert http(port, "/v1/models")[0] == 401
+    assert json.loads(http(port, "/v1/models")[1]) == {"error": "Unauthorized"}
+    status, body = http(port, "/v1/models", key="sk-test")
+    models = json.loads(body)
+    assert status == 200 and models["object"] == "list"
+    assert [(m["id"], m["max_model_len"], m["root"]) for m in models["data"]] == [("qwen3.5", 16384, "Qwen/Qwen3.5-2B")]
+
+    req = {"model": "qwen3.5", "prompt": "The future of AI is", "max_completion_tokens": 5, "temperature": 0}
+    status, body = http(port, "/v1/completions", req, key="sk-test")
+    out = json.loads(body)
+    assert status == 200 and out["object"] == "text_completion" and out["model"] == "qwen3.5"
+    assert out["id"].startswith("cmpl-") and isinstance(out["created"], int)
+    assert out["choices"][0]["finish_reason"] == "length"
+    assert len(out["choices"][0]["text"].split()) == 5
+    assert out["usage"]["completion_tokens"] == 5
+    assert out["usage"]["total_tokens"] == out["usage"]["prompt_tokens"] + 5
+    again = json.loads(http(port, "/v1/completions", req, key="sk-test")[1])
+    assert again["choices"][0]["text"] == out["choices"][0]["text"]  # deterministic
+
+    chat = {"model": "qwen3.5", "messages": [{"role": "user", "content": "The future of AI is"}],
+            "max_completion_tokens": 1024, "temperature": 0.7, "top_p": 0.95}
+    status, body = http(port, "/v1/chat/completions", chat, key="sk-test")
+    out = json.loads(body)
+    assert status == 200 and out["object"] == "chat.completion" and out["id"].startswith("chatcmpl-")
+    msg = out["choices"][0]["message"]
+    assert msg["role"] == "assistant" and msg["content"].strip()
+    assert out["choices"][0]["finish_reason"] == "stop"
+
+    status, body = http(port, "/v1/chat/completions", dict(chat, max_tokens=3, max_completion_tokens=None),
+                        key="sk-test")
+    assert json.loads(body)["usage"]["completion_tokens"] == 3
+
+    status, body = http(port, "/v1/completions", dict(req, model="qwen3.5-9b"), key="sk-test")
+    err = json.loads(body)["error"]
+    assert status == 404 and err["type"] == "NotFoundError" and "qwen3.5-9b" in err["message"]
+
+    status, body = http(port, "/v1/completions", dict(req, max_tokens=20000, max_completion_tokens=None),
+                        key="sk-test")
+    assert status == 400 and "maximum context length is 16384" in body
+
+    status, metrics = http(port, "/metrics")
+    assert status == 200
+    assert 'vllm:num_requests_running{engine="0",model_name="qwen3.5"} 0.0' in metrics
+    assert 'vllm:generation_tokens_total{engine="0",model_name="qwen3.5"} ' in metrics
+    assert "vllm:prompt_tokens_total" in metrics
+    assert '"POST /v1/completions HTTP/1.1" 200 OK' in srv.log.read_text()
+
+
+def test_streaming_completion(server):
+    srv = server().wait_ready()
+    req = urllib.request.Request("http://127.0.0.1:%d/v1/completions" % srv.port, data=json.dumps(
+        {"model": "qwen3.5", "prompt": "hi", "max_tokens": 4, "stream": True}).encode())
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        events = [ln for ln in resp.read().decode().split("\n\n") if ln]
+    assert events[-1] == "data: [DONE]"
+    chunks = [json.loads(e[len("data: "):]) for e in events[:-1]]
+    assert len(chunks) == 4 and chunks[-1]["choices"][0]["finish_reason"] == "length"
+
+
+def test_port_refused_while_loading(server):
+    srv = server(VLLM_SIM_LOAD_SECONDS=3)
+    time.sleep(1.0)
+    with pytest.raises((ConnectionRefusedError, urllib.error.URLError)):
+        http(srv.port, "/health")
+    srv.wait_ready(15)
+    assert http(srv.port, "/health") == (200, "")
+
+
+def test_missing_davinci_manager_fails_to_start(tmp_path, devroot):
+    (devroot / "davinci_manager").unlink()
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:])
+    assert proc.returncode == 1
+    assert "/dev/davinci_manager" in proc.stdout and "EngineCore failed to start" in proc.stdout
+    assert "Application startup complete" not in proc.stdout
+
+
+def test_fewer_chips_than_tensor_parallel_size(tmp_path, devroot):
+    args = list(GUIDE_SERVE[1:])
+    args[args.index("--tensor-parallel-size") + 1] = "2"
+    proc = run_cli(tmp_path, devroot, args)
+    assert proc.returncode == 1
+    assert "World size (2) is larger than the number of available NPUs (1)" in proc.stdout
+
+
+def test_crash_knob_from_env(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:], VLLM_SIM_CRASH="mamba")
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert "Traceback (most recent call last):" in lines
+    assert "ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)" in lines
+    assert "RuntimeError: Engine core initialization failed" in lines[-1]
+
+
+def test_faults_file_and_crash_count(tmp_path, devroot):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "faults.json").write_text(json.dumps({"mamba_cache_blocks": 8, "crash": "oom", "crash_count": 1}))
+    first = run_cli(tmp_path, devroot, GUIDE_SERVE[1:])
+    assert first.returncode == 1 and "RuntimeError: NPU out of memory" in first.stdout
+    # The crash was for the first start only; the Mamba block limit still holds.
+    second = run_cli(tmp_path, devroot, GUIDE_SERVE[1:])
+    assert second.returncode == 1
+    assert "ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (8)" in second.stdout
+    args = list(GUIDE_SERVE[1:])
+    args[args.index("--max-num-seqs") + 1] = "8"
+    args[args.index("--port") + 1] = str(free_port())
+    with subprocess.Popen([sys.executable, VLLM, *args], stdout=subprocess.PIPE, text=True,
+                          env=run_env(tmp_path, devroot)) as proc:
+        for line in proc.stdout:
+            if "Application startup complete." in line:
+                break
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_engine_death_turns_health_to_503(server):
+    srv = server(VLLM_SIM_DIE_AFTER="0.5").wait_ready()
+    time.sleep(1.2)
+    assert http(srv.port, "/health")[0] == 503
+    status, body = http(srv.port, "/v1/completions", {"model": "qwen3.5", "prompt": "x"})
+    assert status == 500
+    srv.proc.wait(10)
+    assert srv.proc.returncode == 1
+    assert "EngineCore encountered a fatal error." in srv.log.read_text()
+
+
+def test_old_image_refuses_qwen3_5(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:], VLLM_SIM_VERSION="0.22.0")
+    assert proc.returncode == 1
+    assert "Model architectures ['Qwen3_5ForConditionalGeneration'] are not supported" in proc.stdout
+
+
+def test_uvicorn_log_level_warning_hides_startup_lines(server):
+    srv = server("--uvicorn-log-level", "warning")
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        try:
+            if http(srv.port, "/health")[0] == 200:
+                break
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.1)
+    log = srv.log.read_text()
+    assert "Starting vLLM API server 0 on http://127.0.0.1:%d" % srv.port in log
+    assert "Application startup complete." not in log and '"GET /health HTTP/1.1"' not in log
