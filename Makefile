@@ -24,7 +24,7 @@ demo: setup
 	scripts/demo.sh
 
 demo-down: setup
-	tests/sim/simctl down --all
+	tests/sim/simctl down atlas-demo
 
 lint: setup
 	ansible-lint --profile production

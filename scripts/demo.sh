@@ -16,13 +16,14 @@ echo "==> ansible-playbook site.yml -i inventories/demo"
 ansible-playbook site.yml -i inventories/demo
 
 echo "==> A completion from the deployed service (the guide's request)"
-reply=$(ansible atlas-demo -i inventories/demo -o -m ansible.builtin.uri -a '{
+reply=$(ANSIBLE_LOAD_CALLBACK_PLUGINS=true ANSIBLE_STDOUT_CALLBACK=ansible.posix.json \
+  ansible atlas-demo -i inventories/demo -m ansible.builtin.uri -a '{
   "url": "http://127.0.0.1:8080/v1/completions", "method": "POST", "body_format": "json",
   "body": {"model": "qwen3.5", "prompt": "The future of AI is",
            "max_completion_tokens": 50, "temperature": 0}}')
 python3 -c '
 import json, sys
-reply = json.loads(sys.stdin.read().split("=>", 1)[1])
+reply = json.load(sys.stdin)["plays"][0]["tasks"][0]["hosts"]["atlas-demo"]
 print("HTTP", reply["status"], "completion:", reply["json"]["choices"][0]["text"])
 ' <<<"$reply"
 echo "==> Done. Remove the simulated node with: make demo-down"
