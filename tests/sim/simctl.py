@@ -83,12 +83,16 @@ def main(argv=None):
                 print(json.dumps(st, indent=1, default=str))
             else:
                 reg = st["registry"]
-                print("registry: %s" % ("127.0.0.1:%s (pid %s, %s)" % (reg["port"], reg["pid"],
-                                         "answers" if reg["answers"] else "NOT answering") if reg else "stopped"))
+                if reg:
+                    where = "127.0.0.1:%s (pid %s, %s)" % (
+                        reg["port"], reg["pid"], "answers" if reg["answers"] else "NOT answering")
+                else:
+                    where = "stopped"
+                print("registry: %s" % where)
                 print("network:  %s%s" % (st["network"] or "none", " (gateway %s)" % st["gateway"] if st["gateway"] else ""))
                 for n in st["nodes"]:
-                    print("node:     %-20s %-26s %-8s engine=%s" % (n["name"], n["platform"], n["state"],
-                                                                     "up" if n["engine"] else "down"))
+                    print("node:     %-20s %-26s %-8s engine=%s" % (
+                        n["name"], n["platform"], n["state"], "up" if n["engine"] else "down"))
                 if not st["nodes"]:
                     print("node:     (none)")
         elif args.cmd == "inventory":

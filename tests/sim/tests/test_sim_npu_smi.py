@@ -78,8 +78,8 @@ def test_multi_card_layout_and_non_contiguous_npu_ids():
     assert "Critical" in rows[3] and rows.count(rows[0]) == 1
     # Device ids run on across cards; the chip index restarts per card.
     dev_rows = [line for line in lines if line.startswith("| ") and "0000:" in line]
-    assert [(r.split()[1], r.split()[2]) for r in dev_rows] == [("0", "0"), ("1", "1"), ("0", "2"),
-                                                              ("1", "3"), ("0", "4"), ("1", "5")]
+    expected = [("0", "0"), ("1", "1"), ("0", "2"), ("1", "3"), ("0", "4"), ("1", "5")]
+    assert [(r.split()[1], r.split()[2]) for r in dev_rows] == expected
     assert "| 9       0                     | 4242            | vllm                     | 2048" in "\n".join(lines)
     assert "No running processes found in NPU 1 " in "\n".join(lines)
     assert "No running processes found in NPU 4 " in "\n".join(lines)
