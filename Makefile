@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: setup images demo demo-down test lint sanity units integration sim molecule changelog
+.PHONY: setup images demo demo-down test lint sanity units integration sim molecule reliability reliability-report
 
 setup:
 	@scripts/ensure-system.sh
@@ -49,4 +49,11 @@ molecule: setup images
 	  echo "=== $$s passed in $$(( $$(date +%s) - start )) s"; \
 	done
 
-test: lint sanity units integration sim molecule
+reliability: setup images
+	$(PYTEST) tests/reliability -q
+	$(VENV)/bin/python tests/reliability/report.py
+
+reliability-report: setup
+	$(VENV)/bin/python tests/reliability/report.py
+
+test: lint sanity units integration sim molecule reliability

@@ -1,0 +1,119 @@
+"""What an operator relies on when re-running site.yml over a fleet.
+
+Two simulated nodes (tests/sim), the real site.yml, real recaps:
+- a second run with nothing changed reports 0 changed on every host;
+- changing only one host's model re-creates only that host's container;
+- a configuration the module rejects on one host stops the run before any
+  image is pulled or container touched on ANY host.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "sim"))
+import sim  # noqa: E402  pylint: disable=wrong-import-position
+
+NODES = {"e2e-duo": "atlas_300i_duo", "e2e-pro": "atlas_200i_pro"}
+RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+
+
+class Fleet:
+    def __init__(self, registry, workdir):
+        self.registry = registry
+        self.workdir = workdir
+        # A simulated 200I Pro shares this machine's memory (RC mode): a 12 GiB
+        # chip keeps the host-memory preflight check independent of the load.
+        self.host_vars = {"e2e-duo": {}, "e2e-pro": {"vllm_serve_chip_memory_mb": 12288}}
+
+    def inventory(self):
+        groups = {}
+        for name, platform in NODES.items():
+            groups.setdefault(platform, {"hosts": {}})["hosts"][name] = dict(
+                ansible_connection="community.docker.docker", ansible_host="ascend-sim-" + name,
+                ansible_python_interpreter="/usr/bin/python3", **self.host_vars[name])
+        inv = {"all": {"vars": {"image_pull_registries": [self.registry],
+                                "vllm_serve_ready_poll_interval": 1,
+                                "vllm_serve_ready_timeout": 120},
+                       "children": groups}}
+        path = self.workdir / "inventory.yml"
+        path.write_text(yaml.safe_dump(inv))
+        return path
+
+    def run(self):
+        env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(self.inventory())],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+        recap = {m.group(1): {"changed": int(m.group(3)), "failed": int(m.group(5))}
+                 for m in RECAP.finditer(proc.stdout)}
+        return proc, recap
+
+    @staticmethod
+    def container(node):
+        """(id, command) of the node's vllm container, or None."""
+        res = sim.exec_node(node, ["docker", "ps", "-aq", "--filter", "label=ascend.vllm.managed-by=ascend.vllm"])
+        ids = res.stdout.split()
+        if not ids:
+            return None
+        assert len(ids) == 1, ids
+        info = json.loads(sim.exec_node(node, ["docker", "inspect", ids[0]]).stdout)[0]
+        return info["Id"], info["Config"]["Cmd"]
+
+    @staticmethod
+    def images(node):
+        return sim.exec_node(node, ["docker", "images", "-q", "--no-trunc"]).stdout.split()
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    if not sim.docker_ok():
+        pytest.skip("no Docker Engine answers")
+    info = sim.up([sim.NodeSpec.parse("%s:%s" % item) for item in NODES.items()],
+                  inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
+    yield Fleet(info["registry"], tmp_path_factory.mktemp("e2e"))
+    sim.down(list(NODES))
+
+
+def test_rerun_with_no_change_reports_zero_changed(fleet):
+    first, recap = fleet.run()
+    assert first.returncode == 0, first.stdout[-4000:]
+    assert all(r["changed"] > 0 for r in recap.values()), recap
+    again, recap = fleet.run()
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert recap == {name: {"changed": 0, "failed": 0} for name in NODES}
+
+
+def test_model_change_recreates_only_that_hosts_container(fleet):
+    before = {node: fleet.container(node) for node in NODES}
+    fleet.host_vars["e2e-duo"]["vllm_serve_model"] = "Qwen/Qwen3.5-4B"
+    proc, recap = fleet.run()
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    after = {node: fleet.container(node) for node in NODES}
+    assert after["e2e-duo"][0] != before["e2e-duo"][0]
+    assert after["e2e-duo"][1][2] == "Qwen/Qwen3.5-4B"
+    assert after["e2e-pro"] == before["e2e-pro"]
+    assert recap["e2e-pro"]["changed"] == 0 and recap["e2e-duo"]["changed"] > 0
+
+
+def test_rejected_config_on_one_host_stops_every_host(fleet):
+    before = {node: (fleet.container(node), fleet.images(node)) for node in NODES}
+    # A change that would re-create e2e-duo's container, and a rule broken on e2e-pro.
+    fleet.host_vars["e2e-duo"]["vllm_serve_model"] = "Qwen/Qwen3.5-2B"
+    fleet.host_vars["e2e-pro"]["vllm_serve_dtype"] = "bfloat16"
+    proc, recap = fleet.run()
+    assert proc.returncode != 0
+    assert "vllm_serve_dtype" in proc.stdout and "bfloat16" in proc.stdout and "float16" in proc.stdout
+    assert all(r["changed"] == 0 for r in recap.values()), recap
+    assert {node: (fleet.container(node), fleet.images(node)) for node in NODES} == before
+    # Fixing the rule lets the pending change through.
+    del fleet.host_vars["e2e-pro"]["vllm_serve_dtype"]
+    proc, recap = fleet.run()
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert fleet.container("e2e-duo")[1][2] == "Qwen/Qwen3.5-2B"
