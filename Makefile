@@ -1,6 +1,6 @@
 # ascend.vllm — the two commands a new machine needs:
 #   make demo   deploy onto a simulated Atlas 300I DUO node and print a completion
-#   make test   lint, sanity, unit, integration, harness and every molecule scenario
+#   make test   lint, sanity, unit, integration, harness, molecule, e2e, reliability
 # Everything installs what it needs (Debian docker.io + registry, the pinned
 # Python toolchain in .venv) and is safe to re-run.
 SHELL := /bin/bash
@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: setup images demo demo-down test lint sanity units integration sim molecule reliability reliability-report
+.PHONY: setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-report
 
 setup:
 	@scripts/ensure-system.sh
@@ -49,6 +49,9 @@ molecule: setup images
 	  echo "=== $$s passed in $$(( $$(date +%s) - start )) s"; \
 	done
 
+e2e: setup images
+	$(PYTEST) tests/e2e -q
+
 reliability: setup images
 	$(PYTEST) tests/reliability -q
 	$(VENV)/bin/python tests/reliability/report.py
@@ -56,4 +59,4 @@ reliability: setup images
 reliability-report: setup
 	$(VENV)/bin/python tests/reliability/report.py
 
-test: lint sanity units integration sim molecule reliability
+test: lint sanity units integration sim molecule e2e reliability
