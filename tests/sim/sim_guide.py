@@ -1,7 +1,9 @@
 """The deployment guide's three `docker run` lines, verbatim, and a way to run them on a node.
 
 Copied from the guide (shared/seed/000_de1b8cca3feb25fe.txt, section 4.1); a test checks the
-copies against the guide whenever the guide is present. Test harness only.
+copies against the guide whenever the guide is present. The only copy in the repository:
+tests/unit/plugins/module_utils/test_platforms.py loads this file by path to check the platform
+profiles against GUIDE_DOCKER_RUN. Test harness only.
 """
 from __future__ import annotations
 

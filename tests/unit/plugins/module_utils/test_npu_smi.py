@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Unit tests for the npu-smi parser (plugins/module_utils/npu_smi.py).
 
-The real captures are embedded verbatim (a fresh clone has no ../shared);
-``test_embedded_capture_is_verbatim`` checks them against the files when the
-shared fixtures directory is present. ``render_info`` rebuilds the real layout
-from the captures' exact column widths; ``test_renderer_reproduces_capture``
+The real captures are read from the repository's one copy of them,
+tests/integration/targets/npu_facts/files/ (fixture ``capture``, tests/unit/conftest.py);
+``test_in_repo_captures_are_verbatim`` checks that copy byte for byte against
+../shared/fixtures/npu-smi/ when that directory is present. ``render_info`` rebuilds
+the real layout from the captures' exact column widths; ``test_renderer_reproduces_capture``
 proves it byte for byte, so the synthetic multi-card outputs have the real shape.
 """
 
@@ -22,93 +23,14 @@ from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
     parse_version_info,
 )
 
-# Verbatim copies of ../shared/fixtures/npu-smi/<file name> (see SOURCES.md there).
-CAPTURES = {
-    '01_npu-smi-info_300IDuo-96G_1card_2chips_with-process_25.0.rc1.1.txt': '''\
-+--------------------------------------------------------------------------------------------------------+
-| npu-smi 25.0.rc1.1                               Version: 25.0.rc1.1                                   |
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Name                  | Health          | Power(W)     Temp(C)           Hugepages-Usage(page) |
-| Chip    Device                | Bus-Id          | AICore(%)    Memory-Usage(MB)                        |
-+===============================+=================+======================================================+
-| 6       310P3                 | OK              | NA           55                0     / 0             |
-| 0       0                     | 0000:83:00.0    | 0            1175 / 44280                            |
-+-------------------------------+-----------------+------------------------------------------------------+
-| 6       310P3                 | OK              | NA           52                3262  / 3262          |
-| 1       1                     | 0000:83:00.0    | 0            8322 / 43693                            |
-+===============================+=================+======================================================+
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Chip                  | Process id      | Process name             | Process memory(MB)        |
-+===============================+=================+======================================================+
-| 6       1                     | 293029          | python3.11               | 6612                      |
-+===============================+=================+======================================================+
-''',
-    '02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt': '''\
-+--------------------------------------------------------------------------------------------------------+
-| npu-smi 25.2.0                                   Version: 25.2.0                                       |
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Name                  | Health          | Power(W)     Temp(C)           Hugepages-Usage(page) |
-| Chip    Device                | Bus-Id          | AICore(%)    Memory-Usage(MB)                        |
-+===============================+=================+======================================================+
-| 2       310P3                 | OK              | NA           51                0     / 0             |
-| 0       0                     | 0000:01:00.0    | 0            1529 / 44280                            |
-+-------------------------------+-----------------+------------------------------------------------------+
-| 2       310P3                 | OK              | NA           49                0     / 0             |
-| 1       1                     | 0000:01:00.0    | 0            1411 / 43693                            |
-+===============================+=================+======================================================+
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Chip                  | Process id      | Process name             | Process memory(MB)        |
-+===============================+=================+======================================================+
-| No running processes found in NPU 2                                                                    |
-+===============================+=================+======================================================+
-''',
-    '06_npu-smi-info_310P3_only-chip0-shown_NPU224_25.2.3.txt': '''\
-+--------------------------------------------------------------------------------------------------------+
-| npu-smi 25.2.3                                   Version: 25.2.3                                       |
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Name                  | Health          | Power(W)     Temp(C)           Hugepages-Usage(page) |
-| Chip    Device                | Bus-Id          | AICore(%)    Memory-Usage(MB)                        |
-+===============================+=================+======================================================+
-| 224     310P3                 | OK              | NA           71                0     / 0             |
-| 0       0                     | 0000:04:00.0    | 0            1263 / 44280                            |
-+===============================+=================+======================================================+
-''',
-    '07_npu-smi-info_310P3_VM-passthrough_22.0.4.txt': '''\
-+--------------------------------------------------------------------------------------------------------+
-| npu-smi 22.0.4                                   Version: 22.0.4                                       |
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Name                  | Health          | Power(W)     Temp(C)     Hugepages-Usage(page)     |
-| Chip    Device                | Bus-Id          | AICore(%)    Memory-Usage(MB)                        |
-+===============================+=================+======================================================+
-| 7       310P3                 | OK              | NA           28                0    / 0              |
-| 0       0                     | 0000:00:07.0    | 0            1805 / 21527                            |
-+-------------------------------+-----------------+------------------------------------------------------+
-''',
-    '11_driver_version.info_24.1.rc2.2.txt': '''\
-Version=24.1.rc2.2
-ascendhal_version=7.35.23
-aicpu_version=1.0
-tdt_version=1.0
-log_version=1.0
-prof_version=2.0
-dvppkernels_version=1.1
-tsfw_version=1.0
-Innerversion=V100R001C18SPC001B233
-compatible_version=[V100R001C30],[V100R001C13],[V100R001C15],[V100R001C17],[V100R001C18]
-compatible_version_fw=[7.0.0,7.2.99]
-package_version=24.1.rc2.2
-''',
+# The captures by number (file names in tests/integration/targets/npu_facts/files/).
+CAPTURE_NAMES = {
+    '01': '01_npu-smi-info_300IDuo-96G_1card_2chips_with-process_25.0.rc1.1.txt',
+    '02': '02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt',
+    '06': '06_npu-smi-info_310P3_only-chip0-shown_NPU224_25.2.3.txt',
+    '07': '07_npu-smi-info_310P3_VM-passthrough_22.0.4.txt',
+    '11': '11_driver_version.info_24.1.rc2.2.txt',
 }
-
-FIXTURES_DIR_CANDIDATES = (
-    os.environ.get('ASCEND_VLLM_FIXTURES', ''),
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), *(['..'] * 5 + ['shared', 'fixtures', 'npu-smi'])),
-)
-CAPTURE_01 = CAPTURES['01_npu-smi-info_300IDuo-96G_1card_2chips_with-process_25.0.rc1.1.txt']
-CAPTURE_02 = CAPTURES['02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt']
-CAPTURE_06 = CAPTURES['06_npu-smi-info_310P3_only-chip0-shown_NPU224_25.2.3.txt']
-CAPTURE_07 = CAPTURES['07_npu-smi-info_310P3_VM-passthrough_22.0.4.txt']
-VERSION_INFO_11 = CAPTURES['11_driver_version.info_24.1.rc2.2.txt']
 
 
 # ---------------------------------------------------------------------------
@@ -237,37 +159,28 @@ EXPECTED = {
         'process_table_present': False,
     },
 }
-CAPTURE_BY_KEY = {'01': CAPTURE_01, '02': CAPTURE_02, '06': CAPTURE_06, '07': CAPTURE_07}
 
 
-def _fixtures_dir():
-    for candidate in FIXTURES_DIR_CANDIDATES:
-        if candidate and os.path.isfile(os.path.join(candidate, 'SOURCES.md')):
-            return candidate
-    return None
-
-
-@pytest.mark.parametrize('name', sorted(CAPTURES))
-def test_embedded_capture_is_verbatim(name):
-    directory = _fixtures_dir()
-    if directory is None:
-        pytest.skip('shared fixtures directory not present (set ASCEND_VLLM_FIXTURES)')
-    with open(os.path.join(directory, name)) as handle:
-        assert CAPTURES[name] == handle.read()
-
-
-@pytest.mark.parametrize('name', sorted(CAPTURES))
-def test_integration_target_copy_is_verbatim(name):
-    # The npu_facts integration target carries its own copies (targets read only their own dir).
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
-                        'integration', 'targets', 'npu_facts', 'files', name)
-    with open(path) as handle:
-        assert CAPTURES[name] == handle.read()
+def test_in_repo_captures_are_verbatim(capture_dirs):
+    # The one in-repo copy (tests/integration/targets/npu_facts/files/) against the originals.
+    # SOURCES.md there is the target's own note, not a copy.
+    in_repo, shared = capture_dirs
+    if shared is None:
+        pytest.skip('shared fixtures directory not present (../shared/fixtures/npu-smi or ASCEND_VLLM_FIXTURES)')
+    names = sorted(name for name in os.listdir(in_repo) if name != 'SOURCES.md')
+    assert names
+    differing = []
+    for name in names:
+        with open(os.path.join(in_repo, name), 'rb') as copy:
+            with open(os.path.join(shared, name), 'rb') as original:
+                if copy.read() != original.read():
+                    differing.append(name)
+    assert differing == []
 
 
 @pytest.mark.parametrize('key', sorted(EXPECTED))
-def test_capture_parsed_exactly(key):
-    assert parse_npu_smi_info(CAPTURE_BY_KEY[key]) == EXPECTED[key]
+def test_capture_parsed_exactly(capture, key):
+    assert parse_npu_smi_info(capture(CAPTURE_NAMES[key])) == EXPECTED[key]
 
 
 @pytest.mark.parametrize('key, chip_index, field, value', [
@@ -280,8 +193,8 @@ def test_capture_parsed_exactly(key):
     ('07', 0, 'bus_id', '0000:00:07.0'),
     ('07', 0, 'memory_total_mb', 21527),
 ])
-def test_capture_field(key, chip_index, field, value):
-    assert parse_npu_smi_info(CAPTURE_BY_KEY[key])['chips'][chip_index][field] == value
+def test_capture_field(capture, key, chip_index, field, value):
+    assert parse_npu_smi_info(capture(CAPTURE_NAMES[key]))['chips'][chip_index][field] == value
 
 
 @pytest.mark.parametrize('key, style, process_table', [
@@ -290,11 +203,11 @@ def test_capture_field(key, chip_index, field, value):
     ('06', '25', False),
     ('07', '22', False),
 ])
-def test_renderer_reproduces_capture(key, style, process_table):
+def test_renderer_reproduces_capture(capture, key, style, process_table):
     expected = EXPECTED[key]
     text = render_info(expected['npu_smi_version'], expected['chips'], expected['processes'],
                        process_table=process_table, style=style)
-    assert text == CAPTURE_BY_KEY[key]
+    assert text == capture(CAPTURE_NAMES[key])
 
 
 # ---------------------------------------------------------------------------
@@ -421,12 +334,12 @@ def test_hbm_column_and_no_device_column():
     ]
 
 
-def test_310p_rows_have_no_hbm_keys():
-    assert 'hbm_used_mb' not in parse_npu_smi_info(CAPTURE_02)['chips'][0]
+def test_310p_rows_have_no_hbm_keys(capture):
+    assert 'hbm_used_mb' not in parse_npu_smi_info(capture(CAPTURE_NAMES['02']))['chips'][0]
 
 
-def test_tolerates_crlf_and_markdown_indent():
-    indented = '\r\n'.join('    ' + line for line in CAPTURE_01.splitlines()) + '\r\n\r\n'
+def test_tolerates_crlf_and_markdown_indent(capture):
+    indented = '\r\n'.join('    ' + line for line in capture(CAPTURE_NAMES['01']).splitlines()) + '\r\n\r\n'
     assert parse_npu_smi_info(indented) == EXPECTED['01']
 
 
@@ -495,8 +408,8 @@ MALFORMED = [
 
 
 @pytest.mark.parametrize('edit, lineno, reason', [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
-def test_malformed_output_quotes_the_line(edit, lineno, reason):
-    text = _mutate(CAPTURE_02, edit)
+def test_malformed_output_quotes_the_line(capture, edit, lineno, reason):
+    text = _mutate(capture(CAPTURE_NAMES['02']), edit)
     with pytest.raises(ValueError) as caught:
         parse_npu_smi_info(text)
     error = caught.value
@@ -530,8 +443,8 @@ def test_empty_output(text):
 # ---------------------------------------------------------------------------
 # Driver version.info
 
-def test_version_info_capture():
-    parsed = parse_version_info(VERSION_INFO_11)
+def test_version_info_capture(capture):
+    parsed = parse_version_info(capture(CAPTURE_NAMES['11']))
     assert parsed == {
         'version': '24.1.rc2.2',
         'info': {

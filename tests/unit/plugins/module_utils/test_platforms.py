@@ -6,100 +6,27 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import importlib.util
+import os
 import re
 
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, get_profile, profile_names
 
-# The guide's three "docker run" commands, verbatim (section 4.1 of
-# shared/seed/000_de1b8cca3feb25fe.txt), so the profiles are checked against
-# the text itself rather than against a second hand-made list.
-GUIDE_300I_DUO = r'''
-docker run --rm \
---name vllm-ascend \
---shm-size=1g \
---device /dev/davinci0 \
---device /dev/davinci1 \
---device /dev/davinci2 \
---device /dev/davinci3 \
---device /dev/davinci4 \
---device /dev/davinci5 \
---device /dev/davinci6 \
---device /dev/davinci7 \
---device /dev/davinci_manager \
---device /dev/devmm_svm \
---device /dev/hisi_hdc \
--v /usr/local/dcmi:/usr/local/dcmi \
--v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi \
--v /usr/local/Ascend/driver/lib64/:/usr/local/Ascend/driver/lib64/ \
--v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info \
--v /etc/ascend_install.info:/etc/ascend_install.info \
--v /root/.cache:/root/.cache \
--p 8080:8080 \
--it $IMAGE bash
-'''
 
-GUIDE_200I_PRO_UBUNTU = r'''
-docker run --rm \
---privileged \
---name vllm-ascend \
---shm-size=10g \
---device=/dev/davinci0:/dev/davinci0 \
---device=/dev/davinci_manager \
---device=/dev/ascend_manager \
---device=/dev/user_config \
--v /etc/sys_version.conf:/etc/sys_version.conf \
--v /etc/ld.so.conf.d/mind_so.conf:/etc/ld.so.conf.d/mind_so.conf \
--v /etc/hdcBasic.cfg:/etc/hdcBasic.cfg \
--v /var/dmp_daemon:/var/dmp_daemon \
--v /usr/lib64/libmmpa.so:/usr/lib64/libmmpa.so \
--v /usr/lib64/libcrypto.so.1.1:/usr/lib64/libcrypto.so.1.1 \
--v /usr/local/sbin/npu-smi:/usr/local/sbin/npu-smi \
--v /usr/lib64/libstackcore.so:/usr/lib64/libstackcore.so \
--v /usr/lib/aarch64-linux-gnu/libyaml-0.so.2:/usr/lib64/libyaml-0.so.2 \
--v /etc/slog.conf:/etc/slog.conf \
--v /var/slogd:/var/slogd \
--v /usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64 \
--v /usr/lib64/libtensorflow.so:/usr/lib64/libtensorflow.so \
--v /root/.cache:/root/.cache \
--p 8080:8080 \
--it $IMAGE bash
-'''
+def _load_sim_guide():
+    # The guide's three "docker run" commands (section 4.1 of shared/seed/000_de1b8cca3feb25fe.txt)
+    # are kept once in the repository, in tests/sim/sim_guide.py, whose own test checks them
+    # against the guide; the profiles are checked against that text rather than a hand-made list.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'sim', 'sim_guide.py')
+    spec = importlib.util.spec_from_file_location('ascend_vllm_tests_sim_guide', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-GUIDE_200I_PRO_OPENEULER = r'''
-docker run --rm \
---privileged \
---name vllm-ascend \
---shm-size=10g \
---device=/dev/davinci0:/dev/davinci0 \
---device=/dev/davinci_manager \
---device=/dev/ascend_manager \
---device=/dev/user_config \
--v /etc/sys_version.conf:/etc/sys_version.conf \
--v /etc/ld.so.conf.d/mind_so.conf:/etc/ld.so.conf.d/mind_so.conf \
--v /etc/hdcBasic.cfg:/etc/hdcBasic.cfg \
--v /var/dmp_daemon:/var/dmp_daemon \
--v /usr/lib64/libsemanage.so.2:/usr/lib64/libsemanage.so.2 \
--v /usr/lib64/libmmpa.so:/usr/lib64/libmmpa.so \
--v /usr/lib64/libcrypto.so.1.1:/usr/lib64/libcrypto.so.1.1 \
--v /usr/lib64/libyaml-0.so.2.0.9:/usr/lib64/libyaml-0.so.2 \
--v /usr/local/sbin/npu-smi:/usr/local/sbin/npu-smi \
--v /usr/lib64/libstackcore.so:/usr/lib64/libstackcore.so \
--v /etc/slog.conf:/etc/slog.conf \
--v /var/slogd:/var/slogd \
--v /usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64 \
--v /usr/lib64/libtensorflow.so:/usr/lib64/libtensorflow.so \
--v /root/.cache:/root/.cache \
--p 8080:8080 \
--it $IMAGE bash
-'''
 
-GUIDE = {
-    'atlas_300i_duo': GUIDE_300I_DUO,
-    'atlas_200i_pro': GUIDE_200I_PRO_UBUNTU,
-    'atlas_200i_pro_openeuler': GUIDE_200I_PRO_OPENEULER,
-}
+GUIDE = _load_sim_guide().GUIDE_DOCKER_RUN
 
 FIELDS = {
     'description': str, 'os_family': str, 'privileged': bool, 'shm_size': str, 'npu_smi_path': str,
