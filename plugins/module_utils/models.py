@@ -117,6 +117,23 @@ REQUIRED_FIELDS = _POSITIVE_INT_FIELDS + _NON_NEGATIVE_INT_FIELDS + _BOOL_FIELDS
 ALL_FIELDS = REQUIRED_FIELDS + _OPTIONAL_TAG_FIELDS + ('guide_defaults',)
 
 
+class ModelSpecError(ValueError):
+    """A model name or ``model_spec`` the planner cannot use, with what is wrong, item by item.
+
+    ``unknown``: keys of model_spec that are not catalog fields; ``missing``: catalog fields
+    a model outside the catalog lacks; ``bad``: (key, value, what it must be) tuples;
+    ``unknown_model``: the model name when it is not in the catalog and no spec describes it.
+    """
+
+    def __init__(self, message, unknown=None, missing=None, bad=None, unknown_model=None):
+        # type: (str, Optional[List[str]], Optional[List[str]], Optional[List[Any]], Optional[str]) -> None
+        super(ModelSpecError, self).__init__(message)
+        self.unknown = list(unknown or [])
+        self.missing = list(missing or [])
+        self.bad = list(bad or [])
+        self.unknown_model = unknown_model
+
+
 def model_names():
     # type: () -> List[str]
     return sorted(MODELS)
@@ -131,39 +148,43 @@ def _validate(name, model):
     # type: (str, Dict[str, Any]) -> Dict[str, Any]
     missing = [key for key in REQUIRED_FIELDS if key not in model]
     if missing:
-        raise ValueError('model %s: missing key(s) %s in model_spec; a model outside the catalog '
+        raise ModelSpecError('model %s: missing key(s) %s in model_spec; a model outside the catalog '
                          '(%s) needs all of: %s'
-                         % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)))
-    bad = []  # type: List[str]
+                         % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)),
+                             missing=missing)
+    bad = []  # type: List[Any]
     # YAML may give the parameter count as 2.27e9; accept an integral float.
     params = model['num_parameters']
     if isinstance(params, float) and params.is_integer():
         model['num_parameters'] = int(params)
     for key in _POSITIVE_INT_FIELDS:
         if not _is_int(model[key]) or model[key] < 1:
-            bad.append('%s=%r (a positive integer)' % (key, model[key]))
+            bad.append((key, model[key], 'a positive integer'))
     for key in _NON_NEGATIVE_INT_FIELDS:
         if not _is_int(model[key]) or model[key] < 0:
-            bad.append('%s=%r (an integer >= 0)' % (key, model[key]))
+            bad.append((key, model[key], 'an integer >= 0'))
     for key in _BOOL_FIELDS:
         if not isinstance(model[key], bool):
-            bad.append('%s=%r (true or false)' % (key, model[key]))
+            bad.append((key, model[key], 'true or false'))
     for key in _TAG_FIELDS + _OPTIONAL_TAG_FIELDS:
         if key in model and not (isinstance(model[key], str) and model[key].startswith('v')):
-            bad.append('%s=%r (an image tag such as v0.23.0rc1-310p)' % (key, model[key]))
+            bad.append((key, model[key], 'an image tag such as v0.23.0rc1-310p'))
     if not bad and model['num_hidden_layers'] < model['full_attention_interval']:
         # Without one full-attention layer there is no KV cache to plan.
-        bad.append('num_hidden_layers=%d (at least full_attention_interval=%d)'
-                   % (model['num_hidden_layers'], model['full_attention_interval']))
+        bad.append(('num_hidden_layers', model['num_hidden_layers'],
+                    'at least full_attention_interval=%d' % model['full_attention_interval']))
     defaults = model.get('guide_defaults', {})
     if not isinstance(defaults, dict):
-        bad.append('guide_defaults=%r (a dict)' % (defaults,))
+        bad.append(('guide_defaults', defaults, 'a dict'))
     else:
         unknown = sorted(set(defaults) - set(GUIDE_DEFAULTS))
         if unknown:
-            bad.append('guide_defaults keys %s (valid: %s)' % (', '.join(unknown), ', '.join(sorted(GUIDE_DEFAULTS))))
+            bad.append(('guide_defaults', defaults, 'keys from %s' % ', '.join(sorted(GUIDE_DEFAULTS)),
+                        'guide_defaults keys %s (valid: %s)' % (', '.join(unknown), ', '.join(sorted(GUIDE_DEFAULTS)))))
     if bad:
-        raise ValueError('model %s: bad value(s) in model_spec: %s' % (name, '; '.join(bad)))
+        raise ModelSpecError('model %s: bad value(s) in model_spec: %s'
+                             % (name, '; '.join(item[3] if len(item) > 3 else '%s=%r (%s)' % item for item in bad)),
+                             bad=[item[:3] for item in bad])
     merged_defaults = copy.deepcopy(GUIDE_DEFAULTS)
     merged_defaults.update(defaults)
     model['guide_defaults'] = merged_defaults
@@ -177,20 +198,21 @@ def get_model(name, spec=None):
     ``spec`` (inventory data) may override fields of a catalog model or
     describe a model the catalog does not know, in which case every field in
     ``REQUIRED_FIELDS`` must be given.  Unknown keys, missing keys and values
-    of the wrong type raise ``ValueError`` naming them.
+    of the wrong type raise ``ModelSpecError`` (a ``ValueError``) naming them.
     """
     if spec is not None and not isinstance(spec, dict):
-        raise ValueError('model_spec for %s must be a dict, got %r' % (name, spec))
+        raise ModelSpecError('model_spec for %s must be a dict, got %r' % (name, spec),
+                             bad=[('model_spec', spec, 'a dict')])
     spec = spec or {}
     unknown = sorted(set(spec) - set(ALL_FIELDS))
     if unknown:
-        raise ValueError('model %s: unknown model_spec key(s) %s; valid keys: %s'
-                         % (name, ', '.join(unknown), ', '.join(sorted(ALL_FIELDS))))
+        raise ModelSpecError('model %s: unknown model_spec key(s) %s; valid keys: %s'
+                             % (name, ', '.join(unknown), ', '.join(sorted(ALL_FIELDS))), unknown=unknown)
     if name in MODELS:
         model = copy.deepcopy(MODELS[name])
     elif not spec:
-        raise ValueError('unknown model %r; catalog models: %s (describe another model with model_spec)'
-                         % (name, ', '.join(model_names())))
+        raise ModelSpecError('unknown model %r; catalog models: %s (describe another model with model_spec)'
+                             % (name, ', '.join(model_names())), unknown_model=name)
     else:
         model = {}
     model.update(copy.deepcopy(spec))

@@ -17,14 +17,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import difflib
 import json
 import posixpath
 import re
 import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils.models import GUIDE_DEFAULTS, get_model
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import get_profile, profile_names
+from ansible_collections.ascend.vllm.plugins.module_utils.models import (
+    ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, get_profile, profile_names
 
 MIB = 1024 * 1024
 
@@ -93,6 +95,7 @@ DEFAULTS = {
     'api_key': None,
     'use_modelscope': True,
     'var_prefix': '',
+    'var_names': None,
 }  # type: Dict[str, Any]
 
 _INT_RE = re.compile(r'^[+-]?\d+$')
@@ -107,17 +110,27 @@ _BOOL_STRINGS = {
 
 
 class _Report(object):
-    """Collects violations and warnings; ``variable`` is the user's variable name."""
+    """Collects violations and warnings; ``variable`` is the user's variable name.
 
-    def __init__(self, prefix):
-        # type: (str) -> None
+    An option is named ``prefix + option`` unless ``names`` maps it to the variable
+    the caller really reads it from (``platform`` -> ``ascend_vllm_platform``).
+    """
+
+    def __init__(self, prefix, names=None):
+        # type: (str, Optional[Dict[str, str]]) -> None
         self.prefix = prefix
+        self.names = dict((key, value) for key, value in (names or {}).items()
+                          if isinstance(key, str) and isinstance(value, str) and value)
         self.violations = []  # type: List[Dict[str, Any]]
         self.warnings = []  # type: List[str]
 
+    def name(self, option):
+        # type: (str) -> str
+        return self.names.get(option, self.prefix + option)
+
     def violation(self, option, value, rule, fix):
         # type: (str, Any, str, str) -> None
-        self.violations.append({'variable': self.prefix + option, 'value': value, 'rule': rule, 'fix': fix})
+        self.violations.append({'variable': self.name(option), 'value': value, 'rule': rule, 'fix': fix})
 
     def warn(self, text):
         # type: (str) -> None
@@ -517,24 +530,77 @@ def _enables_npugraph_ex(args):
 
 # --------------------------------------------------------------------------- plan
 
-def _fix_for_fit(mem, tp, allowed_tp, util):
-    # type: (Dict[str, Any], int, List[int], float) -> str
+def _fix_for_fit(mem, tp, allowed_tp, util, name_of=lambda option: option):
+    # type: (Dict[str, Any], int, List[int], float, Any) -> str
     parts = []
     if mem['max_num_seqs_fit'] >= 1:
-        parts.append('lower max_num_seqs to at most %d (at this max_model_len)' % mem['max_num_seqs_fit'])
+        parts.append('lower %s to at most %d (at this max_model_len)' % (name_of('max_num_seqs'), mem['max_num_seqs_fit']))
     if mem['max_model_len_fit'] >= 1:
-        parts.append('lower max_model_len to at most %d (at this max_num_seqs)' % mem['max_model_len_fit'])
+        parts.append('lower %s to at most %d (at this max_num_seqs)' % (name_of('max_model_len'), mem['max_model_len_fit']))
     if mem['max_num_seqs_fit'] < 1 and mem['max_model_len_fit'] < 1 and mem['max_model_len_fit_one_seq'] >= 1:
-        parts.append('lower both: a single sequence fits up to max_model_len %d' % mem['max_model_len_fit_one_seq'])
+        parts.append('lower both: a single sequence fits up to %s %d'
+                     % (name_of('max_model_len'), mem['max_model_len_fit_one_seq']))
     bigger_tp = [size for size in allowed_tp if size > tp]
     if bigger_tp:
-        parts.append('raise tensor_parallel_size to %d' % bigger_tp[0])
+        parts.append('raise %s to %d' % (name_of('tensor_parallel_size'), bigger_tp[0]))
     if util < 0.95:
-        parts.append('raise gpu_memory_utilization (now %s) if the chip has the free memory'
-                     % format_utilization(util))
+        parts.append('raise %s (now %s) if the chip has the free memory'
+                     % (name_of('gpu_memory_utilization'), format_utilization(util)))
     if not parts:
         parts.append('use a smaller model: the weights leave no room on this chip')
     return '; or '.join(parts)
+
+
+def _did_you_mean(value, choices):
+    # type: (Any, List[str]) -> str
+    """" (did you mean X?)" for the closest choice, ignoring case; "" when none is close."""
+    if not isinstance(value, str) or not value:
+        return ''
+    lowered = dict((choice.lower(), choice) for choice in choices)
+    if value.lower() in lowered and lowered[value.lower()] != value:
+        return ' (did you mean %s?)' % lowered[value.lower()]
+    close = difflib.get_close_matches(value.lower(), sorted(lowered), n=2, cutoff=0.6)
+    if not close:
+        # An abbreviation ("shm" for "shm_size") is too short for difflib's ratio.
+        close = [choice for choice in sorted(lowered) if len(value) >= 3 and choice.startswith(value.lower())][:2]
+    return ' (did you mean %s?)' % ' or '.join(lowered[choice] for choice in close) if close else ''
+
+
+def _overrides_fix(platform, overrides, variable):
+    # type: (str, Any, str) -> str
+    """What to change in platform overrides that get_profile refused."""
+    reference = PLATFORMS[platform]
+    if not isinstance(overrides, dict):
+        return 'set %s to a dict of profile fields, e.g. {shm_size: 2g}' % variable
+    parts = []
+    for key in sorted(overrides):
+        if key not in reference:
+            parts.append('%s is not a profile field%s' % (key, _did_you_mean(key, sorted(reference))))
+        elif isinstance(reference[key], dict) and isinstance(overrides[key], dict):
+            for sub in sorted(set(overrides[key]) - set(reference[key])):
+                parts.append('%s.%s is not a field%s' % (key, sub, _did_you_mean(sub, sorted(reference[key]))))
+        elif type(reference[key]) is not type(overrides[key]) and not (
+                isinstance(reference[key], str) and isinstance(overrides[key], str)):
+            parts.append('give %s a %s like the profile value %s' % (
+                key, type(reference[key]).__name__, json.dumps(reference[key])))
+    return 'in %s: %s; profile fields: %s' % (variable, '; '.join(parts) or 'use the profile fields',
+                                              ', '.join(sorted(reference)))
+
+
+def _model_fix(exc, model, model_var, spec_var):
+    # type: (ModelSpecError, Any, str, str) -> str
+    """What to change for a model name or model_spec that get_model refused."""
+    if exc.unknown_model is not None:
+        return ('set %s to one of %s%s, or describe the model completely in %s'
+                % (model_var, ', '.join(model_names()), _did_you_mean(model, model_names()), spec_var))
+    if exc.unknown:
+        return 'in %s: %s; valid keys: %s' % (
+            spec_var, '; '.join('%s is not a field%s' % (key, _did_you_mean(key, sorted(ALL_FIELDS)))
+                                for key in exc.unknown), ', '.join(sorted(ALL_FIELDS)))
+    if exc.missing:
+        return ('%s is not a catalog model (%s): give %s every field, missing %s'
+                % (model, ', '.join(model_names()), spec_var, ', '.join(exc.missing)))
+    return 'in %s: %s' % (spec_var, '; '.join('give %s %s' % (key, expected) for key, _value, expected in exc.bad))
 
 
 def plan(request):
@@ -552,7 +618,8 @@ def plan(request):
     req = copy.deepcopy(DEFAULTS)
     req.update(dict((key, value) for key, value in request.items() if value is not None))
     prefix = req['var_prefix'] if isinstance(req['var_prefix'], str) else ''
-    report = _Report(prefix)
+    report = _Report(prefix, req['var_names'] if isinstance(req['var_names'], dict) else None)
+    name_of = report.name
     result = {
         'argv': None, 'command': None, 'env': None, 'api_key_env': None, 'settings': None,
         'cudagraph_capture_sizes': None, 'memory': None, 'warnings': report.warnings,
@@ -566,20 +633,21 @@ def plan(request):
     except ValueError as exc:
         if req['platform'] in profile_names():
             report.violation('platform_overrides', req['platform_overrides'], str(exc),
-                             'use only the profile keys listed, with the same kind of value')
+                             _overrides_fix(req['platform'], req['platform_overrides'], name_of('platform_overrides')))
         else:
             report.violation('platform', req['platform'], str(exc),
-                             'set platform to one of: %s' % ', '.join(profile_names()))
+                             'set %s to one of: %s%s' % (name_of('platform'), ', '.join(profile_names()),
+                                                         _did_you_mean(req['platform'], profile_names())))
     result['profile'] = profile
 
     # ---- model catalog
     model = None
     try:
         model = get_model(req['model'], req['model_spec'])
-    except ValueError as exc:
-        option = 'model_spec' if req['model_spec'] else 'model'
-        report.violation(option, req['model_spec'] if req['model_spec'] else req['model'], str(exc),
-                         'use a catalog model or describe the model completely in model_spec')
+    except ModelSpecError as exc:
+        option = 'model' if exc.unknown_model is not None else 'model_spec'
+        report.violation(option, req['model'] if option == 'model' else req['model_spec'], str(exc),
+                         _model_fix(exc, req['model'], name_of('model'), name_of('model_spec')))
     result['model'] = model
     # Without a valid model fall back to the guide's values, so one bad model
     # name does not also show up as missing names and sizes.
@@ -593,15 +661,15 @@ def plan(request):
                 'Atlas 300I DUO and Atlas 200I Pro support FP16 only (guide 5.1); %s'
                 % ('bfloat16 fails later inside the NPU ops' if option == 'dtype' else
                    'vLLM would otherwise keep the checkpoint\'s float32 mamba_ssm_dtype'),
-                'set %s%s: float16' % (prefix, option))
+                'set %s: float16' % name_of(option))
 
     # ---- rule 2: tensor parallel size
     tp = _to_int(req['tensor_parallel_size'])
     if tp is None or tp < 1:
         report.violation('tensor_parallel_size', req['tensor_parallel_size'],
                          'tensor_parallel_size must be a positive integer',
-                         'set %stensor_parallel_size to one of %s'
-                         % (prefix, profile['allowed_tp'] if profile else [1, 2]))
+                         'set %s to one of %s'
+                         % (name_of('tensor_parallel_size'), profile['allowed_tp'] if profile else [1, 2]))
         tp = None
     visible = None
     if req['visible_chips'] is not None:
@@ -615,13 +683,13 @@ def plan(request):
             report.violation('tensor_parallel_size', tp,
                              'TP %d is not supported on %s; allowed: %s (guide 5.1)'
                              % (tp, req['platform'], profile['allowed_tp']),
-                             'set %stensor_parallel_size to %s'
-                             % (prefix, ' or '.join(str(size) for size in profile['allowed_tp'])))
+                             'set %s to %s'
+                             % (name_of('tensor_parallel_size'), ' or '.join(str(size) for size in profile['allowed_tp'])))
         if visible is not None and tp > visible:
             report.violation('tensor_parallel_size', tp,
                              'TP %d needs %d chips but only %d are visible' % (tp, tp, visible),
-                             'set %stensor_parallel_size to at most %d or make more chips visible'
-                             % (prefix, visible))
+                             'set %s to at most %d or give the server more chips'
+                             % (name_of('tensor_parallel_size'), visible))
         if model:
             bad = []
             for key in ('num_attention_heads', 'linear_num_key_heads', 'linear_num_value_heads'):
@@ -637,7 +705,7 @@ def plan(request):
                                                                  'linear_num_value_heads'))]
                 report.violation('tensor_parallel_size', tp,
                                  'TP %d does not divide %s of %s' % (tp, ', '.join(bad), model['name']),
-                                 'set %stensor_parallel_size to one of %s' % (prefix, good or [1]))
+                                 'set %s to one of %s' % (name_of('tensor_parallel_size'), good or [1]))
 
     # ---- rule 9 (part): speculative decoding
     k = _to_int(req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
@@ -645,19 +713,19 @@ def plan(request):
     if k is None or k < 0:
         report.violation('num_speculative_tokens', req['num_speculative_tokens'],
                          'num_speculative_tokens must be an integer >= 0',
-                         'set %snum_speculative_tokens: 1 (guide 5.1) or 0 to turn MTP off' % prefix)
+                         'set %s: 1 (guide 5.1) or 0 to turn MTP off' % name_of('num_speculative_tokens'))
         k = None
     elif k > 0 and model and model['mtp_num_layers'] < 1:
         report.violation('num_speculative_tokens', k,
                          '%s has no MTP head, so MTP speculative decoding cannot run' % model['name'],
-                         'set %snum_speculative_tokens: 0' % prefix)
+                         'set %s: 0' % name_of('num_speculative_tokens'))
         k = None
     elif k > 1:
         report.warn('num_speculative_tokens is %d; the guide recommends 1 (guide 5.1)' % k)
     if k and req['speculative_method'] not in SPECULATIVE_METHODS:
         report.violation('speculative_method', req['speculative_method'],
                          'Qwen3.5 dense models speculate with their MTP head (guide 5.1: qwen3_5_mtp)',
-                         'set %sspeculative_method: qwen3_5_mtp' % prefix)
+                         'set %s: qwen3_5_mtp' % name_of('speculative_method'))
     elif k and req['speculative_method'] != 'qwen3_5_mtp':
         report.warn('speculative_method %s: the guide uses qwen3_5_mtp' % req['speculative_method'])
 
@@ -666,7 +734,7 @@ def plan(request):
     seqs = _to_int(seqs_raw)
     if seqs is None or seqs < 1:
         report.violation('max_num_seqs', seqs_raw, 'max_num_seqs must be an integer >= 1',
-                         'set %smax_num_seqs, e.g. 32 (guide 5.1)' % prefix)
+                         'set %s, e.g. 32 (guide 5.1)' % name_of('max_num_seqs'))
         seqs = None
 
     # ---- rule 4: cudagraph mode
@@ -674,7 +742,7 @@ def plan(request):
     if mode not in CUDAGRAPH_MODES:
         report.violation('cudagraph_mode', req['cudagraph_mode'],
                          'not a vLLM cudagraph mode (%s)' % ', '.join(CUDAGRAPH_MODES),
-                         'set %scudagraph_mode: %s (guide 5.1)' % (prefix, RECOMMENDED_CUDAGRAPH_MODE))
+                         'set %s: %s (guide 5.1)' % (name_of('cudagraph_mode'), RECOMMENDED_CUDAGRAPH_MODE))
         mode = None
     elif mode != RECOMMENDED_CUDAGRAPH_MODE:
         report.warn('cudagraph_mode %s: the guide recommends %s on these devices'
@@ -684,7 +752,7 @@ def plan(request):
     trim = _to_bool(req['cudagraph_trim'])
     if trim is None:
         report.violation('cudagraph_trim', req['cudagraph_trim'], 'cudagraph_trim must be true or false',
-                         'set %scudagraph_trim: true or false' % prefix)
+                         'set %s: true or false' % name_of('cudagraph_trim'))
         trim = False
     sizes = None  # type: Optional[List[int]]
     batch_raw = req['cudagraph_batch_sizes']
@@ -693,7 +761,7 @@ def plan(request):
     elif not isinstance(batch_raw, list) or not batch_raw:
         report.violation('cudagraph_batch_sizes', batch_raw,
                          'cudagraph_batch_sizes must be a non-empty list of requests per graph',
-                         'set %scudagraph_batch_sizes: %s' % (prefix, default_batch_sizes(tp or 1)))
+                         'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1)))
         batch = None
     else:
         converted = [_to_int(item) for item in batch_raw]
@@ -702,7 +770,7 @@ def plan(request):
             report.violation('cudagraph_batch_sizes', batch_raw,
                              'every size must be a positive integer (requests per graph); bad: %s'
                              % ', '.join(repr(item) for item in wrong),
-                             'set %scudagraph_batch_sizes: %s' % (prefix, default_batch_sizes(tp or 1)))
+                             'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1)))
             batch = None
         else:
             batch = sorted(set(value for value in converted if value is not None))
@@ -717,8 +785,8 @@ def plan(request):
             report.violation('cudagraph_batch_sizes', batch_raw,
                              'with tensor parallelism the hardware event-id limit allows at most two '
                              'capture sizes (guide 5.1); %d given' % len(batch),
-                             'set %scudagraph_batch_sizes: %s (smallest and largest), or %scudagraph_trim: '
-                             'true to keep those two' % (prefix, keep, prefix))
+                             'set %s: %s (smallest and largest), or %s: '
+                             'true to keep those two' % (name_of('cudagraph_batch_sizes'), keep, name_of('cudagraph_trim')))
             batch = None
     if batch is not None and k is not None:
         # Multiples of k+1 at or below the largest: a fixed point of
@@ -742,23 +810,27 @@ def plan(request):
         report.violation('max_model_len', None,
                          'max_model_len must be set: the 310P attention mask is an fp16 [len, len] '
                          'tensor, 128 GiB at the model default of 262144',
-                         'set %smax_model_len, e.g. 16384 (guide 5.1)' % prefix)
+                         'set %s, e.g. 16384 (guide 5.1)' % name_of('max_model_len'))
     else:
         try:
             length = parse_human_int(req['max_model_len'])
         except ValueError as exc:
-            report.violation('max_model_len', req['max_model_len'], str(exc),
-                             'set %smax_model_len to an integer such as 16384' % prefix)
+            raw = req['max_model_len']
+            # "16.5K": vLLM allows decimals only with the decimal (lower-case) suffixes.
+            decimal = (' or %s%s (decimal suffix)' % (raw.strip()[:-1], raw.strip()[-1].lower())
+                       if isinstance(raw, str) and raw.strip()[-1:] in _BINARY_SUFFIX and '.' in raw else '')
+            report.violation('max_model_len', raw, str(exc),
+                             'set %s to an integer such as 16384%s' % (name_of('max_model_len'), decimal))
         if length is not None and length < 1:
             report.violation('max_model_len', req['max_model_len'],
                              'max_model_len must be a positive token count (no -1/auto on 310P)',
-                             'set %smax_model_len, e.g. 16384 (guide 5.1)' % prefix)
+                             'set %s, e.g. 16384 (guide 5.1)' % name_of('max_model_len'))
             length = None
         elif length is not None and model is not None and length > model_max:
             report.violation('max_model_len', req['max_model_len'],
                              'max_model_len %d exceeds %s max_position_embeddings %d'
                              % (length, model['name'], model_max),
-                             'set %smax_model_len to at most %d' % (prefix, model_max))
+                             'set %s to at most %d' % (name_of('max_model_len'), model_max))
             length = None
 
     # ---- rule 9: utilisation, port, names
@@ -767,33 +839,35 @@ def plan(request):
     util = _to_float(util_raw)
     if util is None or not 0 < util <= 1:
         report.violation('gpu_memory_utilization', util_raw, 'gpu_memory_utilization must be in (0, 1]',
-                         'set %sgpu_memory_utilization, e.g. 0.90 (guide 5.1)' % prefix)
+                         'set %s, e.g. 0.90 (guide 5.1)' % name_of('gpu_memory_utilization'))
         util = None
     port = _to_int(req['port'])
     if port is None or not 1 <= port <= 65535:
         report.violation('port', req['port'], 'port must be an integer in 1..65535',
-                         'set %sport, e.g. 1025 (guide 5.1)' % prefix)
+                         'set %s to an integer in 1..65535 (the guide serves on 1025)' % name_of('port'))
         port = None
     name = req['served_model_name'] if req['served_model_name'] is not None else guide.get('served_model_name')
     if not isinstance(name, str) or not name.strip():
         report.violation('served_model_name', name, 'served_model_name must be a non-empty string',
-                         'set %sserved_model_name, e.g. qwen3.5 (guide 5.1)' % prefix)
+                         'set %s, e.g. qwen3.5 (guide 5.1)' % name_of('served_model_name'))
         name = None
     host = req['host']
     if not isinstance(host, str) or not host.strip():
-        report.violation('host', host, 'host must be a non-empty address', 'set %shost: 127.0.0.1' % prefix)
+        report.violation('host', host, 'host must be a non-empty address',
+                         'set %s to an address: 0.0.0.0 (every interface, for a published port) or 127.0.0.1 '
+                         '(guide 5.1)' % name_of('host'))
         host = None
     model_path = req['model_path'] if req['model_path'] is not None else req['model']
     if not isinstance(model_path, str) or not model_path.strip():
         report.violation('model_path', model_path, 'model_path must be a model id or a directory',
-                         'set %smodel_path or leave it unset to use the model id' % prefix)
+                         'set %s to a directory or leave it unset to use the model id' % name_of('model_path'))
         model_path = None
     bools = {}
     for option in ('trust_remote_code', 'use_modelscope'):
         bools[option] = _to_bool(req[option])
         if bools[option] is None:
             report.violation(option, req[option], '%s must be true or false' % option,
-                             'set %s%s: true (guide 5.1)' % (prefix, option))
+                             'set %s: true (guide 5.1)' % name_of(option))
 
     ints = {}
     for option, minimum, fallback in (('chip_memory_mb', 1, profile['chip_memory_mb'] if profile else None),
@@ -803,7 +877,7 @@ def plan(request):
         value = _to_int(raw) if raw is not None else None
         if raw is not None and (value is None or value < minimum):
             report.violation(option, raw, '%s must be an integer >= %d (MiB, as npu-smi reports)' % (option, minimum),
-                             'set %s%s in MiB' % (prefix, option))
+                             'set %s in MiB' % name_of(option))
             value = None
         ints[option] = value
 
@@ -811,14 +885,14 @@ def plan(request):
     extra = req['extra_args'] if req['extra_args'] is not None else []
     if not isinstance(extra, list) or not all(isinstance(item, str) for item in extra):
         report.violation('extra_args', extra, 'extra_args must be a list of strings',
-                         'set %sextra_args to a list such as ["--enable-prefix-caching"]' % prefix)
+                         'set %s to a list such as ["--enable-prefix-caching"]' % name_of('extra_args'))
         extra = None
     else:
         if _enables_npugraph_ex(extra):
             report.violation('extra_args', extra,
                              'enable_npugraph_ex must stay false on 310P (guide 5.1); the module always passes '
                              '--additional-config %s' % compact_json(ADDITIONAL_CONFIG),
-                             'remove --additional-config from %sextra_args' % prefix)
+                             'remove --additional-config from %s' % name_of('extra_args'))
         duplicates = []
         for token in extra:
             flag = _flag_name(token)
@@ -827,8 +901,8 @@ def plan(request):
         if duplicates:
             report.violation('extra_args', extra,
                              'extra_args repeats flags the module manages: %s' % ', '.join(duplicates),
-                             'remove them from %sextra_args and set the matching %s* variables instead'
-                             % (prefix, prefix))
+                             'remove them from %s and set the matching %s* variables instead'
+                             % (name_of('extra_args'), prefix))
 
     # ---- rule 8: image tag
     if req['image_tag'] is not None:
@@ -837,22 +911,24 @@ def plan(request):
         except ValueError as exc:
             image = None
             report.violation('image_tag', req['image_tag'], str(exc),
-                             'pin a release tag such as v0.23.0%s' % (profile['image_tag_suffix'] if profile else '-310p'))
+                             'set %s so that the image tag is a release such as v0.23.0%s'
+                             % (name_of('image_tag'), profile['image_tag_suffix'] if profile else '-310p'))
         result['image'] = image
         if image and profile and image['suffix'] != profile['image_tag_suffix']:
             report.violation('image_tag', req['image_tag'],
                              '%s needs the %s image (guide 4.1); a build for another SoC fails with '
                              '"socversion ... does not match"' % (req['platform'], profile['image_tag_suffix']),
-                             'use a tag ending in %s, e.g. v0.23.0%s'
-                             % (profile['image_tag_suffix'], profile['image_tag_suffix']))
+                             'set %s so that the image tag ends in %s, e.g. v0.23.0%s'
+                             % (name_of('image_tag'), profile['image_tag_suffix'], profile['image_tag_suffix']))
         if image and model:
             minimum = parse_image_tag(model['min_image_tag'])
             if image_sort_key(image) < image_sort_key(minimum):
                 report.violation('image_tag', req['image_tag'],
                                  '%s needs vllm-ascend %s or newer (guide section 1)'
                                  % (model['name'], model['min_image_tag'].split('-')[0]),
-                                 'use %s%s or newer' % (minimum['tag'].split('-')[0],
-                                                        profile['image_tag_suffix'] if profile else minimum['suffix']))
+                                 'set %s so that the image tag is %s%s or newer'
+                                 % (name_of('image_tag'), minimum['tag'].split('-')[0],
+                                    profile['image_tag_suffix'] if profile else minimum['suffix']))
             elif model.get('guide_min_image_tag'):
                 floor = parse_image_tag(model['guide_min_image_tag'])
                 if image_sort_key(image) < image_sort_key(floor):
@@ -878,7 +954,7 @@ def plan(request):
                 % (model['name'], tp, ints['chip_memory_mb'], format_utilization(util), mem['required_mb'], seqs,
                    length, mem['kv_budget_mb'], mem['weights_mb_per_chip'], mem['attention_mask_mb'],
                    ints['memory_reserve_mb']),
-                _fix_for_fit(mem, tp, profile['allowed_tp'] if profile else [tp], util))
+                _fix_for_fit(mem, tp, profile['allowed_tp'] if profile else [tp], util, name_of))
         free = ints['chip_free_memory_mb']
         if free is not None and free < mem['usable_mb']:
             report.violation(
@@ -886,8 +962,9 @@ def plan(request):
                 'free memory on the chip (%d MiB) is less than gpu_memory_utilization x chip memory (%s MiB); '
                 'vllm-ascend stops with "Free memory on device ... is less than desired GPU memory '
                 'utilization"' % (free, mem['usable_mb']),
-                'free the chip (stop the processes npu-smi lists) or lower %sgpu_memory_utilization to at most '
-                '%s' % (prefix, format_utilization(int(free * 100.0 / ints['chip_memory_mb']) / 100.0)))
+                'free the chip (stop the processes npu-smi lists) or lower %s to at most '
+                '%s' % (name_of('gpu_memory_utilization'),
+                        format_utilization(int(free * 100.0 / ints['chip_memory_mb']) / 100.0)))
         if profile and profile['rc_mode'] and free is None:
             report.warn('%s runs in RC mode: vllm-ascend compares host MemAvailable with chip memory x '
                         'utilisation at start; pass chip_free_memory_mb to check it here' % req['platform'])

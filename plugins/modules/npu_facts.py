@@ -30,6 +30,8 @@ options:
       - When not set, C(npu-smi) is looked up on E(PATH), then at C(/usr/local/bin/npu-smi)
         and C(/usr/local/sbin/npu-smi), the two places the deployment guide mounts it from
         on Atlas 300I DUO and Atlas 200I Pro.
+      - When set and missing, those places are looked at too, so that the failure says where
+        C(npu-smi) is (returned as C(found)) or every place it is not (C(searched)).
     type: path
   output:
     description:
@@ -299,10 +301,22 @@ def run_npu_smi(module):
     path = module.params['npu_smi_path']
     if path:
         if not _is_executable(path):
+            # Look where it usually is too, so the message says where it went (a
+            # driver that installs it elsewhere) or that it is nowhere.
+            found, others = find_npu_smi(os.environ.get('PATH', ''))
+            searched = [path] + [p for p in others if p != path]
+            if found:
+                module.fail_json(
+                    msg='npu-smi not found or not executable at npu_smi_path=%s, but it is at %s. Set npu_smi_path '
+                        'to %s (and mount that path wherever npu-smi is bind-mounted).' % (path, found, found),
+                    searched=searched, found=found)
+            path_dirs = [d for d in os.environ.get('PATH', '').split(os.pathsep) if d]
             module.fail_json(
-                msg='npu-smi not found or not executable at npu_smi_path=%s. Install the Ascend '
-                    'driver on this host, or set npu_smi_path to where npu-smi is.' % path,
-                searched=[path])
+                msg='npu-smi not found or not executable at npu_smi_path=%s, nor on PATH (%s) nor at %s. Install '
+                    'the Ascend driver on this host (it ships npu-smi), or set npu_smi_path to where npu-smi is.'
+                    % (path, os.pathsep.join(path_dirs) or 'empty',
+                       ' or '.join(p for p in FALLBACK_PATHS if p != path) or path),
+                searched=searched)
     else:
         path, searched = find_npu_smi(os.environ.get('PATH', ''))
         if path is None:

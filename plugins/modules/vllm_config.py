@@ -40,10 +40,12 @@ options:
   platform:
     description:
       - Platform profile to check against; it also selects the image suffix and the allowed
-        tensor parallel sizes.
+        tensor parallel sizes. One of C(atlas_300i_duo), C(atlas_200i_pro) and
+        C(atlas_200i_pro_openeuler).
+      - Any other name is reported as a problem with the valid names and the closest one, next to
+        the other problems, rather than rejected as an argument.
     type: str
     required: true
-    choices: [atlas_300i_duo, atlas_200i_pro, atlas_200i_pro_openeuler]
   platform_overrides:
     description:
       - Fields of the platform profile to replace, for example C(chip_memory_mb) or
@@ -211,6 +213,13 @@ options:
         name the caller's variables.
     type: str
     default: ''
+  var_names:
+    description:
+      - Variable names for options that the caller does not read from O(var_prefix) + option name,
+        for example C(platform=ascend_vllm_platform) or C(image_tag=image_pull_tag). Problem reports
+        and fixes use these names.
+    type: dict
+    default: {}
 attributes:
   check_mode:
     support: full
@@ -433,12 +442,13 @@ import json
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import profile_names
 
 
 def _argument_spec():
     return dict(
-        platform=dict(type='str', required=True, choices=profile_names()),
+        # No choices: an unknown platform is reported with the valid names and the
+        # closest one, next to every other problem (planner rule), not as a lone argspec error.
+        platform=dict(type='str', required=True),
         platform_overrides=dict(type='dict', default={}),
         model=dict(type='str', required=True),
         model_path=dict(type='str'),
@@ -470,6 +480,7 @@ def _argument_spec():
         api_key=dict(type='str', no_log=True),
         use_modelscope=dict(type='bool', default=True),
         var_prefix=dict(type='str', default=''),
+        var_names=dict(type='dict', default={}),
     )
 
 

@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils.models import (
-    GUIDE_DEFAULTS, MODELS, REQUIRED_FIELDS, get_model, model_names)
+    GUIDE_DEFAULTS, MODELS, REQUIRED_FIELDS, ModelSpecError, get_model, model_names)
 
 # Numbers from the public config copies cited in models.py (reference.md table).
 CATALOG = [
@@ -146,3 +146,21 @@ def test_required_fields_cover_what_the_planner_reads():
         'head_dim', 'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim',
         'linear_value_head_dim', 'linear_conv_kernel_dim', 'num_parameters', 'mtp_num_layers',
         'max_position_embeddings', 'min_image_tag'}
+
+
+@pytest.mark.parametrize('name, spec, field, expected', [
+    ('acme/Unknown-1B', None, 'unknown_model', 'acme/Unknown-1B'),
+    ('Qwen/Qwen3.5-2B', {'layers': 24}, 'unknown', ['layers']),
+    ('acme/Tiny', {'head_dim': 128}, 'missing', None),
+    ('Qwen/Qwen3.5-2B', {'head_dim': 0}, 'bad', [('head_dim', 0, 'a positive integer')]),
+    ('Qwen/Qwen3.5-2B', [1], 'bad', [('model_spec', [1], 'a dict')]),
+])
+def test_model_spec_error_says_what_is_wrong_item_by_item(name, spec, field, expected):
+    with pytest.raises(ModelSpecError) as exc:
+        get_model(name, spec)
+    value = getattr(exc.value, field)
+    if field == 'missing':
+        assert 'num_hidden_layers' in value and 'head_dim' not in value
+    else:
+        assert value == expected
+

@@ -162,18 +162,18 @@ FAILURES = [
     (dict(cudagraph_trim='sometimes'), 'cudagraph_trim', 'sometimes', ['true or false'], ['true or false']),
     (dict(max_model_len=None), 'max_model_len', None, ['must be set', '128 GiB'], ['16384']),
     (dict(max_model_len='long'), 'max_model_len', 'long', ['16k'], ['16384']),
-    (dict(max_model_len='1.5K'), 'max_model_len', '1.5K', ['decimals', '1.5k'], ['16384']),
+    (dict(max_model_len='1.5K'), 'max_model_len', '1.5K', ['decimals', '1.5k'], ['16384', 'or 1.5k (decimal suffix)']),
     (dict(max_model_len=-1), 'max_model_len', -1, ['no -1/auto'], ['16384']),
     (dict(max_model_len=300000), 'max_model_len', 300000, ['max_position_embeddings 262144'],
      ['at most 262144']),
     (dict(gpu_memory_utilization=0), 'gpu_memory_utilization', 0, ['(0, 1]'], ['0.90']),
     (dict(gpu_memory_utilization=1.5), 'gpu_memory_utilization', 1.5, ['(0, 1]'], ['0.90']),
     (dict(gpu_memory_utilization='high'), 'gpu_memory_utilization', 'high', ['(0, 1]'], ['0.90']),
-    (dict(port=0), 'port', 0, ['1..65535'], ['1025']),
+    (dict(port=0), 'port', 0, ['1..65535'], ['1..65535', '1025']),
     (dict(port=70000), 'port', 70000, ['1..65535'], ['1025']),
     (dict(port='http'), 'port', 'http', ['1..65535'], ['1025']),
     (dict(served_model_name=' '), 'served_model_name', ' ', ['non-empty'], ['qwen3.5']),
-    (dict(host=''), 'host', '', ['non-empty'], ['127.0.0.1']),
+    (dict(host=''), 'host', '', ['non-empty'], ['0.0.0.0', '127.0.0.1']),
     (dict(model_path=''), 'model_path', '', ['model id or a directory'], ['model_path']),
     (dict(trust_remote_code='maybe'), 'trust_remote_code', 'maybe', ['true or false'], ['true']),
     (dict(use_modelscope='maybe'), 'use_modelscope', 'maybe', ['true or false'], ['true']),
@@ -194,7 +194,7 @@ FAILURES = [
     (dict(image_tag='v0.22.0-310p'), 'image_tag', 'v0.22.0-310p', ['v0.23.0rc1 or newer'],
      ['v0.23.0rc1-310p or newer']),
     (dict(image_tag='v0.23.0-310p-openeuler'), 'image_tag', 'v0.23.0-310p-openeuler', ['-310p image'],
-     ['ending in -310p']),
+     ['ends in -310p']),
     (dict(image_tag='v0.23.0'), 'image_tag', 'v0.23.0', ['-310p image', 'socversion'], ['v0.23.0-310p']),
     (dict(platform='atlas_200i_pro_openeuler', image_tag='v0.23.0-310p'), 'image_tag', 'v0.23.0-310p',
      ['-310p-openeuler image'], ['v0.23.0-310p-openeuler']),
@@ -203,10 +203,27 @@ FAILURES = [
      ['30000 MiB', '39852.0 MiB', 'Free memory on device'], ['at most 0.67']),
     (dict(platform='atlas_800'), 'platform', 'atlas_800', ['unknown platform'], ['atlas_300i_duo']),
     (dict(platform_overrides={'shm': '2g'}), 'platform_overrides', {'shm': '2g'}, ['shm', 'shm_size'],
-     ['profile keys']),
+     ['vllm_serve_platform_overrides', 'shm is not a profile field (did you mean shm_size?)', 'profile fields']),
+    (dict(platform_overrides={'privileged': 'yes'}), 'platform_overrides', {'privileged': 'yes'}, ['privileged'],
+     ['give privileged a bool like the profile value false']),
+    (dict(platform_overrides={'model_cache_mount': {'src': '/data'}}), 'platform_overrides',
+     {'model_cache_mount': {'src': '/data'}}, ['src'], ['model_cache_mount.src is not a field (did you mean source?)']),
+    (dict(platform_overrides=['shm_size', '2g']), 'platform_overrides', ['shm_size', '2g'], ['must be a dict'],
+     ['set vllm_serve_platform_overrides to a dict']),
+    (dict(platform='atlas_300i_trio'), 'platform', 'atlas_300i_trio', ['unknown platform'],
+     ['set vllm_serve_platform to one of', '(did you mean atlas_300i_duo']),
+    (dict(model='qwen/qwen3.5-2b'), 'model', 'qwen/qwen3.5-2b', ['unknown model'],
+     ['set vllm_serve_model to one of', '(did you mean Qwen/Qwen3.5-2B?)', 'vllm_serve_model_spec']),
+    (dict(model='Qwen/Qwen3.5-7B'), 'model', 'Qwen/Qwen3.5-7B', ['unknown model'], ['Qwen/Qwen3.5-9B']),
+    (dict(model_spec={'num_layers': 24}), 'model_spec', {'num_layers': 24}, ['unknown model_spec key(s) num_layers'],
+     ['in vllm_serve_model_spec: num_layers is not a field (did you mean ', 'num_hidden_layers']),
+    (dict(model='acme/Tiny', model_spec={'num_hidden_layers': 24}), 'model_spec', {'num_hidden_layers': 24},
+     ['missing key(s)'], ['acme/Tiny is not a catalog model', 'give vllm_serve_model_spec every field, missing']),
+    (dict(model_spec=[24]), 'model_spec', [24], ['must be a dict'], ['give model_spec a dict']),
     (dict(model='Qwen/Qwen3-8B'), 'model', 'Qwen/Qwen3-8B', ['unknown model', 'Qwen/Qwen3.5-9B'],
      ['model_spec']),
-    (dict(model_spec={'head_dim': 0}), 'model_spec', {'head_dim': 0}, ['head_dim=0'], ['model_spec']),
+    (dict(model_spec={'head_dim': 0}), 'model_spec', {'head_dim': 0}, ['head_dim=0'],
+     ['in vllm_serve_model_spec: give head_dim a positive integer']),
 ]
 
 
@@ -522,3 +539,48 @@ def test_layout_without_gdn_layers_uses_plain_blocks():
     assert layout['block_size_tokens'] == 128
     assert layout['state_blocks_per_seq'] == 0
     assert layout['block_bytes'] == 4 * 128 * (2 * 2 * 128 * 2)
+
+
+# --------------------------------------------------------------------------- variable names in reports
+
+def test_var_names_override_the_prefix_in_variables_and_fixes():
+    result = plan(request(platform='atlas_300i_trio', image_tag='latest', var_prefix='vllm_serve_',
+                          var_names={'platform': 'ascend_vllm_platform', 'image_tag': 'image_pull_tag'}))
+    found = dict((item['variable'], item) for item in result['violations'])
+    assert sorted(found) == ['ascend_vllm_platform', 'image_pull_tag']
+    assert found['ascend_vllm_platform']['fix'].startswith('set ascend_vllm_platform to one of: atlas_200i_pro')
+    assert found['image_pull_tag']['fix'].startswith('set image_pull_tag so that the image tag is a release')
+
+
+@pytest.mark.parametrize('names', [None, 'not a dict', {'platform': ''}, {'platform': 3}])
+def test_unusable_var_names_fall_back_to_the_prefix(names):
+    result = plan(request(platform='atlas_800', var_prefix='vllm_serve_', var_names=names))
+    assert one_violation(result)['variable'] == 'vllm_serve_platform'
+
+
+def test_memory_fix_names_the_callers_variables():
+    result = plan(request(platform='atlas_200i_pro', model='Qwen/Qwen3.5-9B', max_model_len=4096,
+                          var_prefix='ascend_vllm_instances[0].'))
+    fix = one_violation(result)['fix']
+    assert 'lower ascend_vllm_instances[0].max_num_seqs to at most 8 (at this max_model_len)' in fix
+    assert 'raise ascend_vllm_instances[0].gpu_memory_utilization (now 0.90)' in fix
+
+
+def test_memory_fix_when_the_weights_leave_no_room():
+    result = plan(request(gpu_memory_utilization=0.1, var_prefix='vllm_serve_'))
+    found = one_violation(result)
+    assert found['variable'] == 'vllm_serve_max_model_len'
+    assert 'raise vllm_serve_gpu_memory_utilization (now 0.10)' in found['fix']
+
+
+@pytest.mark.parametrize('value, choices, expected', [
+    ('atlas_300i_trio', ['atlas_200i_pro', 'atlas_300i_duo'], ' (did you mean atlas_300i_duo or atlas_200i_pro?)'),
+    ('qwen/qwen3.5-2b', ['Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B'], ' (did you mean Qwen/Qwen3.5-2B?)'),
+    ('shm', ['privileged', 'shm_size'], ' (did you mean shm_size?)'),
+    ('zz', ['privileged', 'shm_size'], ''),
+    ('', ['a'], ''),
+    (None, ['a'], ''),
+])
+def test_did_you_mean(value, choices, expected):
+    assert planner._did_you_mean(value, choices) == expected
+

@@ -17,26 +17,6 @@ from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.ascend.vllm.plugins.modules import npu_facts
 
-# Capture 02 (../shared/fixtures/npu-smi, Atlas 300I DUO, npu-smi 25.2.0), verbatim.
-CAPTURE_02 = '''\
-+--------------------------------------------------------------------------------------------------------+
-| npu-smi 25.2.0                                   Version: 25.2.0                                       |
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Name                  | Health          | Power(W)     Temp(C)           Hugepages-Usage(page) |
-| Chip    Device                | Bus-Id          | AICore(%)    Memory-Usage(MB)                        |
-+===============================+=================+======================================================+
-| 2       310P3                 | OK              | NA           51                0     / 0             |
-| 0       0                     | 0000:01:00.0    | 0            1529 / 44280                            |
-+-------------------------------+-----------------+------------------------------------------------------+
-| 2       310P3                 | OK              | NA           49                0     / 0             |
-| 1       1                     | 0000:01:00.0    | 0            1411 / 43693                            |
-+===============================+=================+======================================================+
-+-------------------------------+-----------------+------------------------------------------------------+
-| NPU     Chip                  | Process id      | Process name             | Process memory(MB)        |
-+===============================+=================+======================================================+
-| No running processes found in NPU 2                                                                    |
-+===============================+=================+======================================================+
-'''
 VERSION_INFO = 'Version=24.1.rc2.2\nascendhal_version=7.35.23\npackage_version=24.1.rc2.2\n'
 
 
@@ -98,12 +78,18 @@ def fake_npu_smi(directory, stdout='', stderr='', rc=0):
 
 
 @pytest.fixture
+def capture_02(capture):
+    """Capture 02 (Atlas 300I DUO, npu-smi 25.2.0), from tests/integration/targets/npu_facts/files/."""
+    return capture('02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt')
+
+
+@pytest.fixture
 def missing_file(tmp_path):
     return str(tmp_path / 'no-such-version.info')
 
 
-def test_output_given(missing_file):
-    result = run_main({'output': CAPTURE_02, 'driver_version_file': missing_file})
+def test_output_given(capture_02, missing_file):
+    result = run_main({'output': capture_02, 'driver_version_file': missing_file})
     facts = result['ansible_facts']['ascend_npu']
     assert result['changed'] is False
     assert result['npu'] == facts
@@ -118,33 +104,33 @@ def test_output_given(missing_file):
     assert facts['driver_info'] == {}
 
 
-def test_check_mode_still_reads(missing_file):
-    result = run_main({'output': CAPTURE_02, 'driver_version_file': missing_file, '_ansible_check_mode': True})
+def test_check_mode_still_reads(capture_02, missing_file):
+    result = run_main({'output': capture_02, 'driver_version_file': missing_file, '_ansible_check_mode': True})
     assert result['changed'] is False
     assert result['ansible_facts']['ascend_npu']['chip_count'] == 2
 
 
-def test_driver_version_file(tmp_path):
+def test_driver_version_file(capture_02, tmp_path):
     version_file = tmp_path / 'version.info'
     version_file.write_text(VERSION_INFO)
-    facts = run_main({'output': CAPTURE_02, 'driver_version_file': str(version_file)})['npu']
+    facts = run_main({'output': capture_02, 'driver_version_file': str(version_file)})['npu']
     assert facts['driver_version'] == '24.1.rc2.2'
     assert facts['driver_info'] == {'Version': '24.1.rc2.2', 'ascendhal_version': '7.35.23',
                                     'package_version': '24.1.rc2.2'}
 
 
-def test_unreadable_driver_version_file_warns(tmp_path, monkeypatch):
+def test_unreadable_driver_version_file_warns(capture_02, tmp_path, monkeypatch):
     version_file = tmp_path / 'version.info'
     version_file.write_text('Version=1\nnot a key value line\n')
     warnings = []
     monkeypatch.setattr(basic.AnsibleModule, 'warn', lambda self, msg: warnings.append(msg))
-    facts = run_main({'output': CAPTURE_02, 'driver_version_file': str(version_file)})['npu']
+    facts = run_main({'output': capture_02, 'driver_version_file': str(version_file)})['npu']
     assert facts['driver_version'] is None
     assert len(warnings) == 1 and 'line 2' in warnings[0] and str(version_file) in warnings[0]
 
 
-def test_parse_error_quotes_the_line(missing_file):
-    bad = CAPTURE_02.replace('| 0       0                     | 0000:01:00.0    |',
+def test_parse_error_quotes_the_line(capture_02, missing_file):
+    bad = capture_02.replace('| 0       0                     | 0000:01:00.0    |',
                              '| 0                             | 0000:01:00.0    |')
     result = run_main({'output': bad, 'driver_version_file': missing_file}, expect=FailJson)
     assert 'Cannot parse npu-smi info output' in result['msg']
@@ -152,28 +138,28 @@ def test_parse_error_quotes_the_line(missing_file):
     assert '0000:01:00.0' in result['msg']
 
 
-def test_runs_given_binary(tmp_path, missing_file):
-    path = fake_npu_smi(tmp_path, stdout=CAPTURE_02)
+def test_runs_given_binary(capture_02, tmp_path, missing_file):
+    path = fake_npu_smi(tmp_path, stdout=capture_02)
     facts = run_main({'npu_smi_path': path, 'driver_version_file': missing_file})['npu']
     assert facts['npu_smi_path'] == path
     assert facts['chip_count'] == 2
 
 
-def test_finds_binary_on_path(tmp_path, monkeypatch, missing_file):
+def test_finds_binary_on_path(capture_02, tmp_path, monkeypatch, missing_file):
     bindir = tmp_path / 'bin'
     bindir.mkdir()
-    path = fake_npu_smi(bindir, stdout=CAPTURE_02)
+    path = fake_npu_smi(bindir, stdout=capture_02)
     monkeypatch.setenv('PATH', os.pathsep.join([str(tmp_path / 'empty'), str(bindir), os.environ.get('PATH', '')]))
     facts = run_main({'driver_version_file': missing_file})['npu']
     assert facts['npu_smi_path'] == path
 
 
-def test_runs_without_shell(monkeypatch, missing_file):
+def test_runs_without_shell(capture_02, monkeypatch, missing_file):
     calls = []
 
     def run_command(self, args, **kwargs):
         calls.append((args, kwargs))
-        return 0, CAPTURE_02, ''
+        return 0, capture_02, ''
 
     monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
     monkeypatch.setattr(npu_facts, '_is_executable', lambda path: path == '/opt/x/npu-smi')
@@ -194,11 +180,28 @@ def test_missing_binary_names_paths_and_fix(tmp_path, monkeypatch, missing_file)
     assert result['searched'] == [str(tmp_path / 'npu-smi'), '/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi']
 
 
-def test_given_path_missing(tmp_path, missing_file):
+def test_given_path_missing(tmp_path, monkeypatch, missing_file):
     path = str(tmp_path / 'npu-smi')
+    monkeypatch.setenv('PATH', str(tmp_path / 'bin'))
+    monkeypatch.setattr(npu_facts, '_is_executable', lambda p: False)
     result = run_main({'npu_smi_path': path, 'driver_version_file': missing_file}, expect=FailJson)
     assert path in result['msg']
     assert 'Install the Ascend driver' in result['msg']
+    # Every place looked at is named: the given path, PATH, the guide's two paths.
+    assert 'PATH (%s)' % (tmp_path / 'bin') in result['msg']
+    assert '/usr/local/bin/npu-smi or /usr/local/sbin/npu-smi' in result['msg']
+    assert result['searched'] == [path, str(tmp_path / 'bin' / 'npu-smi'),
+                                  '/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi']
+
+
+def test_given_path_missing_but_elsewhere(tmp_path, monkeypatch, missing_file):
+    monkeypatch.setenv('PATH', str(tmp_path / 'bin'))
+    monkeypatch.setattr(npu_facts, '_is_executable', lambda p: p == '/usr/local/sbin/npu-smi')
+    result = run_main({'npu_smi_path': '/usr/local/bin/npu-smi', 'driver_version_file': missing_file},
+                      expect=FailJson)
+    assert 'npu_smi_path=/usr/local/bin/npu-smi, but it is at /usr/local/sbin/npu-smi' in result['msg']
+    assert result['found'] == '/usr/local/sbin/npu-smi'
+    assert result['searched'][0] == '/usr/local/bin/npu-smi'
 
 
 def test_nonzero_rc_shows_rc_and_stderr(tmp_path, missing_file):

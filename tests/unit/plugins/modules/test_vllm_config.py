@@ -151,10 +151,26 @@ def test_missing_max_model_len_is_a_violation_not_an_argspec_error():
     assert result['memory'] is None
 
 
-def test_unknown_platform_is_an_argspec_error():
-    kind, result = run({'platform': 'atlas_900', 'model': 'Qwen/Qwen3.5-2B', 'max_model_len': 16384})
+def test_unknown_platform_is_a_violation_with_the_valid_names():
+    kind, result = run({'platform': 'atlas_900', 'model': 'Qwen/Qwen3.5-2B', 'max_model_len': 16384,
+                        'dtype': 'bfloat16', 'var_prefix': 'vllm_serve_',
+                        'var_names': {'platform': 'ascend_vllm_platform'}})
     assert kind is AnsibleFailJson
-    assert 'atlas_900' in result['msg'] and 'atlas_300i_duo' in result['msg']
+    # Reported with the other problems, under the variable the caller reads it from.
+    assert [item['variable'] for item in result['violations']] == ['ascend_vllm_platform', 'vllm_serve_dtype']
+    assert 'atlas_900' in result['msg'] and 'atlas_300i_duo' in result['violations'][0]['fix']
+    assert result['violations'][0]['fix'].startswith('set ascend_vllm_platform to one of: ')
+    assert result['profile'] is None
+
+
+def test_var_names_rename_options_in_problems_and_fixes():
+    kind, result = run({'platform': 'atlas_300i_duo', 'model': 'Qwen/Qwen3.5-2B', 'max_model_len': 16384,
+                        'image_tag': 'v0.22.0-310p', 'var_prefix': 'vllm_serve_',
+                        'var_names': {'image_tag': 'image_pull_tag'}})
+    assert kind is AnsibleFailJson
+    (item,) = result['violations']
+    assert item['variable'] == 'image_pull_tag'
+    assert item['fix'] == 'set image_pull_tag so that the image tag is v0.23.0rc1-310p or newer'
 
 
 def test_summary_format():

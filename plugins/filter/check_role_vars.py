@@ -1,0 +1,305 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+name: check_role_vars
+short_description: Find misspelt and mistyped variables of this collection's roles
+version_added: 0.1.0
+description:
+  - Compares every variable of a host whose name starts with a role prefix of this collection
+    (C(vllm_serve_), C(npu_check_), C(image_pull_), C(container_run_), C(ascend_vllm_)), or looks
+    like one (C(vlm_serve_port), C(VLLM_SERVE_PORT)), with the names the roles'
+    C(meta/argument_specs.yml) define or mention, and reports each unknown name with the closest
+    known one. Ansible would otherwise ignore such a variable without a word.
+  - Validates the value of every known variable against its argument spec (type, elements,
+    choices) with Ansible's own argument spec validator, as the role would when it starts, and
+    reports the value and the expected type. An C(ascend_vllm_*) variable that is the default of a
+    role option (C(ascend_vllm_instances) for C(vllm_serve_instances)) is validated against that option.
+  - Returns one problem per variable, in the shape of the preflight report; an empty list when all is well.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+positional: specs
+options:
+  _input:
+    description: The host's variables, normally C(hostvars[inventory_hostname]); only names are read
+      until a value is needed, so unrelated variables are never templated.
+    type: dict
+    required: true
+  specs:
+    description: The roles' argument specs, role name to the parsed C(meta/argument_specs.yml) document.
+    type: dict
+    required: true
+  prefixes:
+    description: Variable name prefixes to check; defaults to C(<role>_) for every role in O(specs) plus C(ascend_vllm_).
+    type: list
+    elements: str
+'''
+
+EXAMPLES = r'''
+- name: Check the inventory variables against the roles' argument specs
+  ansible.builtin.set_fact:
+    var_problems: >-
+      {{ hostvars[inventory_hostname] | ascend.vllm.check_role_vars({
+           'vllm_serve': lookup('ansible.builtin.file', role_path ~ '/meta/argument_specs.yml') | from_yaml}) }}
+'''
+
+RETURN = r'''
+_value:
+  description: One entry per problem, empty when every variable is known and of the right type.
+  type: list
+  elements: dict
+  contains:
+    check:
+      description: Always C(variables).
+      type: str
+    kind:
+      description: C(unknown) for a name no role reads, C(type) for a value the argument spec rejects.
+      type: str
+    variable:
+      description: The variable as written in the inventory.
+      type: str
+    value:
+      description: Its value.
+      type: raw
+    suggestion:
+      description: The closest known name (C(unknown) only), or null.
+      type: str
+    msg:
+      description: C(variable=value) and what is wrong.
+      type: str
+    fix:
+      description: What to do instead.
+      type: str
+'''
+
+import difflib
+import json
+import re
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.text.converters import to_text
+from ansible.module_utils.six import string_types
+
+try:
+    from collections.abc import Mapping
+except ImportError:  # pragma: no cover - Python 2
+    from collections import Mapping
+
+try:
+    from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
+except ImportError:  # pragma: no cover - the collection is always importable where the filter runs
+    PLATFORMS = {}
+
+GLOBAL_PREFIX = 'ascend_vllm_'
+# A name whose start is this close to a prefix is taken for a misspelt role variable.
+PREFIX_CUTOFF = 0.8
+# difflib ratio a suggestion needs.
+SUGGESTION_CUTOFF = 0.6
+# Argument spec keys that describe a value (the rest is documentation).
+_SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
+_ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
+
+
+def _show(value):
+    """The value as the preflight report writes it (JSON, like Jinja's to_json)."""
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return to_text(value)
+
+
+def _strings(node):
+    if isinstance(node, string_types):
+        yield node
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            for text in _strings(key):
+                yield text
+            for text in _strings(value):
+                yield text
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            for text in _strings(item):
+                yield text
+
+
+def known_variables(specs, prefixes):
+    """Names the specs define as options, names they mention (outputs, globals) and option aliases.
+
+    Returns (known names, {name: option spec}, {ascend_vllm_* name: [option names it feeds]}).
+    """
+    if not isinstance(specs, dict) or not specs:
+        # An empty spec set would pass every variable: fail instead of checking nothing.
+        raise AnsibleFilterError('check_role_vars: specs must be a non-empty dict of role name to argument_specs document')
+    options = {}
+    aliases = {}
+    mentioned = set()
+    mention_re = re.compile(r'\b((?:%s)\w*[A-Za-z0-9])' % '|'.join(re.escape(prefix) for prefix in prefixes))
+    for role, document in specs.items():
+        entry_points = (document or {}).get('argument_specs') if isinstance(document, dict) else None
+        if not isinstance(entry_points, dict):
+            raise AnsibleFilterError('check_role_vars: the spec of role %s has no argument_specs' % role)
+        for entry in entry_points.values():
+            for name, spec in ((entry or {}).get('options') or {}).items():
+                spec = spec or {}
+                options.setdefault(name, dict((key, spec[key]) for key in _SPEC_KEYS if key in spec))
+                default = spec.get('default')
+                match = _ALIAS_RE.match(default) if isinstance(default, string_types) else None
+                if match:
+                    aliases.setdefault(match.group(1), [])
+                    if name not in aliases[match.group(1)]:
+                        aliases[match.group(1)].append(name)
+        for text in _strings(document):
+            mentioned.update(mention_re.findall(text))
+    known = set(options) | set(aliases) | mentioned
+    return known, options, aliases
+
+
+def _prefix_of(name, prefixes):
+    """(prefix, exact) when ``name`` starts with a prefix or nearly does, else (None, False)."""
+    for prefix in prefixes:
+        if name.startswith(prefix):
+            return prefix, True
+    lowered = name.lower()
+    best, best_ratio = None, 0.0
+    if len(name) < min(len(prefix) for prefix in prefixes):
+        return None, False
+    for prefix in prefixes:
+        if lowered.startswith(prefix):
+            return prefix, False
+        for length in range(max(1, len(prefix) - 2), len(prefix) + 3):
+            ratio = difflib.SequenceMatcher(None, lowered[:length], prefix).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = prefix, ratio
+    # A name no longer than the prefix itself (a group named vllm_serve) is no variable of a role.
+    if best_ratio >= PREFIX_CUTOFF and len(name) > len(best):
+        return best, False
+    return None, False
+
+
+def _type_phrase(spec):
+    kind = spec.get('type', 'str')
+    if spec.get('choices'):
+        return 'one of: %s' % ', '.join(to_text(choice) for choice in spec['choices'])
+    if kind == 'list' and spec.get('elements'):
+        return 'a list of %s' % spec['elements']
+    if kind == 'raw':
+        return 'a value'
+    return '%s %s' % ('an' if kind[0] in 'aeiou' else 'a', kind)
+
+
+def _example(spec, default):
+    if default is None or (isinstance(default, string_types) and '{{' in default):
+        return ''
+    if isinstance(default, string_types) and not default:
+        return ''
+    if isinstance(default, (list, dict)) and not default:
+        return ''
+    return ', e.g. %s' % _show(default)
+
+
+def _plain(value):
+    """Plain dicts, lists and scalars: Ansible's lazy containers would show up by class name in errors."""
+    if isinstance(value, Mapping):
+        return dict((_plain(key), _plain(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    for kind in (int, float) + string_types:
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
+def _validate(name, value, spec):
+    """Ansible's argument spec errors for one variable."""
+    result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
+    return [to_text(error) for error in result.errors]
+
+
+def _value(variables, name):
+    try:
+        return _plain(variables[name]), None
+    except Exception as exc:  # noqa: BLE001 - an undefined/erroring template is reported, not raised
+        return None, to_text(exc)
+
+
+def check_role_vars(variables, specs, prefixes=None):
+    """Problems with the host's role variables: unknown names and values of the wrong type."""
+    if prefixes is None:
+        prefixes = ['%s_' % role for role in sorted(specs or {})] + [GLOBAL_PREFIX]
+    prefixes = sorted(set(prefixes), key=len, reverse=True)
+    known, options, aliases = known_variables(specs, prefixes)
+    defaults = {}
+    for document in (specs or {}).values():
+        for entry in document['argument_specs'].values():
+            for name, spec in ((entry or {}).get('options') or {}).items():
+                defaults.setdefault(name, (spec or {}).get('default'))
+    known_lower = dict((name.lower(), name) for name in known)
+    profile_keys = set()
+    for profile in PLATFORMS.values():
+        profile_keys.update(profile)
+
+    problems = []
+    for name in sorted(to_text(key) for key in variables.keys()):
+        if name.startswith('ansible_') or name.startswith('_'):
+            continue
+        prefix, exact = _prefix_of(name, prefixes)
+        if prefix is None:
+            continue
+        if name in known:
+            specs_for = [options[name]] if name in options else [options[option] for option in aliases.get(name, [])]
+            if not specs_for:
+                continue
+            value, error = _value(variables, name)
+            if error:
+                problems.append({
+                    'check': 'variables', 'kind': 'type', 'variable': name, 'value': None, 'suggestion': None,
+                    'msg': '%s cannot be templated: %s' % (name, error),
+                    'fix': 'correct the template of %s' % name})
+                continue
+            for spec in specs_for:
+                errors = _validate(name, value, spec)
+                if errors:
+                    option = name if name in options else aliases[name][0]
+                    problems.append({
+                        'check': 'variables', 'kind': 'type', 'variable': name, 'value': value, 'suggestion': None,
+                        'msg': '%s=%s: not %s (%s)' % (name, _show(value), _type_phrase(spec), '; '.join(errors)),
+                        'fix': 'set %s to %s%s' % (name, _type_phrase(spec), _example(spec, defaults.get(option)))})
+                    break
+            continue
+        value, error = _value(variables, name)
+        shown = _show(value) if error is None else '(%s)' % error
+        suggestion = known_lower.get(name.lower())
+        if suggestion is None:
+            close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=SUGGESTION_CUTOFF)
+            suggestion = close[0] if close else None
+        rest = name[len(prefix):] if exact else ''
+        if rest in profile_keys and rest not in ('description',):
+            fix = ('remove it: %s is a platform profile field; set ascend_vllm_platform_overrides: {%s: %s} instead'
+                   % (rest, rest, shown))
+        elif suggestion:
+            fix = 'rename it to %s' % suggestion
+        else:
+            same = sorted(known_name for known_name in known if known_name.startswith(prefix) and known_name in options)
+            fix = 'remove it, or use one of the %s variables: %s' % (prefix, ', '.join(same))
+        problems.append({
+            'check': 'variables', 'kind': 'unknown', 'variable': name, 'value': value, 'suggestion': suggestion,
+            'msg': '%s=%s: no role of ascend.vllm reads this variable, so Ansible would ignore it' % (name, shown),
+            'fix': fix})
+    return problems
+
+
+class FilterModule(object):
+    """Variable checks of the ascend.vllm roles."""
+
+    def filters(self):
+        return {'check_role_vars': check_role_vars}
