@@ -87,10 +87,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.six import string_types
 
-try:
-    from collections.abc import Mapping
-except ImportError:  # pragma: no cover - Python 2
-    from collections import Mapping
+from ansible.module_utils.six.moves.collections_abc import Mapping
 
 try:
     from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
@@ -120,14 +117,11 @@ def _strings(node):
         yield node
     elif isinstance(node, dict):
         for key, value in node.items():
-            for text in _strings(key):
-                yield text
-            for text in _strings(value):
-                yield text
+            yield from _strings(key)
+            yield from _strings(value)
     elif isinstance(node, (list, tuple)):
         for item in node:
-            for text in _strings(item):
-                yield text
+            yield from _strings(item)
 
 
 def known_variables(specs, prefixes):

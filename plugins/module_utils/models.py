@@ -148,10 +148,10 @@ def _validate(name, model):
     # type: (str, Dict[str, Any]) -> Dict[str, Any]
     missing = [key for key in REQUIRED_FIELDS if key not in model]
     if missing:
-        raise ModelSpecError('model %s: missing key(s) %s in model_spec; a model outside the catalog '
-                         '(%s) needs all of: %s'
-                         % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)),
-                             missing=missing)
+        raise ModelSpecError(
+            'model %s: missing key(s) %s in model_spec; a model outside the catalog (%s) needs all of: %s'
+            % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)),
+            missing=missing)
     bad = []  # type: List[Any]
     # YAML may give the parameter count as 2.27e9; accept an integral float.
     params = model['num_parameters']

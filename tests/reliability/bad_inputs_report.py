@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Print the bad-input corpus results that tests/reliability/test_bad_inputs.py wrote.
 
     tests/reliability/bad_inputs_report.py [--json PATH] [--failures]
@@ -49,10 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         if args.failures and passed(row):
             continue
-        print("%-*s  %-*s  %-6s  %-9s  %-7s  %-5s  %5.1f  %s" % (
+        print("%-*s  %-*s  %-6s  %-9s  %-7s  %-5s  %5s  %s" % (
             width, row["id"], cat_width, row.get("category", ""), mark(row.get("failed")),
             mark(row.get("caught_in_preflight")), mark(row.get("message_complete")),
-            mark(row.get("state_preserved")), row.get("seconds") or 0, "pass" if passed(row) else "FAIL"))
+            mark(row.get("state_preserved")), "%.1f" % float(row.get("seconds") or 0), "pass" if passed(row) else "FAIL"))
         if args.failures:
             if row.get("error"):
                 print("    error: %s" % row["error"])

@@ -182,7 +182,7 @@ def http(node: str, path: str, port: int = PORT, body: dict | None = None) -> tu
     """A request from inside the node, like the smoke tests: (status or 0, body text)."""
     proc = node_exec(node, "python3", "-c", _HTTP, "http://127.0.0.1:%d%s" % (port, path),
                      json.dumps(body) if body is not None else "", timeout=60)
-    status, _, text = proc.stdout.partition("\n")
+    status, _sep, text = proc.stdout.partition("\n")
     try:
         return int(status.strip() or 0), text
     except ValueError:
@@ -565,7 +565,7 @@ class Lanes:
         self.threads = []
         for lane in lanes:
             todo = [(name, fn) for name, fn in lane if name in selected]
-            for name, _ in todo:
+            for name, _spec in todo:
                 self.done[name] = threading.Event()
             if todo:
                 thread = threading.Thread(target=self._run, args=(todo,), daemon=True)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Print the reliability suites' per-case results as one table.
 
     python tests/reliability/report.py [RESULT.json ...]   (default: tests/output/reliability/*.json)

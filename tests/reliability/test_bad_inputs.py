@@ -331,8 +331,8 @@ def results(request, nodes, tmp_path_factory):
     pending = sorted(cases, key=lambda c: c.get("platform", "any") == "any")
     lock = threading.Lock()
     out: dict[str, dict] = {}
-    node_list = [(platform, name) for platform, name in NODES.items()]
-    global_before = {name: snapshot(name, WATCHED_PATHS) for _, name in node_list}
+    node_list = list(NODES.items())
+    global_before = {name: snapshot(name, WATCHED_PATHS) for _platform, name in node_list}
 
     def take(platform: str, any_node: bool) -> dict | None:
         with lock:
@@ -375,7 +375,7 @@ def results(request, nodes, tmp_path_factory):
     for thread in threads:
         thread.join()
     wall = time.time() - start
-    global_after = {name: snapshot(name, WATCHED_PATHS) for _, name in node_list}
+    global_after = {name: snapshot(name, WATCHED_PATHS) for _platform, name in node_list}
     ordered = [out[c["id"]] for c in cases if c["id"] in out]
     summary = {
         "cases": len(ordered),

@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pytest  # noqa: E402
 
 import faultlib as fl  # noqa: E402
-from faultlib import flt_nodes  # noqa: E402,F401  (pytest fixture)
+# flt_nodes is a pytest fixture, used by name.
+from faultlib import flt_nodes  # noqa: E402,F401  pylint: disable=unused-import
 
 A = "flt-a"
 R = "flt-r"
@@ -57,7 +58,7 @@ def ensure_serving(node: str = A, rec: fl.Case | None = None) -> Path:
 
 def fatal_messages(output: str) -> str:
     """The text of every failure message of the run, unfolded."""
-    parts = [m for m in output.split("fatal: [")[1:]]
+    parts = output.split("fatal: [")[1:]
     return fl.unfold(" ".join(parts))
 
 
@@ -229,7 +230,7 @@ def scn_port_taken(case):
 
     def setup():
         holder["pid"] = fl.start_helper(A, "port-holder", fl.PORT_HOLDER, "8090")
-    _, msg = _preflight_case(case, setup, ["port 8090"], {"vllm_serve_port": 8090})
+    _result, msg = _preflight_case(case, setup, ["port 8090"], {"vllm_serve_port": 8090})
     case.check("message", "python3" in msg and ("pid %s" % holder.get("pid")) in msg,
                "the holder python3 (pid %s) is not named: %s" % (holder.get("pid"), msg[:800]))
 
@@ -255,8 +256,8 @@ def scn_driver_missing(case):
 
 def scn_npu_smi_missing(case):
     """npu-smi gone: preflight names the paths searched and the fix."""
-    _, msg = _preflight_case(case, lambda: fl.sim.set_node(A, ["npu_smi=missing"]),
-                             ["/usr/local/bin/npu-smi", "Install the Ascend driver"])
+    _result, msg = _preflight_case(case, lambda: fl.sim.set_node(A, ["npu_smi=missing"]),
+                                   ["/usr/local/bin/npu-smi", "Install the Ascend driver"])
     case.check("message", "/usr/local/sbin/npu-smi" in msg and "PATH" in msg,
                "the other places looked at (PATH, /usr/local/sbin/npu-smi) are not named: %s" % msg[:800])
 
@@ -280,9 +281,9 @@ def scn_crash_on_start(case, node=R):
     case.check("evidence", "Traceback (most recent call last)" in out
                and "ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)" in out,
                "the container's traceback is not shown")
-    check_not_crash_looping(case, A)
-    check_repaired(case, A, inv)
-    check_kept(case, A, token, images_before)
+    check_not_crash_looping(case, node)
+    check_repaired(case, node, inv)
+    check_kept(case, node, token, images_before)
 
 
 def scn_readiness_timeout(case, node=R):
@@ -304,8 +305,8 @@ def scn_readiness_timeout(case, node=R):
     case.check("state", c is not None and c.running, "the loading container was not left to finish: %s"
                % (c and c.status))
     # Loading goes on; the same command with a timeout long enough finds it serving.
-    check_repaired(case, A, inv)
-    check_kept(case, A, token, images_before)
+    check_repaired(case, node, inv)
+    check_kept(case, node, token, images_before)
 
 
 def scn_node_unreachable(case):
@@ -362,7 +363,7 @@ def scn_interrupted_run(case, node=B):
     case.check("state", ours and ours[0].id == at_kill[0].id if at_kill else False,
                "the container started by the killed run was replaced instead of reused")
     case.check("state", fl.answers(node), "not serving after the re-run")
-    check_kept(case, A, token, images_before)
+    check_kept(case, node, token, images_before)
 
 
 def scn_changed_config_crash(case, node=D):
@@ -384,9 +385,9 @@ def scn_changed_config_crash(case, node=D):
     ours = fl.containers(node)
     case.check("state", len(ours) == 1 and ours[0].labels.get("ascend.vllm.model") == new_model,
                "containers: %s" % [(c.name, c.status, c.labels.get("ascend.vllm.model")) for c in ours])
-    check_not_crash_looping(case, A)
-    check_repaired(case, A, inv, {"vllm_serve_model": new_model}, model=new_model)
-    check_kept(case, A, token, images_before)
+    check_not_crash_looping(case, node)
+    check_repaired(case, node, inv, {"vllm_serve_model": new_model}, model=new_model)
+    check_kept(case, node, token, images_before)
 
 
 # ------------------------------------------------------------------------------- lanes

@@ -163,4 +163,3 @@ def test_model_spec_error_says_what_is_wrong_item_by_item(name, spec, field, exp
         assert 'num_hidden_layers' in value and 'head_dim' not in value
     else:
         assert value == expected
-

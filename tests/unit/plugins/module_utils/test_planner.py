@@ -583,4 +583,3 @@ def test_memory_fix_when_the_weights_leave_no_room():
 ])
 def test_did_you_mean(value, choices, expected):
     assert planner._did_you_mean(value, choices) == expected
-
