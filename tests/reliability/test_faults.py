@@ -292,7 +292,9 @@ def scn_readiness_timeout(case, node=R):
     fl.remove_vllm(node)
     token = fl.put_marker(node)
     images_before = fl.image_ids(node)
-    fl.sim.fault(node, ["load_seconds=15"])
+    # Longer than the whole first run takes on a loaded machine, so that it is still
+    # loading when the 5 s wait ends.
+    fl.sim.fault(node, ["load_seconds=40"])
     inv = inventory("timeout-" + node, {node: {}})
     run = case.run(fl.site(case.case, inv, {"vllm_serve_ready_timeout": 5}))
     msg = fatal_messages(run.output)
