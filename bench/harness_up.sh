@@ -24,7 +24,7 @@ if [ -n "$others" ] && [ "${1:-}" != "--force" ]; then
   echo "harness_up: other nodes exist ($(echo "$others" | tr '\n' ' ')); leaving them alone:" \
        "state in $ASCEND_SIM_STATE_DIR, registry on port $ASCEND_SIM_REGISTRY_PORT"
 fi
-STATE_DIR="${ASCEND_SIM_STATE_DIR:-tests/sim/.state}"
+STATE_DIR="${ASCEND_SIM_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/ascend-sim}"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }

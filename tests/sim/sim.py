@@ -30,7 +30,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 IMAGES = ROOT / "images"
-STATE_DIR = Path(os.environ.get("ASCEND_SIM_STATE_DIR", str(ROOT / ".state")))
+# The nodes, their network and the registry port belong to the machine's Docker Engine,
+# not to one checkout: so does the state that tracks them (registry pid and storage,
+# inventory, lock). A second checkout (a CI clone next to a working tree) then finds
+# and reuses the registry the first one started, and its runs wait on the same lock.
+STATE_DIR = Path(os.environ.get("ASCEND_SIM_STATE_DIR")
+                 or Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "ascend-sim")
 LABEL = "ascend-sim"
 NETWORK = "ascend-sim"
 PREFIX = "ascend-sim-"
