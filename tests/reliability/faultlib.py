@@ -14,7 +14,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -73,17 +72,6 @@ FAST_VARS = {
 
 
 # --------------------------------------------------------------------------- the harness
-def docker_usable() -> str | None:
-    """Why the suite cannot run here, or None."""
-    if not shutil.which("docker"):
-        return "docker CLI missing"
-    if not sim.docker_ok():
-        return "no Docker Engine answers (scripts/ensure-docker.sh starts one)"
-    if not shutil.which("docker-registry"):
-        return "docker-registry missing (scripts/ensure-docker.sh installs it)"
-    return None
-
-
 def up(names: list[str]) -> dict:
     """Start (or keep) the named suite nodes and the shared registry."""
     specs = [sim.NodeSpec.parse("%s:%s" % (name, NODES[name])) for name in names]
@@ -598,7 +586,7 @@ class Lanes:
 @pytest.fixture(scope="session")
 def flt_nodes():
     """All suite nodes up for the session; removed (only ours) at the end."""
-    why = docker_usable()
+    why = sim.why_unusable()
     if why:
         pytest.skip(why)
     WORK_DIR.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -298,19 +297,9 @@ def _selected(session) -> list[dict]:
     return [c for c in CASES if c["id"] in wanted] or list(CASES)
 
 
-def _docker_usable() -> str | None:
-    if not shutil.which("docker"):
-        return "docker CLI missing"
-    if not sim.docker_ok():
-        return "no Docker Engine answers (scripts/ensure-docker.sh starts one)"
-    if not shutil.which("docker-registry"):
-        return "docker-registry missing"
-    return None
-
-
 @pytest.fixture(scope="module")
 def nodes():
-    why = _docker_usable()
+    why = sim.why_unusable()
     if why:
         pytest.skip(why)
     # Fresh nodes: a run that was interrupted may have left something behind.

@@ -100,7 +100,7 @@ def docker(*args: str, check: bool = True, input: str | bytes | None = None,
                               stdout=subprocess.PIPE if capture else None,
                               stderr=subprocess.PIPE if capture else None, check=False)
     except FileNotFoundError as exc:
-        raise SimError("the docker CLI is not installed (run scripts/ensure-docker.sh)") from exc
+        raise SimError("the docker CLI is not installed (run scripts/ensure-system.sh)") from exc
     if check and proc.returncode != 0:
         err = (proc.stderr or "").strip() if capture else ""
         raise SimError("docker %s failed (rc=%d): %s" % (" ".join(args[:3]), proc.returncode, err))
@@ -112,6 +112,16 @@ def docker_ok() -> bool:
         return docker("version", "--format", "{{.Server.Version}}", check=False, timeout=20).returncode == 0
     except (SimError, subprocess.TimeoutExpired):
         return False
+
+
+def why_unusable() -> str | None:
+    """Why the harness cannot run on this machine (for a test suite to skip with), or None."""
+    for tool in ("docker", "docker-registry"):
+        if not shutil.which(tool):
+            return "%s is not installed (scripts/ensure-system.sh installs it)" % tool
+    if not docker_ok():
+        return "no Docker Engine answers (scripts/ensure-system.sh starts one)"
+    return None
 
 
 def image_exists(ref: str) -> bool:
@@ -212,7 +222,7 @@ def _build_base(ref: str) -> None:
     if image_exists(ref):
         return
     if not shutil.which("mmdebstrap"):
-        raise SimError("mmdebstrap is not installed (run scripts/ensure-docker.sh)")
+        raise SimError("mmdebstrap is not installed (run scripts/ensure-system.sh)")
     pkgs = _packages(IMAGES / "base.packages")
     say("building %s with mmdebstrap (%s)" % (ref, mirror()))
     cmd = ["mmdebstrap", *MMDEBSTRAP_OPTS, "--include=" + ",".join(pkgs), SUITE, "-",
@@ -378,7 +388,7 @@ def start_registry(port: int | None = None) -> dict:
                        "ASCEND_SIM_REGISTRY_PORT or --registry-port to another port" % port)
     binary = shutil.which("docker-registry")
     if not binary:
-        raise SimError("docker-registry is not installed (run scripts/ensure-docker.sh)")
+        raise SimError("docker-registry is not installed (run scripts/ensure-system.sh)")
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     storage = STATE_DIR / "registry"
     storage.mkdir(exist_ok=True)
@@ -669,7 +679,7 @@ def up(specs: list[NodeSpec], inventory: str | Path | None = None, port: int | N
 
 def _up(specs, inventory, port, recreate) -> dict:
     if not docker_ok():
-        raise SimError("no Docker Engine answers (run scripts/ensure-docker.sh)")
+        raise SimError("no Docker Engine answers (run scripts/ensure-system.sh)")
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise SimError("node names repeat: %s" % ", ".join(names))

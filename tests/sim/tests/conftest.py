@@ -1,7 +1,6 @@
 """Fixtures for the simulated Atlas node harness (tests/sim)."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,20 +24,10 @@ def fixtures() -> Path:
     return found
 
 
-def _docker_usable() -> str | None:
-    if not shutil.which("docker"):
-        return "docker CLI missing"
-    if not sim.docker_ok():
-        return "no Docker Engine answers (scripts/ensure-docker.sh starts one)"
-    if not shutil.which("docker-registry"):
-        return "docker-registry missing"
-    return None
-
-
 @pytest.fixture(scope="session")
 def nodes(tmp_path_factory):
     """The session's simulated nodes (one per platform, plus an 8-chip 300I DUO)."""
-    why = _docker_usable()
+    why = sim.why_unusable()
     if why:
         pytest.skip(why)
     inv = tmp_path_factory.mktemp("sim") / "inventory.yml"
