@@ -62,7 +62,14 @@ def fatal_messages(output: str) -> str:
     return fl.unfold(" ".join(parts))
 
 
-def check_kept(rec: fl.Case, node: str, token: str, images_before: set[str]) -> None:
+def mark_kept(node: str, images: bool = True) -> tuple[str, str, set[str]]:
+    """What a case must not lose on the node: a fresh model-file marker and (unless the case
+    removed them first) the node's images. check_kept checks it afterwards."""
+    return node, fl.put_marker(node), fl.image_ids(node) if images else set()
+
+
+def check_kept(rec: fl.Case, kept: tuple[str, str, set[str]]) -> None:
+    node, token, images_before = kept
     rec.check("kept", fl.marker_intact(node, token), "model marker %s gone or changed on %s" % (fl.MARKER, node))
     lost = images_before - fl.image_ids(node)
     rec.check("kept", not lost, "images lost on %s: %s" % (node, lost))
@@ -106,7 +113,7 @@ def scn_registry_first_down(case):
     fl.clear_faults(R)
     fl.remove_vllm(R)
     fl.remove_images(R)
-    token = fl.put_marker(R)
+    kept = mark_kept(R, images=False)
     dead = "127.0.0.1:5999"  # nothing listens there on the node
     good = fl.registry()
     inv = inventory("registry-first-down", {R: {}}, {"image_pull_registries": [dead, good]})
@@ -123,15 +130,14 @@ def scn_registry_first_down(case):
     case.check("state", c is not None and c.running and c.image == good_ref,
                "container: %r" % ((c and (c.status, c.image)),))
     case.check("state", fl.answers(R), "not serving")
-    check_kept(case, R, token, set())
+    check_kept(case, kept)
 
 
 def scn_registry_all_down(case):
     """Every registry unreachable: a clear error naming each registry tried; the node keeps serving."""
     ensure_serving(R, case)
-    token = fl.put_marker(R)
+    kept = mark_kept(R)
     before = snapshot(R)
-    images_before = fl.image_ids(R)
     dead = ["127.0.0.1:5998", "127.0.0.1:5999"]
     inv = inventory("registry-all-down", {R: {}}, {"image_pull_registries": dead})
     # `always` asks the registries again although the tag is on the node (an upgrade re-pull).
@@ -143,7 +149,7 @@ def scn_registry_all_down(case):
     case.check("evidence", msg.count("connection refused") >= len(dead),
                "the registries' answers (connection refused) are not in the message: %s" % msg[:800])
     check_untouched(case, R, before, run)
-    check_kept(case, R, token, images_before)
+    check_kept(case, kept)
 
 
 def scn_registry_flaky(case):
@@ -151,7 +157,7 @@ def scn_registry_flaky(case):
     fl.clear_faults(R)
     fl.remove_vllm(R)
     fl.remove_images(R)
-    token = fl.put_marker(R)
+    kept = mark_kept(R, images=False)
     proxy_log = fl.HELPER_DIR + "/flaky.log"
     fl.node_exec(R, "rm", "-f", proxy_log)
     gw, port = fl.registry().split(":")
@@ -176,15 +182,14 @@ def scn_registry_flaky(case):
     c = fl.container_named(R)
     case.check("state", c is not None and c.running and c.image == ref, "container: %r" % ((c and (c.status, c.image)),))
     case.check("state", fl.answers(R), "not serving")
-    check_kept(case, R, token, set())
+    check_kept(case, kept)
 
 
 def scn_image_tag_missing(case):
     """A tag the registries do not have: a clear error naming the image reference; nothing changes."""
     ensure_serving(A, case)
-    token = fl.put_marker(A)
+    kept = mark_kept(A)
     before = snapshot(A)
-    images_before = fl.image_ids(A)
     inv = inventory("tag-missing", {A: {}})
     run = case.run(fl.site(case.case, inv, {"image_pull_tag": "v0.99.0", "image_pull_retries": 3}))
     msg = fatal_messages(run.output)
@@ -198,16 +203,15 @@ def scn_image_tag_missing(case):
     case.check("not_retried", "no such tag or digest after 1 attempt(s)" in msg,
                "a missing tag was asked for more than once: %s" % msg[:800])
     check_untouched(case, A, before, run)
-    check_kept(case, A, token, images_before)
+    check_kept(case, kept)
 
 
 # ------------------------------------------------------------------------------ preflight
 def _preflight_case(rec: fl.Case, setup, expect: list[str], extra_vars: dict | None = None,
                     node: str = A) -> tuple[fl.Run, str]:
     ensure_serving(node, rec)
-    token = fl.put_marker(node)
+    kept = mark_kept(node)
     before = snapshot(node)
-    images_before = fl.image_ids(node)
     try:
         setup()
         run = rec.run(fl.site(rec.case, inventory("preflight", {node: {}}), extra_vars))
@@ -220,7 +224,7 @@ def _preflight_case(rec: fl.Case, setup, expect: list[str], extra_vars: dict | N
               and "image_pull : pull |" not in run.output and "container_run : run |" not in run.output,
               "the run did not stop in preflight before the image and deploy phases")
     check_untouched(rec, node, before, run)
-    check_kept(rec, node, token, images_before)
+    check_kept(rec, kept)
     return run, msg
 
 
@@ -267,8 +271,7 @@ def scn_crash_on_start(case, node=R):
     """vLLM crashes while starting: the failure shows the traceback; the re-run after the fix serves."""
     ensure_serving(node, case)
     fl.remove_vllm(node)
-    token = fl.put_marker(node)
-    images_before = fl.image_ids(node)
+    kept = mark_kept(node)
     fl.sim.fault(node, ["crash=mamba"])
     inv = inventory("crash-" + node, {node: {}})
     run = case.run(fl.site(case.case, inv))
@@ -283,15 +286,14 @@ def scn_crash_on_start(case, node=R):
                "the container's traceback is not shown")
     check_not_crash_looping(case, node)
     check_repaired(case, node, inv)
-    check_kept(case, node, token, images_before)
+    check_kept(case, kept)
 
 
 def scn_readiness_timeout(case, node=R):
     """The model loads longer than vllm_serve_ready_timeout: the timeout and log lines are shown."""
     ensure_serving(node, case)
     fl.remove_vllm(node)
-    token = fl.put_marker(node)
-    images_before = fl.image_ids(node)
+    kept = mark_kept(node)
     # Longer than the whole first run takes on a loaded machine, so that it is still
     # loading when the 5 s wait ends.
     fl.sim.fault(node, ["load_seconds=40"])
@@ -308,7 +310,7 @@ def scn_readiness_timeout(case, node=R):
                % (c and c.status))
     # Loading goes on; the same command with a timeout long enough finds it serving.
     check_repaired(case, node, inv)
-    check_kept(case, node, token, images_before)
+    check_kept(case, kept)
 
 
 def scn_node_unreachable(case):
@@ -316,8 +318,7 @@ def scn_node_unreachable(case):
     for h in (B, D):
         fl.clear_faults(h)
         fl.remove_vllm(h)
-    tokens = {h: fl.put_marker(h) for h in (B, D)}
-    images_before = {h: fl.image_ids(h) for h in (B, D)}
+    kept = {h: mark_kept(h) for h in (B, D)}
     fl.sim.docker("stop", "-t", "5", fl.sim.PREFIX + C)
     # Over SSH a host that is down is UNREACHABLE; the docker connection only says so
     # without pipelining (with it, the module run fails instead).
@@ -341,15 +342,14 @@ def scn_node_unreachable(case):
         case.check("state", fl.answers(h), "%s is not serving" % h)
         c = fl.container_named(h)
         case.check("state", c is not None and c.running, "%s has no running container" % h)
-        check_kept(case, h, tokens[h], images_before[h])
+        check_kept(case, kept[h])
 
 
 def scn_interrupted_run(case, node=D):
     """site.yml killed (SIGKILL) while the container starts, then re-run: one container, serving."""
     ensure_serving(node, case)
     fl.remove_vllm(node)
-    token = fl.put_marker(node)
-    images_before = fl.image_ids(node)
+    kept = mark_kept(node)
     fl.sim.fault(node, ["load_seconds=12"])
     inv = inventory("interrupt-" + node, {node: {}})
     killed = case.run(fl.site_killed(case.case, inv, until="Wait for 'Application startup complete.'"))
@@ -368,14 +368,13 @@ def scn_interrupted_run(case, node=D):
     case.check("state", ours and ours[0].id == at_kill[0].id if at_kill else False,
                "the container started by the killed run was replaced instead of reused")
     case.check("state", fl.answers(node), "not serving after the re-run")
-    check_kept(case, node, token, images_before)
+    check_kept(case, kept)
 
 
 def scn_changed_config_crash(case, node=D):
     """A changed model whose new container crashes: log lines shown, re-run after the fix serves it."""
     ensure_serving(node, case)
-    token = fl.put_marker(node)
-    images_before = fl.image_ids(node)
+    kept = mark_kept(node)
     new_model = "Qwen/Qwen3.5-4B"
     fl.sim.fault(node, ["crash=mamba"])
     inv = inventory("changed-" + node, {node: {}})
@@ -392,7 +391,7 @@ def scn_changed_config_crash(case, node=D):
                "containers: %s" % [(c.name, c.status, c.labels.get("ascend.vllm.model")) for c in ours])
     check_not_crash_looping(case, node)
     check_repaired(case, node, inv, {"vllm_serve_model": new_model}, model=new_model)
-    check_kept(case, node, token, images_before)
+    check_kept(case, kept)
 
 
 # ------------------------------------------------------------------------------- lanes
