@@ -26,7 +26,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, get_profile, profile_names
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
+    did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
 MIB = 1024 * 1024
 
@@ -68,6 +69,7 @@ _SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-confi
 DEFAULTS = {
     'platform': None,
     'platform_overrides': None,
+    'platform_spec': None,
     'model': None,
     'model_path': None,
     'model_spec': None,
@@ -551,42 +553,6 @@ def _fix_for_fit(mem, tp, allowed_tp, util, name_of=lambda option: option):
     return '; or '.join(parts)
 
 
-def _did_you_mean(value, choices):
-    # type: (Any, List[str]) -> str
-    """" (did you mean X?)" for the closest choice, ignoring case; "" when none is close."""
-    if not isinstance(value, str) or not value:
-        return ''
-    lowered = dict((choice.lower(), choice) for choice in choices)
-    if value.lower() in lowered and lowered[value.lower()] != value:
-        return ' (did you mean %s?)' % lowered[value.lower()]
-    close = difflib.get_close_matches(value.lower(), sorted(lowered), n=2, cutoff=0.6)
-    if not close:
-        # An abbreviation ("shm" for "shm_size") is too short for difflib's ratio.
-        close = [choice for choice in sorted(lowered) if len(value) >= 3 and choice.startswith(value.lower())][:2]
-    return ' (did you mean %s?)' % ' or '.join(lowered[choice] for choice in close) if close else ''
-
-
-def _overrides_fix(platform, overrides, variable):
-    # type: (str, Any, str) -> str
-    """What to change in platform overrides that get_profile refused."""
-    reference = PLATFORMS[platform]
-    if not isinstance(overrides, dict):
-        return 'set %s to a dict of profile fields, e.g. {shm_size: 2g}' % variable
-    parts = []
-    for key in sorted(overrides):
-        if key not in reference:
-            parts.append('%s is not a profile field%s' % (key, _did_you_mean(key, sorted(reference))))
-        elif isinstance(reference[key], dict) and isinstance(overrides[key], dict):
-            for sub in sorted(set(overrides[key]) - set(reference[key])):
-                parts.append('%s.%s is not a field%s' % (key, sub, _did_you_mean(sub, sorted(reference[key]))))
-        elif type(reference[key]) is not type(overrides[key]) and not (
-                isinstance(reference[key], str) and isinstance(overrides[key], str)):
-            parts.append('give %s a %s like the profile value %s' % (
-                key, type(reference[key]).__name__, json.dumps(reference[key])))
-    return 'in %s: %s; profile fields: %s' % (variable, '; '.join(parts) or 'use the profile fields',
-                                              ', '.join(sorted(reference)))
-
-
 def _model_fix(exc, model, model_var, spec_var):
     # type: (ModelSpecError, Any, str, str) -> str
     """What to change for a model name or model_spec that get_model refused."""
@@ -627,17 +593,10 @@ def plan(request):
     }  # type: Dict[str, Any]
 
     # ---- platform profile (rule source for TP, devices, image suffix)
-    profile = None
-    try:
-        profile = get_profile(req['platform'], req['platform_overrides'])
-    except ValueError as exc:
-        if req['platform'] in profile_names():
-            report.violation('platform_overrides', req['platform_overrides'], str(exc),
-                             _overrides_fix(req['platform'], req['platform_overrides'], name_of('platform_overrides')))
-        else:
-            report.violation('platform', req['platform'], str(exc),
-                             'set %s to one of: %s%s' % (name_of('platform'), ', '.join(profile_names()),
-                                                         _did_you_mean(req['platform'], profile_names())))
+    profile, bad = resolve_profile(req['platform'], req['platform_overrides'], req.get('platform_spec'))
+    if bad:
+        option, value, rule, fix = platform_violation(bad, name_of)
+        report.violation(option, value, rule, fix)
     result['profile'] = profile
 
     # ---- model catalog

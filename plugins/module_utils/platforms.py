@@ -15,7 +15,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
-from typing import Any, Dict, List, Optional
+import difflib
+import json
+from typing import Any, Dict, List, Optional, Tuple
 
 
 def _mount(source, target=None, read_only=True):
@@ -193,7 +195,11 @@ def get_profile(name, overrides=None):
     """
     if name not in PLATFORMS:
         raise ValueError('unknown platform %r; valid platforms: %s' % (name, ', '.join(profile_names())))
-    profile = copy.deepcopy(PLATFORMS[name])
+    return _apply_overrides(name, copy.deepcopy(PLATFORMS[name]), overrides)
+
+
+def _apply_overrides(name, profile, overrides):
+    # type: (str, Dict[str, Any], Any) -> Dict[str, Any]
     if not overrides:
         return profile
     if not isinstance(overrides, dict):
@@ -216,3 +222,123 @@ def get_profile(name, overrides=None):
         else:
             profile[key] = copy.deepcopy(value)
     return profile
+
+# Fields an inventory-defined platform (``ascend_vllm_platform_spec``) must give
+# when it is not ``based_on`` a built-in profile.  ``guide_*`` fields only serve
+# the comparison with the guide's own command lines and are optional there.
+REQUIRED_SPEC_FIELDS = tuple(sorted(
+    key for key in PLATFORMS['atlas_300i_duo'] if not key.startswith('guide_') and key != 'os_family'))
+SPEC_ONLY_KEYS = ('based_on',)
+
+
+def did_you_mean(value, choices):
+    # type: (Any, List[str]) -> str
+    """" (did you mean X?)" for the closest choice, ignoring case; "" when none is close."""
+    if not isinstance(value, str) or not value:
+        return ''
+    lowered = dict((choice.lower(), choice) for choice in choices)
+    if value.lower() in lowered and lowered[value.lower()] != value:
+        return ' (did you mean %s?)' % lowered[value.lower()]
+    close = difflib.get_close_matches(value.lower(), sorted(lowered), n=2, cutoff=0.6)
+    if not close:
+        # An abbreviation ("shm" for "shm_size") is too short for difflib's ratio.
+        close = [choice for choice in sorted(lowered) if len(value) >= 3 and choice.startswith(value.lower())][:2]
+    return ' (did you mean %s?)' % ' or '.join(lowered[choice] for choice in close) if close else ''
+
+
+def platform_from_groups(group_names, spec_names=()):
+    # type: (Any, Any) -> str
+    """The platform a host's inventory groups name (the last in sorted order), or ''."""
+    known = set(profile_names()) | set(spec_names or ())
+    found = sorted(name for name in (group_names or []) if name in known)
+    return found[-1] if found else ''
+
+
+def profile_from_spec(name, spec):
+    # type: (str, Any) -> Dict[str, Any]
+    """A profile for a platform described in inventory; ValueError names what is wrong.
+
+    ``spec`` either names a built-in profile in ``based_on`` and changes some of its
+    fields (checked like overrides), or gives every field of REQUIRED_SPEC_FIELDS.
+    """
+    if not isinstance(spec, dict):
+        raise ValueError('the platform spec of %s must be a dict of profile fields, got %r' % (name, spec))
+    spec = copy.deepcopy(spec)
+    base_name = spec.pop('based_on', None)
+    if base_name is not None:
+        if base_name not in PLATFORMS:
+            raise ValueError('based_on %r is not a built-in platform; built-in: %s'
+                             % (base_name, ', '.join(profile_names())))
+        profile = get_profile(base_name, spec)
+        profile['based_on'] = base_name
+        return profile
+    reference = PLATFORMS['atlas_300i_duo']
+    unknown = sorted(set(spec) - set(reference))
+    if unknown:
+        raise ValueError('unknown platform spec key(s) %s; valid keys: %s'
+                         % (', '.join(unknown), ', '.join(sorted(set(reference) | set(SPEC_ONLY_KEYS)))))
+    missing = [key for key in REQUIRED_SPEC_FIELDS if key not in spec]
+    if missing:
+        raise ValueError('platform %s is not built in, so its spec needs every field or based_on; missing %s'
+                         % (name, ', '.join(missing)))
+    for key, value in spec.items():
+        _check_type(name, key, value, reference[key])
+    return spec
+
+
+def resolve_profile(name, overrides=None, spec=None):
+    # type: (Any, Any, Any) -> Tuple[Optional[Dict[str, Any]], Optional[Tuple[str, Any, str, Any]]]
+    """(profile, None), or (None, (option, value, error, base profile)) for the first thing that is wrong.
+
+    option is ``platform``, ``platform_overrides`` or ``platform_spec``.  A built-in
+    name ignores ``spec``; any other name needs one.
+    """
+    if name not in PLATFORMS and spec:
+        try:
+            base = profile_from_spec(name, spec)
+        except ValueError as exc:
+            return None, ('platform_spec', spec, str(exc), None)
+    elif name not in PLATFORMS:
+        return None, ('platform', name, 'unknown platform %r; valid platforms: %s'
+                      % (name, ', '.join(profile_names())), None)
+    else:
+        base = copy.deepcopy(PLATFORMS[name])
+    try:
+        return _apply_overrides(name, copy.deepcopy(base), overrides), None
+    except ValueError as exc:
+        return None, ('platform_overrides', overrides, str(exc), base)
+
+
+def overrides_fix(reference, overrides, variable):
+    # type: (Dict[str, Any], Any, str) -> str
+    """What to change in platform overrides that were refused."""
+    if not isinstance(overrides, dict):
+        return 'set %s to a dict of profile fields, e.g. {shm_size: 2g}' % variable
+    parts = []
+    for key in sorted(overrides):
+        if key not in reference:
+            parts.append('%s is not a profile field%s' % (key, did_you_mean(key, sorted(reference))))
+        elif isinstance(reference[key], dict) and isinstance(overrides[key], dict):
+            for sub in sorted(set(overrides[key]) - set(reference[key])):
+                parts.append('%s.%s is not a field%s' % (key, sub, did_you_mean(sub, sorted(reference[key]))))
+        elif type(reference[key]) is not type(overrides[key]) and not (
+                isinstance(reference[key], str) and isinstance(overrides[key], str)):
+            parts.append('give %s a %s like the profile value %s' % (
+                key, type(reference[key]).__name__, json.dumps(reference[key])))
+    return 'in %s: %s; profile fields: %s' % (variable, '; '.join(parts) or 'use the profile fields',
+                                              ', '.join(sorted(reference)))
+
+
+def platform_violation(bad, name_of=lambda option: option):
+    # type: (Tuple[str, Any, str, Any], Any) -> Tuple[str, Any, str, str]
+    """(option, value, rule, fix) for what resolve_profile refused; name_of maps options to variables."""
+    option, value, error, base = bad
+    if option == 'platform':
+        return (option, value, error, 'set %s to one of: %s%s, or describe it in %s'
+                % (name_of('platform'), ', '.join(profile_names()), did_you_mean(value, profile_names()),
+                   name_of('platform_spec')))
+    if option == 'platform_spec':
+        return (option, value, error, 'in %s: give based_on (one of %s) and the fields that differ, or every field '
+                '(%s)' % (name_of('platform_spec'), ', '.join(profile_names()), ', '.join(REQUIRED_SPEC_FIELDS)))
+    reference = base if base is not None else PLATFORMS['atlas_300i_duo']
+    return (option, value, error, overrides_fix(reference, value, name_of('platform_overrides')))

@@ -53,6 +53,13 @@ options:
       - Unknown keys, and values of another kind than the profile's, are reported as problems.
     type: dict
     default: {}
+  platform_spec:
+    description:
+      - Describes a platform that is not built in (O(platform) is then any name), for example an
+        Atlas 300I Pro card. Either C(based_on) names a built-in profile and the other keys are the
+        fields that differ, or every profile field is given.
+      - Ignored for a built-in O(platform). Problems are reported like those of O(platform_overrides).
+    type: dict
   model:
     description:
       - Model name, a key of the model catalog (C(Qwen/Qwen3.5-2B), C(Qwen/Qwen3.5-4B),
@@ -450,6 +457,7 @@ def _argument_spec():
         # closest one, next to every other problem (planner rule), not as a lone argspec error.
         platform=dict(type='str', required=True),
         platform_overrides=dict(type='dict', default={}),
+        platform_spec=dict(type='dict'),
         model=dict(type='str', required=True),
         model_path=dict(type='str'),
         model_spec=dict(type='dict'),
