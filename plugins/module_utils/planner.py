@@ -17,7 +17,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
-import difflib
 import json
 import posixpath
 import re

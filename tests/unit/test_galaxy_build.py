@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The built collection holds only what runs on a controller.
+
+Builds the tarball with ``ansible-galaxy collection build`` from a copy of the
+repository (with the caches a working tree has) and lists its entries.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+GALAXY = shutil.which('ansible-galaxy', path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get('PATH', ''))
+
+# What a user needs; each must be in the tarball.
+SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
+           'plugins/modules/vllm_config.py', 'plugins/module_utils/platforms.py',
+           'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'site.yml',
+           'inventories/examples/atlas_300i_duo/hosts.yml')
+# Top-level paths (or path prefixes) that must never ship.
+NOT_SHIPPED = ('tests/', 'tests', 'molecule', 'bench', 'scripts', 'Makefile', 'ansible.cfg',
+               'requirements-dev.txt', '.venv', '.ansible', '.ci', '.cache', '.pytest_cache',
+               'changelogs/fragments', 'inventories/demo', '.gitignore', '.ansible-lint')
+
+
+@pytest.fixture(scope='module')
+def entries(tmp_path_factory):
+    if GALAXY is None:
+        pytest.fail('ansible-galaxy is not installed: run `make setup`')
+    work = tmp_path_factory.mktemp('build')
+    src = work / 'src'
+    tracked = subprocess.run(['git', 'ls-files', '-z'], cwd=ROOT, check=True, capture_output=True).stdout
+    for rel in filter(None, tracked.decode().split('\0')):
+        if os.path.lexists(os.path.join(ROOT, rel)):
+            dest = src / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(os.path.join(ROOT, rel), dest, follow_symlinks=False)
+    # What a working tree also holds: caches and local tool directories.
+    for junk in ('.venv/bin/python', '.ansible/collections/x', 'plugins/module_utils/__pycache__/x.cpython-311.pyc',
+                 'tests/output/junk.txt', '.pytest_cache/v/cache', 'ascend-vllm-0.0.1.tar.gz'):
+        (src / junk).parent.mkdir(parents=True, exist_ok=True)
+        (src / junk).write_text('junk')
+    out = work / 'dist'
+    subprocess.run([GALAXY, 'collection', 'build', str(src), '--output-path', str(out)],
+                   check=True, capture_output=True)
+    [tarball] = list(out.iterdir())
+    with tarfile.open(str(tarball)) as tar:
+        return [name[2:] if name.startswith('./') else name for name in tar.getnames()]
+
+
+@pytest.mark.parametrize('path', SHIPPED)
+def test_runtime_files_ship(entries, path):
+    assert path in entries
+
+
+@pytest.mark.parametrize('path', NOT_SHIPPED)
+def test_development_files_do_not_ship(entries, path):
+    leaked = [name for name in entries if name == path.rstrip('/') or name.startswith(path.rstrip('/') + '/')]
+    assert leaked == []
+
+
+def test_no_caches_or_archives_ship(entries):
+    leaked = [name for name in entries if '__pycache__' in name or name.endswith(('.pyc', '.tar.gz'))]
+    assert leaked == []
