@@ -13,7 +13,7 @@ short_description: The preflight problems of a node, judged on the controller
 version_added: 0.2.0
 description:
   - Judges what M(ascend.vllm.node_facts) read on a node against the platform profile, the planned
-    instances and the C(npu_check) settings: the platform, driver files, device nodes, mounted host
+    instances and the C(npu_check) settings - the platform, driver files, device nodes, mounted host
     files, Docker Engine, npu-smi, chip health, processes on the chips, the platform's chips per
     card, serving ports, disk space for the image and RC-mode host memory.
   - Returns every problem in the shape of the preflight report (C(check), C(msg), C(fix)), in the

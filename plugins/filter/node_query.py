@@ -22,7 +22,7 @@ author:
 options:
   _input:
     description:
-      - The settings, as the C(npu_check) role passes them: C(profile), C(instances) (as
+      - The settings, as the C(npu_check) role passes them - C(profile), C(instances) (as
         C(npu_check_instances)), C(driver_dir), C(driver_version_file), C(npu_smi_path) (empty takes
         the profile's), C(mount_sources), C(ports) (false leaves the ports out), C(paths).
     type: dict

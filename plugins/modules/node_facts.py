@@ -27,7 +27,7 @@ description:
   - Free space of the filesystem holding Docker's data root, and the host's available
     memory (C(MemAvailable)).
   - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
-    is returned as data, never as a failure: the controller turns it into problems.
+    is returned as data, never as a failure; the controller turns it into problems.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
