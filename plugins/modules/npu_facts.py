@@ -250,91 +250,15 @@ ansible_facts:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
-    parse_npu_smi_info,
-    parse_version_info,
+from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (  # noqa: F401 (re-exported)
+    FALLBACK_PATHS,
+    NpuSmiError,
+    find_npu_smi,
+    locate_npu_smi,
+    npu_facts_from,
+    run_npu_smi,
 )
-
-# Where the deployment guide mounts npu-smi: Atlas 300I DUO, then Atlas 200I Pro.
-FALLBACK_PATHS = ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
-
-
-def _is_executable(path):
-    return os.path.isfile(path) and os.access(path, os.X_OK)
-
-
-def find_npu_smi(search_path):
-    """Return (found path or None, every path looked at) for npu-smi on search_path then FALLBACK_PATHS."""
-    candidates = []
-    for directory in (search_path or '').split(os.pathsep):
-        if directory:
-            candidate = os.path.join(directory, 'npu-smi')
-            if candidate not in candidates:
-                candidates.append(candidate)
-    for candidate in FALLBACK_PATHS:
-        if candidate not in candidates:
-            candidates.append(candidate)
-    for candidate in candidates:
-        if _is_executable(candidate):
-            return candidate, candidates
-    return None, candidates
-
-
-def read_driver_version(module, path):
-    """Return (version, info) from version.info; (None, {}) when the file is missing."""
-    if not os.path.exists(path):
-        return None, {}
-    try:
-        with open(path, 'rb') as handle:
-            text = to_native(handle.read(), errors='surrogate_or_strict')
-        parsed = parse_version_info(text)
-    except (IOError, OSError, ValueError) as exc:
-        module.warn('Could not read the driver version from %s: %s' % (path, to_native(exc)))
-        return None, {}
-    return parsed['version'], parsed['info']
-
-
-def run_npu_smi(module):
-    """Return (npu-smi path, stdout of `npu-smi info`); fails the module with the fix when it cannot."""
-    path = module.params['npu_smi_path']
-    if path:
-        if not _is_executable(path):
-            # Look where it usually is too, so the message says where it went (a
-            # driver that installs it elsewhere) or that it is nowhere.
-            found, others = find_npu_smi(os.environ.get('PATH', ''))
-            searched = [path] + [p for p in others if p != path]
-            if found:
-                module.fail_json(
-                    msg='npu-smi not found or not executable at npu_smi_path=%s, but it is at %s. Set npu_smi_path '
-                        'to %s (and mount that path wherever npu-smi is bind-mounted).' % (path, found, found),
-                    searched=searched, found=found)
-            path_dirs = [d for d in os.environ.get('PATH', '').split(os.pathsep) if d]
-            module.fail_json(
-                msg='npu-smi not found or not executable at npu_smi_path=%s, nor on PATH (%s) nor at %s. Install '
-                    'the Ascend driver on this host (it ships npu-smi), or set npu_smi_path to where npu-smi is.'
-                    % (path, os.pathsep.join(path_dirs) or 'empty',
-                       ' or '.join(p for p in FALLBACK_PATHS if p != path) or path),
-                searched=searched)
-    else:
-        path, searched = find_npu_smi(os.environ.get('PATH', ''))
-        if path is None:
-            path_dirs = [d for d in os.environ.get('PATH', '').split(os.pathsep) if d]
-            module.fail_json(
-                msg='npu-smi not found on PATH (%s) nor at %s, where the deployment guide mounts it. '
-                    'Install the Ascend driver (it ships npu-smi), or set npu_smi_path to where '
-                    'npu-smi is.' % (os.pathsep.join(path_dirs) or 'empty', ' or '.join(FALLBACK_PATHS)),
-                searched=searched)
-
-    rc, stdout, stderr = module.run_command([path, 'info'], environ_update={'LC_ALL': 'C'})
-    if rc != 0:
-        detail = (stderr or '').strip() or (stdout or '').strip() or '(no output)'
-        module.fail_json(
-            msg='%s info failed with rc=%d: %s. Check that the Ascend driver is loaded and that '
-                'this user can open /dev/davinci_manager (become: true).' % (path, rc, detail),
-            rc=rc, stdout=stdout, stderr=stderr, cmd=[path, 'info'])
-    return path, stdout
 
 
 def main():
@@ -346,28 +270,15 @@ def main():
         ),
         supports_check_mode=True,
     )
-
-    if module.params['output'] is not None:
-        path, text = None, module.params['output']
-    else:
-        path, text = run_npu_smi(module)
-
     try:
-        parsed = parse_npu_smi_info(text)
-    except ValueError as exc:
-        module.fail_json(msg='Cannot parse npu-smi info output: %s' % to_native(exc), stdout=text)
-
-    driver_version, driver_info = read_driver_version(module, module.params['driver_version_file'])
-    facts = dict(
-        npu_smi_version=parsed['npu_smi_version'],
-        driver_version=driver_version,
-        driver_info=driver_info,
-        chips=parsed['chips'],
-        processes=parsed['processes'],
-        process_table_present=parsed['process_table_present'],
-        chip_count=len(parsed['chips']),
-        npu_smi_path=path,
-    )
+        if module.params['output'] is not None:
+            path, text = None, module.params['output']
+        else:
+            path = locate_npu_smi(module.params['npu_smi_path'], os.environ.get('PATH', ''))
+            text = run_npu_smi(module.run_command, path)
+        facts = npu_facts_from(text, path, module.params['driver_version_file'], module.warn)
+    except NpuSmiError as exc:
+        module.fail_json(msg=exc.msg, **exc.details)
     module.exit_json(changed=False, ansible_facts=dict(ascend_npu=facts), npu=facts)
 
 

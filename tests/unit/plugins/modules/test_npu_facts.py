@@ -15,6 +15,7 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.common.text.converters import to_bytes
 
+from ansible_collections.ascend.vllm.plugins.module_utils import _node_npu
 from ansible_collections.ascend.vllm.plugins.modules import npu_facts
 
 VERSION_INFO = 'Version=24.1.rc2.2\nascendhal_version=7.35.23\npackage_version=24.1.rc2.2\n'
@@ -162,7 +163,7 @@ def test_runs_without_shell(capture_02, monkeypatch, missing_file):
         return 0, capture_02, ''
 
     monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
-    monkeypatch.setattr(npu_facts, '_is_executable', lambda path: path == '/opt/x/npu-smi')
+    monkeypatch.setattr(_node_npu, '_is_executable', lambda path: path == '/opt/x/npu-smi')
     run_main({'npu_smi_path': '/opt/x/npu-smi', 'driver_version_file': missing_file})
     assert calls[0][0] == ['/opt/x/npu-smi', 'info']
     assert not calls[0][1].get('use_unsafe_shell')
@@ -170,7 +171,7 @@ def test_runs_without_shell(capture_02, monkeypatch, missing_file):
 
 def test_missing_binary_names_paths_and_fix(tmp_path, monkeypatch, missing_file):
     monkeypatch.setenv('PATH', str(tmp_path))
-    monkeypatch.setattr(npu_facts, '_is_executable', lambda path: False)
+    monkeypatch.setattr(_node_npu, '_is_executable', lambda path: False)
     result = run_main({'driver_version_file': missing_file}, expect=FailJson)
     assert '/usr/local/bin/npu-smi' in result['msg']
     assert '/usr/local/sbin/npu-smi' in result['msg']
@@ -183,7 +184,7 @@ def test_missing_binary_names_paths_and_fix(tmp_path, monkeypatch, missing_file)
 def test_given_path_missing(tmp_path, monkeypatch, missing_file):
     path = str(tmp_path / 'npu-smi')
     monkeypatch.setenv('PATH', str(tmp_path / 'bin'))
-    monkeypatch.setattr(npu_facts, '_is_executable', lambda p: False)
+    monkeypatch.setattr(_node_npu, '_is_executable', lambda p: False)
     result = run_main({'npu_smi_path': path, 'driver_version_file': missing_file}, expect=FailJson)
     assert path in result['msg']
     assert 'Install the Ascend driver' in result['msg']
@@ -196,7 +197,7 @@ def test_given_path_missing(tmp_path, monkeypatch, missing_file):
 
 def test_given_path_missing_but_elsewhere(tmp_path, monkeypatch, missing_file):
     monkeypatch.setenv('PATH', str(tmp_path / 'bin'))
-    monkeypatch.setattr(npu_facts, '_is_executable', lambda p: p == '/usr/local/sbin/npu-smi')
+    monkeypatch.setattr(_node_npu, '_is_executable', lambda p: p == '/usr/local/sbin/npu-smi')
     result = run_main({'npu_smi_path': '/usr/local/bin/npu-smi', 'driver_version_file': missing_file},
                       expect=FailJson)
     assert 'npu_smi_path=/usr/local/bin/npu-smi, but it is at /usr/local/sbin/npu-smi' in result['msg']

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Read-only questions to the Docker Engine API, with the Python standard library only.
+
+The node needs no ``requests`` nor Docker SDK for these reads: one HTTP/1.1 connection
+over the engine's Unix socket (or plain TCP) per request.  Every function only reads
+(``GET``); nothing here changes a container or an image.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import socket
+
+try:
+    from http.client import HTTPConnection
+    from urllib.parse import quote
+except ImportError:  # pragma: no cover - Python 2 nodes
+    from httplib import HTTPConnection  # type: ignore
+    from urllib import quote  # type: ignore
+
+DEFAULT_HOST = 'unix:///var/run/docker.sock'
+# Label that marks the containers this collection created (container_run sets it).
+MANAGED_LABEL = 'ascend.vllm.managed-by'
+
+
+class DockerError(Exception):
+    """The engine could not be reached or refused a request; ``status`` is the HTTP status or None."""
+
+    def __init__(self, msg, status=None):
+        super(DockerError, self).__init__(msg)
+        self.status = status
+
+
+class _UnixConnection(HTTPConnection):
+    def __init__(self, path, timeout):
+        HTTPConnection.__init__(self, 'localhost', timeout=timeout)
+        self._socket_path = path
+
+    def connect(self):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self._socket_path)
+        except Exception:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+class DockerApi(object):
+    """GET requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
+
+    def __init__(self, host=DEFAULT_HOST, timeout=10):
+        self.host = host or DEFAULT_HOST
+        self.timeout = timeout
+
+    def _connection(self):
+        if self.host.startswith('unix://'):
+            return _UnixConnection(self.host[len('unix://'):], self.timeout)
+        if self.host.startswith('tcp://') or self.host.startswith('http://'):
+            hostport = self.host.split('://', 1)[1].rstrip('/')
+            return HTTPConnection(hostport, timeout=self.timeout)
+        raise DockerError('docker_host=%s is not unix:///path or tcp://host:port' % self.host)
+
+    def get(self, path):
+        """The decoded JSON body of GET ``path``; DockerError on any failure."""
+        conn = self._connection()
+        try:
+            conn.request('GET', path, headers={'Host': 'docker'})
+            response = conn.getresponse()
+            body = response.read()
+        except (OSError, socket.error, IOError) as exc:
+            raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
+        finally:
+            conn.close()
+        text = body.decode('utf-8', 'replace')
+        if response.status >= 400:
+            try:
+                detail = json.loads(text).get('message', text)
+            except ValueError:
+                detail = text
+            raise DockerError('GET %s: HTTP %d: %s' % (path, response.status, detail.strip()), response.status)
+        try:
+            return json.loads(text) if text.strip() else None
+        except ValueError:
+            raise DockerError('GET %s: the answer is not JSON: %r' % (path, text[:200]))
+
+
+def _names(summary):
+    return [name.lstrip('/') for name in summary.get('Names') or []]
+
+
+def container_summary(summary):
+    """The fields of one /containers/json entry that preflight reads."""
+    names = _names(summary)
+    return {
+        'name': names[0] if names else '?',
+        'id': summary.get('Id'),
+        'image': summary.get('Image'),
+        'state': summary.get('State'),
+        'status': summary.get('Status'),
+        'ports': sorted(set(p['PublicPort'] for p in summary.get('Ports') or [] if p.get('PublicPort'))),
+        'labels': summary.get('Labels') or {},
+    }
+
+
+def container_details(inspect, pids):
+    """The fields of one container inspect that preflight reads; ``pids`` from its top."""
+    state = inspect.get('State') or {}
+    host_config = inspect.get('HostConfig') or {}
+    config = inspect.get('Config') or {}
+    return {
+        'exists': True,
+        'id': inspect.get('Id'),
+        'running': bool(state.get('Running')),
+        'restarting': bool(state.get('Restarting')),
+        'restart_count': inspect.get('RestartCount', 0),
+        'status': state.get('Status'),
+        'exit_code': state.get('ExitCode'),
+        'started_at': state.get('StartedAt'),
+        'labels': config.get('Labels') or {},
+        'devices': [d.get('PathOnHost') for d in host_config.get('Devices') or []],
+        # "8080/tcp" -> "8080", as the port list of a running instance.
+        'ports': sorted(key.split('/')[0] for key in host_config.get('PortBindings') or {}),
+        'pids': pids,
+    }
+
+
+def _top_pids(api, name):
+    """Host pids of a running container's processes, as `docker top NAME -eo pid` lists them."""
+    try:
+        top = api.get('/containers/%s/top?ps_args=%s' % (quote(name, safe=''), quote('-eo pid'))) or {}
+    except DockerError:
+        return []
+    titles = top.get('Titles') or []
+    column = titles.index('PID') if 'PID' in titles else 0
+    pids = []
+    for row in top.get('Processes') or []:
+        value = str(row[column]).strip() if len(row) > column else ''
+        if value.isdigit():
+            pids.append(int(value))
+    return pids
+
+
+def inspect_container(api, name):
+    """Details of container ``name``; ``{'exists': False}`` when there is none."""
+    try:
+        inspect = api.get('/containers/%s/json' % quote(name, safe=''))
+    except DockerError as exc:
+        if exc.status == 404:
+            return {'exists': False}
+        raise
+    running = bool((inspect.get('State') or {}).get('Running'))
+    return container_details(inspect, _top_pids(api, name) if running else [])
+
+
+def engine_facts(api, container_names):
+    """What preflight needs from the engine: version, data root, images, containers.
+
+    Never raises: an engine that cannot be asked gives ``reachable: false`` and ``error``.
+    """
+    out = {'reachable': False, 'error': None, 'version': None, 'api_version': None, 'root_dir': None,
+           'images': [], 'containers': [], 'inspected': {}}
+    try:
+        info = api.get('/info') or {}
+        version = api.get('/version') or {}
+        images = api.get('/images/json') or []
+        # Running and restarting containers: a port they publish is taken.
+        containers = api.get('/containers/json') or []
+        inspected = dict((name, inspect_container(api, name)) for name in container_names)
+    except DockerError as exc:
+        out['error'] = str(exc)
+        return out
+    tags = []
+    for image in images:
+        tags.extend(tag for tag in image.get('RepoTags') or [] if tag and tag != '<none>:<none>')
+    out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),
+               api_version=version.get('ApiVersion'), root_dir=info.get('DockerRootDir'),
+               images=sorted(set(tags)), containers=[container_summary(c) for c in containers],
+               inspected=inspected)
+    return out

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Everything the node preflight reads, gathered in one module run (ascend.vllm.node_facts).
+
+``gather_node`` asks each source in turn and never raises for what the node lacks:
+a missing npu-smi, an engine that does not answer or a path that is not there are
+facts for the controller to judge (module_utils/_node_problems.py).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _node_probe
+from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (
+    NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
+
+SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory')
+DEFAULT_DOCKER_ROOT = '/var/lib/docker'
+
+
+def _npu(params, run_command, search_path, warn):
+    """(facts, error, facts of the npu-smi found elsewhere) for the npu-smi asked for."""
+    try:
+        return read_npu(run_command, params['npu_smi_path'] or None, search_path,
+                        params['driver_version_file'], warn), None, None
+    except NpuSmiError as exc:
+        error = dict(exc.details, msg=exc.msg)
+    found = None
+    if error.get('found'):
+        # npu-smi elsewhere than the profile says often means the wrong platform:
+        # its chips tell the controller which one this node is.
+        try:
+            found = npu_facts_from(run_npu_smi(run_command, error['found']), error['found'],
+                                   params['driver_version_file'], warn)
+        except NpuSmiError:
+            found = None
+    return None, error, found
+
+
+def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/proc', probe=None):
+    """The node facts for the module parameters ``params`` (see plugins/modules/node_facts.py)."""
+    subsets = set(params.get('gather') or SUBSETS)
+    out = {}
+    if 'paths' in subsets:
+        out['paths'] = dict((path, _node_probe.stat_path(path)) for path in params.get('paths') or [])
+    if 'npu' in subsets:
+        out['npu'], out['npu_error'], out['npu_found'] = _npu(params, run_command, search_path, warn)
+    engine = None
+    if 'docker' in subsets or 'disk' in subsets:
+        api = docker_api or _node_docker.DockerApi(params.get('docker_host'), params.get('docker_timeout', 10))
+        engine = _node_docker.engine_facts(api, params.get('containers') or [])
+    if 'docker' in subsets:
+        out['containers'] = engine.pop('inspected')
+        out['docker'] = engine
+    if 'ports' in subsets:
+        kwargs = {'probe': probe} if probe else {
+            'probe': lambda port: _node_probe.connect_probe(port, params.get('probe_timeout', 1.0))}
+        found = _node_probe.listeners(params.get('ports') or [], proc=proc, **kwargs)
+        out['listeners'] = dict((str(port), value) for port, value in found.items())
+    if 'disk' in subsets:
+        out['disk'] = _node_probe.disk(engine.get('root_dir') or DEFAULT_DOCKER_ROOT, proc=proc)
+    if 'memory' in subsets:
+        out['memory'] = _node_probe.memory(proc=proc)
+    return out

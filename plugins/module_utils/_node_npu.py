@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Finding and running ``npu-smi`` on the node, and reading the driver's version.info.
+
+Shared by the npu_facts and node_facts modules.  Failures are ``NpuSmiError``
+(a ``ValueError``) carrying the message and where npu-smi was looked for, so each
+module decides whether that fails it (npu_facts) or becomes a fact (node_facts).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
+    parse_npu_smi_info,
+    parse_version_info,
+)
+
+# Where the deployment guide mounts npu-smi: Atlas 300I DUO, then Atlas 200I Pro.
+FALLBACK_PATHS = ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
+
+
+class NpuSmiError(ValueError):
+    """npu-smi cannot be found, run or read; ``details`` are extra result keys (searched, found, rc, ...)."""
+
+    def __init__(self, msg, **details):
+        super(NpuSmiError, self).__init__(msg)
+        self.msg = msg
+        self.details = details
+
+
+def _is_executable(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_npu_smi(search_path):
+    """Return (found path or None, every path looked at) for npu-smi on search_path then FALLBACK_PATHS."""
+    candidates = []
+    for directory in (search_path or '').split(os.pathsep):
+        if directory:
+            candidate = os.path.join(directory, 'npu-smi')
+            if candidate not in candidates:
+                candidates.append(candidate)
+    for candidate in FALLBACK_PATHS:
+        if candidate not in candidates:
+            candidates.append(candidate)
+    for candidate in candidates:
+        if _is_executable(candidate):
+            return candidate, candidates
+    return None, candidates
+
+
+def read_driver_version(path, warn):
+    """Return (version, info) from version.info; (None, {}) when the file is missing."""
+    if not os.path.exists(path):
+        return None, {}
+    try:
+        with open(path, 'rb') as handle:
+            text = handle.read().decode('utf-8')
+        parsed = parse_version_info(text)
+    except (IOError, OSError, ValueError) as exc:
+        warn('Could not read the driver version from %s: %s' % (path, exc))
+        return None, {}
+    return parsed['version'], parsed['info']
+
+
+def locate_npu_smi(path, search_path):
+    """The npu-smi to run: ``path`` when given and executable, else one found on search_path.
+
+    Raises NpuSmiError naming every place looked at, and (``found``) where npu-smi is
+    when ``path`` was given but it lives elsewhere.
+    """
+    path_dirs = [d for d in (search_path or '').split(os.pathsep) if d]
+    if not path:
+        found, searched = find_npu_smi(search_path)
+        if found is None:
+            raise NpuSmiError(
+                'npu-smi not found on PATH (%s) nor at %s, where the deployment guide mounts it. '
+                'Install the Ascend driver (it ships npu-smi), or set npu_smi_path to where '
+                'npu-smi is.' % (os.pathsep.join(path_dirs) or 'empty', ' or '.join(FALLBACK_PATHS)),
+                searched=searched)
+        return found
+    if _is_executable(path):
+        return path
+    # Look where it usually is too, so the message says where it went (a driver that
+    # installs it elsewhere) or that it is nowhere.
+    found, others = find_npu_smi(search_path)
+    searched = [path] + [p for p in others if p != path]
+    if found:
+        raise NpuSmiError(
+            'npu-smi not found or not executable at npu_smi_path=%s, but it is at %s. Set npu_smi_path '
+            'to %s (and mount that path wherever npu-smi is bind-mounted).' % (path, found, found),
+            searched=searched, found=found)
+    raise NpuSmiError(
+        'npu-smi not found or not executable at npu_smi_path=%s, nor on PATH (%s) nor at %s. Install '
+        'the Ascend driver on this host (it ships npu-smi), or set npu_smi_path to where npu-smi is.'
+        % (path, os.pathsep.join(path_dirs) or 'empty', ' or '.join(p for p in FALLBACK_PATHS if p != path) or path),
+        searched=searched)
+
+
+def run_npu_smi(run_command, path):
+    """stdout of ``path info``; NpuSmiError with rc, stdout and stderr when it fails."""
+    rc, stdout, stderr = run_command([path, 'info'], environ_update={'LC_ALL': 'C'})
+    if rc != 0:
+        detail = (stderr or '').strip() or (stdout or '').strip() or '(no output)'
+        raise NpuSmiError(
+            '%s info failed with rc=%d: %s. Check that the Ascend driver is loaded and that '
+            'this user can open /dev/davinci_manager (become: true).' % (path, rc, detail),
+            rc=rc, stdout=stdout, stderr=stderr, cmd=[path, 'info'])
+    return stdout
+
+
+def npu_facts_from(text, path, driver_version_file, warn):
+    """The ascend_npu facts for npu-smi output ``text``; NpuSmiError when it cannot be parsed."""
+    try:
+        parsed = parse_npu_smi_info(text)
+    except ValueError as exc:
+        raise NpuSmiError('Cannot parse npu-smi info output: %s' % exc, stdout=text)
+    driver_version, driver_info = read_driver_version(driver_version_file, warn)
+    return dict(
+        npu_smi_version=parsed['npu_smi_version'],
+        driver_version=driver_version,
+        driver_info=driver_info,
+        chips=parsed['chips'],
+        processes=parsed['processes'],
+        process_table_present=parsed['process_table_present'],
+        chip_count=len(parsed['chips']),
+        npu_smi_path=path,
+    )
+
+
+def read_npu(run_command, path, search_path, driver_version_file, warn):
+    """Facts of the npu-smi at ``path`` (or found); NpuSmiError when there are none."""
+    located = locate_npu_smi(path, search_path)
+    return npu_facts_from(run_npu_smi(run_command, located), located, driver_version_file, warn)

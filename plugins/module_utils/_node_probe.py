@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Read-only probes of the node for the preflight: paths, TCP listeners, disk and memory.
+
+Each function reads ``/proc`` or the filesystem under a root it is given (``/`` on a
+node, a temporary tree in the unit tests) and returns plain data; nothing is changed.
+The text parsers (``parse_*``) are pure.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+import socket
+import stat
+
+_LISTEN = '0A'
+_OCTAL_RE = re.compile(r'\\([0-7]{3})')
+
+
+def stat_path(path):
+    """{exists, isdir, isreg, ischr, islnk} of ``path``; a dangling link exists but is nothing else."""
+    out = {'exists': False, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': False}
+    try:
+        link = os.lstat(path)
+    except OSError:
+        return out
+    out['exists'] = True
+    out['islnk'] = stat.S_ISLNK(link.st_mode)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return out
+    out.update(isdir=stat.S_ISDIR(mode), isreg=stat.S_ISREG(mode), ischr=stat.S_ISCHR(mode))
+    return out
+
+
+def parse_proc_net_tcp(text):
+    """[(local port, socket inode)] of the listening sockets in a /proc/net/tcp{,6} text."""
+    out = []
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 10 or fields[3] != _LISTEN:
+            continue
+        try:
+            port = int(fields[1].rsplit(':', 1)[1], 16)
+            inode = int(fields[9])
+        except (IndexError, ValueError):
+            continue
+        out.append((port, inode))
+    return out
+
+
+def parse_meminfo(text):
+    """{key: kB} of a /proc/meminfo text."""
+    out = {}
+    for line in text.splitlines():
+        key, sep, rest = line.partition(':')
+        words = rest.split()
+        if sep and words and words[0].isdigit():
+            out[key.strip()] = int(words[0])
+    return out
+
+
+def parse_mounts(text):
+    """Mount points of a /proc/mounts text (octal escapes such as \\040 decoded)."""
+    points = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 2:
+            points.append(_OCTAL_RE.sub(lambda m: chr(int(m.group(1), 8)), fields[1]))
+    return points
+
+
+def _read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return ''
+
+
+def _socket_owners(proc, inodes):
+    """{inode: [(process name, pid)]} for the socket inodes, from every /proc/PID/fd."""
+    owners = dict((inode, []) for inode in inodes)
+    wanted = dict(('socket:[%d]' % inode, inode) for inode in inodes)
+    for entry in os.listdir(proc):
+        if not entry.isdigit():
+            continue
+        fd_dir = os.path.join(proc, entry, 'fd')
+        try:
+            links = [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+        except OSError:
+            continue  # gone, or not ours to read (not root)
+        for link in set(links):
+            if link in wanted:
+                name = _read(os.path.join(proc, entry, 'comm')).strip() or '?'
+                owners[wanted[link]].append((name, int(entry)))
+    return owners
+
+
+def connect_probe(port, timeout=1.0, host='127.0.0.1'):
+    """True when something accepts a TCP connection on host:port within ``timeout`` seconds."""
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except (OSError, socket.error):
+        return False
+    sock.close()
+    return True
+
+
+def listeners(ports, proc='/proc', probe=connect_probe):
+    """{port: {listening, processes: [{name, pid}], accepts}} for each TCP port.
+
+    ``listening``: a socket in LISTEN state on that port in this network namespace
+    (what ``ss -ltnp sport = :PORT`` lists); ``processes``: who holds it (empty when
+    /proc/PID/fd cannot be read); ``accepts``: a connect to 127.0.0.1 succeeded within a
+    second, which also catches a listener elsewhere behind a DNAT rule.
+    """
+    sockets = []
+    for name in ('tcp', 'tcp6'):
+        sockets.extend(parse_proc_net_tcp(_read(os.path.join(proc, 'net', name))))
+    wanted = set(int(p) for p in ports)
+    inodes = sorted(set(inode for port, inode in sockets if port in wanted and inode))
+    owners = _socket_owners(proc, inodes) if inodes else {}
+    out = {}
+    for port in sorted(wanted):
+        mine = [inode for p, inode in sockets if p == port]
+        holders = sorted(set(h for inode in mine for h in owners.get(inode, [])), key=lambda h: (h[1], h[0]))
+        out[port] = {'listening': bool(mine), 'processes': [{'name': n, 'pid': pid} for n, pid in holders],
+                     'accepts': probe(port)}
+    return out
+
+
+def filesystem_of(path, mount_points):
+    """The longest mount point that is ``path`` or one of its parent directories."""
+    parts = [part for part in path.strip('/').split('/') if part]
+    prefixes = ['/'] + ['/' + '/'.join(parts[:i + 1]) for i in range(len(parts))]
+    found = [p for p in prefixes if p in set(mount_points)]
+    return found[-1] if found else None
+
+
+def disk(path, proc='/proc'):
+    """{root, mount, free_gb} for the filesystem holding ``path`` (GiB free to unprivileged users)."""
+    mount = filesystem_of(path, parse_mounts(_read(os.path.join(proc, 'mounts'))))
+    free_gb = None
+    if mount is not None:
+        try:
+            vfs = os.statvfs(mount)
+            free_gb = round(vfs.f_bavail * vfs.f_frsize / 1073741824.0, 1)
+        except OSError:
+            mount = None
+    return {'root': path, 'mount': mount, 'free_gb': free_gb}
+
+
+def memory(proc='/proc'):
+    """{available_mb, total_mb} from /proc/meminfo (MemAvailable, MemTotal); None when missing."""
+    info = parse_meminfo(_read(os.path.join(proc, 'meminfo')))
+    available = info.get('MemAvailable')
+    total = info.get('MemTotal')
+    return {'available_mb': available // 1024 if available is not None else None,
+            'total_mb': total // 1024 if total is not None else None}

@@ -1,0 +1,226 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: node_facts
+short_description: Read everything the preflight of an Atlas node needs, in one run
+version_added: 0.2.0
+description:
+  - Gathers in one module run what the C(ascend.vllm.npu_check) role judges, so a node
+    preflight costs one round trip to the node.
+  - Paths (driver files, device nodes, the host files the container mounts, any extra
+    path) with their type; the chips, health, memory and processes that C(npu-smi info)
+    lists (as M(ascend.vllm.npu_facts) reads them) and the driver version.
+  - The Docker Engine (reachable or not, version, data root, image tags, running
+    containers with their published ports and labels) and, for the containers named in
+    O(containers), their state, restart count, devices, port bindings, labels and the
+    host pids of their processes (what C(docker top NAME -eo pid) lists).
+  - Who listens on each port of O(ports) (process name and pid, from C(/proc)) and
+    whether a connection to it is accepted within O(probe_timeout) seconds.
+  - Free space of the filesystem holding Docker's data root, and the host's available
+    memory (C(MemAvailable)).
+  - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
+    is returned as data, never as a failure; the controller turns it into problems.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  paths:
+    description: Paths to report on (see RV(paths)); links are followed for the type.
+    type: list
+    elements: str
+    default: []
+  npu_smi_path:
+    description:
+      - The C(npu-smi) to run. Empty looks it up on E(PATH), then at C(/usr/local/bin/npu-smi)
+        and C(/usr/local/sbin/npu-smi).
+      - When it is not there but found elsewhere, RV(npu_error.found) says where and
+        RV(npu_found) holds what that one lists.
+    type: str
+    default: ''
+  driver_version_file:
+    description: The Ascend driver C(version.info) to read the driver version from.
+    type: path
+    default: /usr/local/Ascend/driver/version.info
+  containers:
+    description: Container names to inspect (see RV(containers)); a missing one is reported, not an error.
+    type: list
+    elements: str
+    default: []
+  ports:
+    description: TCP ports to look up listeners on and probe on 127.0.0.1.
+    type: list
+    elements: int
+    default: []
+  probe_timeout:
+    description: Seconds a connection to a port may take before the port counts as closed.
+    type: float
+    default: 1.0
+  docker_host:
+    description: The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (no TLS).
+    type: str
+    default: unix:///var/run/docker.sock
+  gather:
+    description: What to read; leave out parts that are not needed (for example only V(memory) to measure again).
+    type: list
+    elements: str
+    choices: [paths, npu, docker, ports, disk, memory]
+    default: [paths, npu, docker, ports, disk, memory]
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The module only reads, so it runs in check mode as in a normal run.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+    details: Linux hosts (C(/proc)); the Docker Engine is asked over its API with the Python standard library.
+notes:
+  - Run it as root (C(become)) so that C(npu-smi), the Docker socket and every process's
+    sockets in C(/proc) can be read; as another user those parts come back empty or unreachable.
+seealso:
+  - module: ascend.vllm.npu_facts
+'''
+
+EXAMPLES = r'''
+- name: Read the node for the preflight
+  ascend.vllm.node_facts:
+    paths:
+      - /usr/local/Ascend/driver
+      - /dev/davinci0
+      - /dev/davinci_manager
+    npu_smi_path: /usr/local/bin/npu-smi
+    containers:
+      - vllm-ascend
+    ports:
+      - 8080
+  become: true
+  register: node
+
+- name: Measure the available memory again
+  ascend.vllm.node_facts:
+    gather:
+      - memory
+  register: node_memory
+'''
+
+RETURN = r'''
+paths:
+  description: Per path of O(paths) whether it exists (a dangling link does) and what it is.
+  returned: when V(paths) is gathered
+  type: dict
+  sample:
+    /dev/davinci0: {exists: true, isdir: false, isreg: false, ischr: true, islnk: false}
+npu:
+  description: What C(npu-smi info) lists, in the shape of M(ascend.vllm.npu_facts)'s C(npu); null when it failed.
+  returned: when V(npu) is gathered
+  type: dict
+  sample:
+    chip_count: 2
+    driver_version: 24.1.rc2.2
+npu_error:
+  description: Why there is no RV(npu) (C(msg), C(searched), C(found), C(rc), C(stderr)); null when there is.
+  returned: when V(npu) is gathered
+  type: dict
+  sample:
+    msg: npu-smi not found or not executable at npu_smi_path=/usr/local/sbin/npu-smi, but it is at /usr/local/bin/npu-smi.
+    found: /usr/local/bin/npu-smi
+npu_found:
+  description: What the npu-smi named in RV(npu_error.found) lists; null otherwise.
+  returned: when V(npu) is gathered
+  type: dict
+docker:
+  description: The Docker Engine.
+  returned: when V(docker) is gathered
+  type: dict
+  contains:
+    reachable:
+      description: Whether the engine answered.
+      type: bool
+    error:
+      description: Why it did not; null when it did.
+      type: str
+    version:
+      description: Server version.
+      type: str
+      sample: 20.10.24+dfsg1
+    api_version:
+      description: API version.
+      type: str
+    root_dir:
+      description: C(DockerRootDir).
+      type: str
+      sample: /var/lib/docker
+    images:
+      description: Every C(repo:tag) on the node, sorted.
+      type: list
+      elements: str
+    containers:
+      description: Running (and restarting) containers with C(name), C(id), C(image), C(state), C(status),
+        C(ports) (published host ports) and C(labels).
+      type: list
+      elements: dict
+containers:
+  description:
+    - Per name of O(containers), C(exists) and, when it exists, C(running), C(restarting), C(restart_count),
+      C(status), C(exit_code), C(started_at), C(labels), C(devices) (host paths), C(ports) (bound container
+      ports without protocol) and C(pids) (host pids while running).
+  returned: when V(docker) is gathered and the engine answered
+  type: dict
+  sample:
+    vllm-ascend: {exists: true, running: true, restart_count: 0, devices: [/dev/davinci0], ports: ['8080'], pids: [4242]}
+listeners:
+  description: Per port (as a string) C(listening), C(processes) (C(name), C(pid)) and C(accepts).
+  returned: when V(ports) is gathered
+  type: dict
+  sample:
+    '8080': {listening: true, processes: [{name: python3, pid: 6684}], accepts: true}
+disk:
+  description: C(root) (Docker's data root), C(mount) (the filesystem holding it) and C(free_gb) (GiB, one decimal).
+  returned: when V(disk) is gathered
+  type: dict
+  sample: {root: /var/lib/docker, mount: /, free_gb: 112.4}
+memory:
+  description: C(available_mb) (C(MemAvailable)) and C(total_mb) of the host.
+  returned: when V(memory) is gathered
+  type: dict
+  sample: {available_mb: 20112, total_mb: 23800}
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ascend.vllm.plugins.module_utils._node_gather import SUBSETS, gather_node
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            paths=dict(type='list', elements='str', default=[]),
+            npu_smi_path=dict(type='str', default=''),
+            driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
+            containers=dict(type='list', elements='str', default=[]),
+            ports=dict(type='list', elements='int', default=[]),
+            probe_timeout=dict(type='float', default=1.0),
+            docker_host=dict(type='str', default='unix:///var/run/docker.sock'),
+            gather=dict(type='list', elements='str', choices=list(SUBSETS), default=list(SUBSETS)),
+        ),
+        supports_check_mode=True,
+    )
+    facts = gather_node(module.params, module.run_command, os.environ.get('PATH', ''), module.warn)
+    module.exit_json(changed=False, **facts)
+
+
+if __name__ == '__main__':
+    main()

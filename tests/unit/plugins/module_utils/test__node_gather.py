@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""node_facts' gathering with fakes: a /proc tree, a Docker Engine API and npu-smi."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import stat
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _node_gather, _node_npu, _node_probe
+
+TCP = ('  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n'
+       '   0: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4711 1\n'
+       '   1: 0100007F:1F91 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000     0        0 4712 1\n')
+
+
+class FakeApi(object):
+    """GET answers by path; a DockerError for paths it does not know."""
+
+    def __init__(self, answers):
+        self.answers = answers
+
+    def get(self, path):
+        if path not in self.answers:
+            raise _node_docker.DockerError('GET %s: HTTP 404: No such container' % path, 404)
+        answer = self.answers[path]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+ENGINE = {
+    '/info': {'ServerVersion': '20.10.24+dfsg1', 'DockerRootDir': '/var/lib/docker'},
+    '/version': {'Version': '20.10.24+dfsg1', 'ApiVersion': '1.41'},
+    '/images/json': [{'RepoTags': ['ascend/vllm-ascend:v0.23.0-310p', '<none>:<none>']}, {'RepoTags': None}],
+    '/containers/json': [{'Names': ['/web'], 'Id': 'c1', 'State': 'running', 'Status': 'Up 2 minutes',
+                          'Ports': [{'PrivatePort': 80, 'PublicPort': 8080, 'Type': 'tcp'}, {'PrivatePort': 81}],
+                          'Labels': {'a': 'b'}}],
+    '/containers/vllm-ascend/json': {
+        'Id': 'c2', 'RestartCount': 2,
+        'State': {'Running': True, 'Restarting': False, 'Status': 'running', 'ExitCode': 0, 'StartedAt': 't'},
+        'HostConfig': {'Devices': [{'PathOnHost': '/dev/davinci0'}], 'PortBindings': {'8080/tcp': [{}]}},
+        'Config': {'Labels': {'ascend.vllm.managed-by': 'ascend.vllm'}}},
+    '/containers/vllm-ascend/top?ps_args=-eo%20pid': {'Titles': ['PID'], 'Processes': [['101'], ['102']]},
+}
+
+
+def test_engine_facts_reads_version_images_containers_and_top():
+    out = _node_docker.engine_facts(FakeApi(ENGINE), ['vllm-ascend', 'gone'])
+    assert out['reachable'] and out['version'] == '20.10.24+dfsg1' and out['root_dir'] == '/var/lib/docker'
+    assert out['images'] == ['ascend/vllm-ascend:v0.23.0-310p']
+    assert out['containers'][0]['name'] == 'web' and out['containers'][0]['ports'] == [8080]
+    mine = out['inspected']['vllm-ascend']
+    assert mine['pids'] == [101, 102] and mine['ports'] == ['8080'] and mine['devices'] == ['/dev/davinci0']
+    assert mine['restart_count'] == 2 and mine['labels'] == {'ascend.vllm.managed-by': 'ascend.vllm'}
+    assert out['inspected']['gone'] == {'exists': False}
+
+
+def test_engine_that_does_not_answer_is_a_fact():
+    answers = dict(ENGINE, **{'/info': _node_docker.DockerError('cannot connect to the Docker Engine at x: refused')})
+    out = _node_docker.engine_facts(FakeApi(answers), [])
+    assert out['reachable'] is False and 'refused' in out['error']
+
+
+def test_unix_socket_that_is_missing(tmp_path):
+    api = _node_docker.DockerApi('unix://%s' % (tmp_path / 'docker.sock'), timeout=1)
+    with pytest.raises(_node_docker.DockerError, match='cannot connect to the Docker Engine'):
+        api.get('/info')
+
+
+def test_docker_host_must_be_unix_or_tcp():
+    with pytest.raises(_node_docker.DockerError, match='docker_host=ssh://x'):
+        _node_docker.DockerApi('ssh://x').get('/info')
+
+
+def _proc(tmp_path, pid_sockets):
+    proc = tmp_path / 'proc'
+    (proc / 'net').mkdir(parents=True)
+    (proc / 'net' / 'tcp').write_text(TCP)
+    (proc / 'meminfo').write_text('MemTotal:       32768000 kB\nMemFree: 1000 kB\nMemAvailable:   20480000 kB\n')
+    (proc / 'mounts').write_text('overlay / overlay rw 0 0\n/dev/sda1 %s ext4 rw 0 0\n' % tmp_path)
+    for pid, (comm, inode) in pid_sockets.items():
+        (proc / str(pid) / 'fd').mkdir(parents=True)
+        (proc / str(pid) / 'comm').write_text(comm + '\n')
+        os.symlink('socket:[%d]' % inode, str(proc / str(pid) / 'fd' / '3'))
+    return str(proc)
+
+
+def test_listeners_name_the_process(tmp_path):
+    proc = _proc(tmp_path, {6684: ('python3', 4711), 7000: ('sshd', 999)})
+    out = _node_probe.listeners([8080, 8081, 9000], proc=proc, probe=lambda port: port == 8080)
+    assert out[8080] == {'listening': True, 'processes': [{'name': 'python3', 'pid': 6684}], 'accepts': True}
+    # 8081 (0x1F91) is an established connection, not a listener.
+    assert out[8081] == {'listening': False, 'processes': [], 'accepts': False}
+
+
+def test_connect_probe_sees_a_real_listener():
+    import socket
+    server = socket.socket()
+    server.bind(('127.0.0.1', 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        assert _node_probe.connect_probe(port, 1.0)
+    finally:
+        server.close()
+    assert not _node_probe.connect_probe(port, 1.0)
+
+
+def test_memory_and_disk(tmp_path):
+    proc = _proc(tmp_path, {})
+    assert _node_probe.memory(proc=proc) == {'available_mb': 20000, 'total_mb': 32000}
+    out = _node_probe.disk(str(tmp_path / 'docker'), proc=proc)
+    assert out['mount'] == str(tmp_path) and out['root'] == str(tmp_path / 'docker') and out['free_gb'] >= 0
+    assert _node_probe.filesystem_of('/var/lib/docker', ['/', '/var/lib']) == '/var/lib'
+    assert _node_probe.parse_mounts('none /mnt/a\\040b tmpfs rw 0 0') == ['/mnt/a b']
+
+
+def test_stat_path(tmp_path):
+    (tmp_path / 'f').write_text('x')
+    os.symlink(str(tmp_path / 'nope'), str(tmp_path / 'dangling'))
+    assert _node_probe.stat_path(str(tmp_path / 'f'))['isreg']
+    assert _node_probe.stat_path(str(tmp_path))['isdir']
+    assert _node_probe.stat_path(str(tmp_path / 'dangling')) == {
+        'exists': True, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': True}
+    assert _node_probe.stat_path(str(tmp_path / 'missing'))['exists'] is False
+    assert _node_probe.stat_path('/dev/null')['ischr']
+
+
+def _params(**extra):
+    params = {'paths': [], 'npu_smi_path': '', 'driver_version_file': '/nonexistent', 'containers': ['vllm-ascend'],
+              'ports': [8080], 'probe_timeout': 1.0, 'docker_host': None, 'gather': list(_node_gather.SUBSETS)}
+    params.update(extra)
+    return params
+
+
+def _npu_smi(tmp_path, name):
+    path = tmp_path / name
+    path.write_text('#!/bin/sh\n')
+    path.chmod(stat.S_IRWXU)
+    return str(path)
+
+
+def test_gather_node_in_one_call(tmp_path, capture):
+    text = capture('02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt')
+    smi = _npu_smi(tmp_path, 'npu-smi')
+    out = _node_gather.gather_node(_params(npu_smi_path=smi, paths=[smi]), lambda argv, **kw: (0, text, ''),
+                                   '', lambda msg: None, docker_api=FakeApi(ENGINE),
+                                   proc=_proc(tmp_path, {}), probe=lambda port: False)
+    assert out['npu']['chip_count'] == 2 and out['npu_error'] is None and out['npu_found'] is None
+    assert out['paths'][smi]['isreg'] and out['containers']['vllm-ascend']['pids'] == [101, 102]
+    assert out['listeners'] == {'8080': {'listening': True, 'processes': [], 'accepts': False}}
+    assert out['docker']['reachable'] and out['memory']['available_mb'] == 20000 and out['disk']['root'] == \
+        '/var/lib/docker'
+
+
+def test_npu_smi_elsewhere_is_read_too(tmp_path, capture, monkeypatch):
+    text = capture('02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt')
+    other = _npu_smi(tmp_path, 'npu-smi')
+    monkeypatch.setattr(_node_npu, 'FALLBACK_PATHS', ())
+    out = _node_gather.gather_node(_params(npu_smi_path='/usr/local/sbin/npu-smi', gather=['npu']),
+                                   lambda argv, **kw: (0, text, ''), str(tmp_path), lambda msg: None)
+    assert out['npu'] is None and out['npu_error']['found'] == other
+    assert 'but it is at %s' % other in out['npu_error']['msg']
+    assert out['npu_found']['chip_count'] == 2
+
+
+def test_npu_smi_failing_is_a_fact(tmp_path):
+    smi = _npu_smi(tmp_path, 'npu-smi')
+    out = _node_gather.gather_node(_params(npu_smi_path=smi, gather=['npu']),
+                                   lambda argv, **kw: (255, '', 'dcmi module initialize failed. ret is -8005'),
+                                   '', lambda msg: None)
+    assert out['npu'] is None and out['npu_error']['rc'] == 255
+    assert out['npu_error']['msg'] == ('%s info failed with rc=255: dcmi module initialize failed. ret is -8005. Check '
+                                       'that the Ascend driver is loaded and that this user can open '
+                                       '/dev/davinci_manager (become: true).' % smi)
+
+
+def test_gather_only_memory(tmp_path):
+    out = _node_gather.gather_node(_params(gather=['memory']), None, '', None, proc=_proc(tmp_path, {}))
+    assert out == {'memory': {'available_mb': 20000, 'total_mb': 32000}}

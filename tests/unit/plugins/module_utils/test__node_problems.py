@@ -1,0 +1,354 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The node preflight's judgement: problems with the messages the role has always given."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import _node_problems as np
+from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import parse_npu_smi_info
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import get_profile
+
+DUO = get_profile('atlas_300i_duo')
+PRO = get_profile('atlas_200i_pro')
+IDLE = '02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt'
+BUSY = '01_npu-smi-info_300IDuo-96G_1card_2chips_with-process_25.0.rc1.1.txt'
+ONLY_CHIP0 = '06_npu-smi-info_310P3_only-chip0-shown_NPU224_25.2.3.txt'
+
+
+def _npu(text):
+    parsed = parse_npu_smi_info(text)
+    return dict(parsed, driver_version='24.1.rc2.2', chip_count=len(parsed['chips']))
+
+
+def settings(profile=DUO, instances=None, **extra):
+    out = {
+        'host': 'node1', 'platform': 'atlas_300i_duo', 'profile': profile, 'profile_given': True,
+        'platform_problems': [],
+        'instances': [{'name': 'default', 'container_name': 'vllm-ascend', 'chips': [0],
+                       'chips_var': 'vllm_serve_chips', 'port': 8080, 'host_memory_mb': 0}]
+        if instances is None else instances,
+        'driver_dir': '/usr/local/Ascend/driver', 'driver_version_file': '/usr/local/Ascend/driver/version.info',
+        'driver_min_version': '', 'npu_smi_path': '', 'mount_sources': True, 'docker_min_version': '18.09',
+        'ports': True, 'disk_min_free_gb': 20, 'images': [], 'rc_memory_margin_mb': 0, 'paths': [],
+    }
+    out.update(extra)
+    return out
+
+
+def healthy(capture, profile=DUO, text=IDLE):
+    """What node_facts returns on a ready node for settings(profile)."""
+    query = np.node_query(settings(profile))
+    paths = dict((p, {'exists': True, 'isdir': False, 'isreg': True, 'ischr': p.startswith('/dev/'), 'islnk': False})
+                 for p in query['paths'])
+    return {
+        'paths': paths, 'npu': _npu(capture(text)), 'npu_error': None, 'npu_found': None,
+        'docker': {'reachable': True, 'error': None, 'version': '20.10.24+dfsg1', 'root_dir': '/var/lib/docker',
+                   'images': ['busybox:latest'], 'containers': []},
+        'containers': {'vllm-ascend': {'exists': False}},
+        'listeners': {'8080': {'listening': False, 'processes': [], 'accepts': False}},
+        'disk': {'root': '/var/lib/docker', 'mount': '/var/lib/docker', 'free_gb': 100.0},
+        'memory': {'available_mb': 30000, 'total_mb': 32000},
+    }
+
+
+def msgs(out):
+    return [(p['check'], p['msg']) for p in out['problems']]
+
+
+def test_node_query_asks_for_driver_devices_mounts_and_ports():
+    query = np.node_query(settings(DUO, paths=['/data/models']))
+    assert query['paths'][:2] == ['/usr/local/Ascend/driver', '/usr/local/Ascend/driver/version.info']
+    assert '/dev/davinci0' in query['paths'] and '/dev/davinci_manager' in query['paths']
+    # The guide's "lib64/" is normalised so it compares with what the node returns.
+    assert '/usr/local/Ascend/driver/lib64' in query['paths']
+    assert query['paths'][-1] == '/data/models'
+    assert query['npu_smi_path'] == '/usr/local/bin/npu-smi'
+    assert query['containers'] == ['vllm-ascend'] and query['ports'] == [8080]
+
+
+def test_node_query_without_ports_or_mounts():
+    query = np.node_query(settings(DUO, ports=False, mount_sources=False, npu_smi_path='/opt/npu-smi'))
+    assert query['ports'] == [] and query['npu_smi_path'] == '/opt/npu-smi'
+    assert '/usr/local/dcmi' not in query['paths']
+
+
+def test_healthy_node_has_no_problem(capture):
+    out = np.node_problems(healthy(capture), settings())
+    assert out['problems'] == []
+    result = out['result']
+    assert result['chip_free_mb'] == {'default': 44280 - 1529}
+    assert result['chip_total_mb'] == {'default': 44280}
+    assert result['chip_count'] == 2 and result['docker_version'] == '20.10.24+dfsg1'
+    assert result['images'] == ['busybox:latest'] and result['image_present'] is False
+    assert result['containers'] == {'vllm-ascend': {'exists': False}}
+    assert result['own_running'] == {} and result['rc_mode'] is False
+
+
+def _set(facts, path, value):
+    keys = path.split('.')
+    target = facts
+    for key in keys[:-1]:
+        target = target[key]
+    target[keys[-1]] = value
+
+
+@pytest.mark.parametrize('changes, expected', [
+    ({'paths./usr/local/Ascend/driver': {'exists': False}},
+     [('driver', '/usr/local/Ascend/driver is missing: the Ascend NPU driver is not installed')]),
+    ({'paths./dev/davinci0': {'exists': False}}, [('devices', '/dev/davinci0 is missing')]),
+    ({'paths./dev/davinci0': {'exists': True, 'ischr': False}}, [('devices', '/dev/davinci0 is not a character device')]),
+    ({'paths./dev/hisi_hdc': {'exists': False}}, [('devices', '/dev/hisi_hdc is missing')]),
+    ({'paths./usr/local/dcmi': {'exists': False}},
+     [('mounts', '/usr/local/dcmi is missing; the container bind-mounts it and Docker would refuse to start')]),
+    ({'docker': {'reachable': False, 'error': 'cannot connect to the Docker Engine at unix:///x: [Errno 2]'}},
+     [('docker', 'cannot talk to the Docker Engine: cannot connect to the Docker Engine at unix:///x: [Errno 2]')]),
+    ({'docker.version': '18.06.1-ce'}, [('docker', 'Docker Engine 18.06.1-ce is older than 18.09')]),
+    ({'npu': None, 'npu_error': {'msg': 'npu-smi not found on PATH (x)'}}, [('npu-smi', 'npu-smi not found on PATH (x)')]),
+    ({'disk.free_gb': 12.3},
+     [('disk', 'only 12.3 GiB free on /var/lib/docker (Docker data root /var/lib/docker); the image needs 20 GiB')]),
+])
+def test_one_fault_one_message(capture, changes, expected):
+    facts = healthy(capture)
+    for path, value in changes.items():
+        if path.startswith('paths.'):
+            facts['paths'][path[len('paths.'):]] = dict({'isdir': False, 'isreg': False, 'ischr': False}, **value)
+        else:
+            _set(facts, path, value)
+    assert msgs(np.node_problems(facts, settings())) == expected
+
+
+def test_fixes_say_what_to_do(capture):
+    facts = healthy(capture)
+    facts['paths']['/dev/davinci0'] = {'exists': False}
+    facts['paths']['/dev/hisi_hdc'] = {'exists': False}
+    facts['npu'] = None
+    fixes = [p['fix'] for p in np.node_problems(facts, settings())['problems']]
+    assert fixes[0].startswith('the driver is not loaded or the chip id is wrong')
+    assert 'ascend_vllm_platform_overrides.manager_devices' in fixes[1]
+    assert fixes[2].startswith('install the Ascend driver (it ships npu-smi)')
+
+
+def test_chip_problems_in_order(capture):
+    facts = healthy(capture)
+    facts['npu']['chips'][0]['health'] = 'Critical'
+    facts['npu']['processes'] = [{'npu_id': 2, 'chip_id': 0, 'device_id': 0, 'pid': 4242, 'name': 'python3',
+                                  'memory_mb': 2048}]
+    out = np.node_problems(facts, settings())
+    assert out['problems'][0]['msg'] == 'chip 0 (NPU 2 chip 0) health is Critical'
+    assert out['problems'][0]['fix'].startswith('see `npu-smi info -t health -i 2`')
+    assert out['problems'][1]['msg'] == 'chip 0 is in use by pid 4242 (python3, 2048 MB)'
+    assert out['problems'][1]['fix'].startswith('stop that process')
+
+
+def test_chip_not_listed_names_the_variable(capture):
+    inst = [{'name': 'a', 'chips': [5], 'chips_var': 'vllm_serve_chips', 'port': None}]
+    out = np.node_problems(healthy(capture), settings(instances=inst))
+    assert msgs(out)[-1] == ('chips', 'vllm_serve_chips: chip 5 is not listed by npu-smi (device ids: 0, 1)')
+    assert out['problems'][-1]['fix'] == 'set vllm_serve_chips to chips that npu-smi lists (0, 1)'
+
+
+def test_without_instances_every_listed_chip_is_checked(capture):
+    facts = healthy(capture)
+    facts['npu']['chips'][1]['health'] = 'Warning'
+    assert msgs(np.node_problems(facts, settings(instances=[]))) == [
+        ('chips', 'chip 1 (NPU 2 chip 1) health is Warning')]
+
+
+def test_process_of_our_container_is_ours(capture):
+    facts = healthy(capture, text=BUSY)
+    pid = facts['npu']['processes'][0]['pid']
+    chip = facts['npu']['processes'][0]['device_id']
+    inst = [{'name': 'default', 'container_name': 'vllm-ascend', 'chips': [chip], 'port': 8080}]
+    facts['paths']['/dev/davinci%d' % chip] = {'exists': True, 'ischr': True}
+    assert any(p['check'] == 'chips' for p in np.node_problems(facts, settings(instances=inst))['problems'])
+    facts['containers'] = {'vllm-ascend': {'exists': True, 'running': True, 'devices': ['/dev/davinci%d' % chip],
+                                           'ports': ['8080'], 'pids': [pid]}}
+    facts['listeners']['8080'] = {'listening': True, 'processes': [], 'accepts': True}
+    out = np.node_problems(facts, settings(instances=inst))
+    assert out['problems'] == []
+    assert out['result']['own_running']['default']['pids'] == [pid]
+    # Our container holds the chip: its free memory comes back when it is re-created.
+    assert out['result']['chip_free_mb'] == {'default': None}
+
+
+def test_chips_without_top_pids_count_as_ours_whole(capture):
+    facts = healthy(capture, text=BUSY)
+    chip = facts['npu']['processes'][0]['device_id']
+    facts['paths']['/dev/davinci%d' % chip] = {'exists': True, 'ischr': True}
+    facts['containers'] = {'vllm-ascend': {'exists': True, 'running': True, 'devices': ['/dev/davinci%d' % chip],
+                                           'ports': [], 'pids': []}}
+    inst = [{'name': 'default', 'chips': [chip], 'port': None}]
+    assert np.node_problems(facts, settings(instances=inst))['problems'] == []
+
+
+@pytest.mark.parametrize('listener, containers, msg, fix', [
+    ({'listening': True, 'processes': [{'name': 'python3', 'pid': 6684}], 'accepts': True}, [],
+     'port 8080 (instance default) is already in use on the node by python3 (pid 6684)',
+     'stop python3 (pid 6684) (`kill 6684`), or give the instance another port'),
+    ({'listening': False, 'processes': [], 'accepts': True}, [],
+     'port 8080 (instance default) is already in use on the node',
+     'stop what listens there (`ss -ltnp sport = :8080` or `lsof -i :8080` as root shows it) or give the instance '
+     'another port'),
+    ({'listening': False, 'processes': [], 'accepts': False},
+     [{'name': 'old', 'ports': [8080], 'labels': {'ascend.vllm.managed-by': 'ascend.vllm'}}],
+     'port 8080 (instance default) is already in use on the node by container old',
+     'remove it: it is left from an earlier deploy (playbooks/teardown.yml removes every container of this '
+     'collection) (`docker rm -f old`), or give the instance another port'),
+    ({'listening': True, 'processes': [], 'accepts': True}, [{'name': 'web', 'ports': [8080], 'labels': {}}],
+     'port 8080 (instance default) is already in use on the node by container web',
+     'stop it (`docker rm -f web`), or give the instance another port'),
+])
+def test_port_messages(capture, listener, containers, msg, fix):
+    facts = healthy(capture)
+    facts['listeners']['8080'] = listener
+    facts['docker']['containers'] = containers
+    out = np.node_problems(facts, settings())
+    assert out['problems'] == [{'check': 'ports', 'msg': msg, 'fix': fix}]
+
+
+def test_port_of_our_own_container_is_no_problem(capture):
+    facts = healthy(capture)
+    facts['listeners']['8080'] = {'listening': True, 'processes': [{'name': 'docker-proxy', 'pid': 9}],
+                                  'accepts': True}
+    facts['docker']['containers'] = [{'name': 'vllm-ascend', 'ports': [8080], 'labels': {}}]
+    facts['containers'] = {'vllm-ascend': {'exists': True, 'running': True, 'devices': ['/dev/davinci1'],
+                                           'ports': ['8080'], 'pids': [1]}}
+    assert np.node_problems(facts, settings())['problems'] == []
+    assert msgs(np.node_problems(facts, settings(ports=False))) == []
+
+
+def test_platform_with_fewer_chips_per_card(capture):
+    """A DUO declared as a 200I Pro: npu-smi is elsewhere, its chips tell the platform."""
+    facts = healthy(capture)
+    facts['npu_found'], facts['npu'] = facts['npu'], None
+    facts['npu_error'] = {'msg': 'npu-smi not found or not executable at npu_smi_path=/usr/local/sbin/npu-smi, '
+                                 'but it is at /usr/local/bin/npu-smi.', 'found': '/usr/local/bin/npu-smi'}
+    out = np.node_problems(facts, settings(PRO, platform='atlas_200i_pro', instances=[]))
+    assert ('platform', 'ascend_vllm_platform="atlas_200i_pro" has 1 chip per card, but npu-smi shows 2 chips on one '
+            'card of this node') in msgs(out)
+    assert out['problems'][-1]['fix'].startswith('set ascend_vllm_platform to the platform of this node')
+
+
+def test_only_chip0_shown(capture):
+    facts = healthy(capture, text=ONLY_CHIP0)
+    inst = [{'name': 'default', 'chips': [1], 'chips_var': 'vllm_serve_chips', 'port': None}]
+    facts['paths']['/dev/davinci1'] = {'exists': True, 'ischr': True}
+    assert msgs(np.node_problems(facts, settings(instances=inst))) == [
+        ('chips', 'vllm_serve_chips: chip 1 is not listed by npu-smi (device ids: 0)')]
+
+
+@pytest.mark.parametrize('given, platform, problems, expected', [
+    (False, '', [], 'no platform is set for node1'),
+    (False, 'atlas_300i_trio', [{'msg': 'ascend_vllm_platform="atlas_300i_trio": unknown platform'}],
+     'cannot read the profile of platform atlas_300i_trio: ascend_vllm_platform="atlas_300i_trio": unknown platform'),
+])
+def test_platform_problems(capture, given, platform, problems, expected):
+    out = np.node_problems(healthy(capture), settings(profile_given=given, platform=platform,
+                                                      platform_problems=problems))
+    assert out['problems'][0]['msg'] == expected and out['problems'][0]['check'] == 'platform'
+
+
+@pytest.mark.parametrize('version, minimum, older', [
+    ('24.1.rc2.2', '23.0.0', False), ('22.0.4', '23.0.0', True), (None, '23.0.0', True), ('24.1.rc2.2', '', False),
+    ('23.0.rc2', '23.0.0', False),
+])
+def test_driver_min_version(capture, version, minimum, older):
+    facts = healthy(capture)
+    facts['npu']['driver_version'] = version
+    out = np.node_problems(facts, settings(driver_min_version=minimum))
+    expected = [('driver', 'driver %s is older than %s' % (version or 'unknown', minimum))] if older else []
+    assert msgs(out) == expected
+
+
+def test_image_present_skips_the_disk_check(capture):
+    facts = healthy(capture)
+    facts['disk']['free_gb'] = 1.0
+    facts['docker']['images'] = ['localhost:5000/ascend/vllm-ascend:v0.23.0-310p']
+    out = np.node_problems(facts, settings(images=['localhost:5000/ascend/vllm-ascend:v0.23.0-310p']))
+    assert out['problems'] == [] and out['result']['image_present'] is True
+
+
+def _rc(capture, available):
+    facts = healthy(capture)
+    facts['memory']['available_mb'] = available
+    inst = [{'name': 'default', 'chips': [0], 'port': None, 'host_memory_mb': 20000}]
+    return facts, inst
+
+
+@pytest.mark.parametrize('available, margin, drop, expected', [
+    (30000, 0, None, None),
+    (15000, 0, None, 'RC mode: 15000 MB host memory available, the instances will take 20000 MB '
+                     '(gpu_memory_utilization x chip memory) and vllm-ascend refuses to start with less'),
+    (21000, 2000, None, 'RC mode: 21000 MB host memory available, the instances will take 20000 MB '
+                        '(gpu_memory_utilization x chip memory) plus 2000 MB margin and vllm-ascend refuses to start '
+                        'with less'),
+])
+def test_rc_memory(capture, available, margin, drop, expected):
+    facts, inst = _rc(capture, available)
+    profile = dict(DUO, rc_mode=True)
+    out = np.node_problems(facts, settings(profile, instances=inst, rc_memory_margin_mb=margin))
+    assert [p['msg'] for p in out['problems']] == ([expected] if expected else [])
+    assert out['drop_page_cache'] is bool(expected)
+    assert out['result']['rc_mode'] is True and out['result']['host_memory_available_mb'] == available
+
+
+def test_rc_memory_after_a_failed_drop_and_a_new_read(capture):
+    facts, inst = _rc(capture, 15000)
+    profile = dict(DUO, rc_mode=True)
+    out = np.node_problems(facts, settings(profile, instances=inst, drop={'rc': 1, 'stderr': 'Permission denied\n'},
+                                           memory_again={'memory': {'available_mb': 16000}}))
+    assert out['problems'][0]['msg'].startswith('RC mode: 16000 MB host memory available')
+    assert out['problems'][0]['fix'].startswith('dropping the page cache failed (Permission denied); stop other')
+    out = np.node_problems(facts, settings(profile, instances=inst, memory_again={'memory': {'available_mb': 25000}}))
+    assert out['problems'] == [] and out['result']['host_memory_available_mb'] == 25000
+
+
+def test_running_instances_hold_their_memory(capture):
+    facts, inst = _rc(capture, 1000)
+    facts['containers'] = {'vllm-ascend': {'exists': True, 'running': True, 'devices': [], 'ports': [], 'pids': [1]}}
+    assert np.node_problems(facts, settings(dict(DUO, rc_mode=True), instances=inst))['problems'] == []
+
+
+def test_result_reports_paths_and_containers(capture):
+    facts = healthy(capture)
+    facts['paths']['/data'] = {'exists': True, 'isdir': True, 'isreg': False, 'ischr': False, 'islnk': False}
+    facts['containers']['vllm-ascend'] = {'exists': True, 'running': False, 'restarting': True, 'restart_count': 3,
+                                          'status': 'restarting', 'started_at': 'x', 'labels': {}, 'devices': [],
+                                          'ports': [], 'pids': []}
+    result = np.node_problems(facts, settings(paths=['/data', '/nope']))['result']
+    assert result['paths'] == {'/data': {'exists': True, 'isdir': True, 'isreg': False},
+                               '/nope': {'exists': False, 'isdir': False, 'isreg': False}}
+    assert result['containers']['vllm-ascend'] == {'exists': True, 'running': False, 'restarting': True,
+                                                   'restart_count': 3, 'status': 'restarting', 'started_at': 'x',
+                                                   'labels': {}}
+
+
+def test_report_and_summary(capture):
+    facts = healthy(capture)
+    facts['paths']['/usr/local/Ascend/driver'] = {'exists': False}
+    out = np.node_problems(facts, settings())
+    text = np.report('node1', out['problems'])
+    assert text.splitlines()[0] == '1 preflight problem(s) on node1:'
+    assert text.splitlines()[1].startswith('- [driver] /usr/local/Ascend/driver is missing: the Ascend NPU driver is '
+                                           'not installed. Fix: install the Ascend 310P driver')
+    assert np.summary(out['result'], out['problems']).startswith(
+        'atlas_300i_duo: driver 24.1.rc2.2, npu-smi 25.2.0, 2 chip(s), Docker 20.10.24+dfsg1, free chip memory')
+
+
+def test_instances_are_filled_in():
+    assert np.normalize_instances([{}]) == [{'name': 'default', 'container_name': 'vllm-ascend', 'chips': [0],
+                                             'chips_var': 'chips of instance default', 'port': None,
+                                             'host_memory_mb': 0}]
+
+
+def test_facts_are_not_changed(capture):
+    facts = healthy(capture)
+    before = copy.deepcopy(facts)
+    np.node_problems(facts, settings())
+    assert facts == before
