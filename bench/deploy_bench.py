@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Deploy-time benchmark on simulated Atlas nodes (tests/sim): one command, medians, both sides in one run.
 
     .venv/bin/python bench/deploy_bench.py [--runs 5] [--json tests/output/bench/deploy.json]
@@ -119,7 +118,7 @@ def med(values: list[float]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", default=str(ROOT / "tests" / "output" / "bench" / "deploy.json"))
     args = parser.parse_args()

@@ -237,7 +237,7 @@ def _chip_state_problem(chip_id, chips, listed, instances):
         return _problem('chips', '%schip %s is not listed by npu-smi (device ids: %s)'
                         % (source + ': ' if source else '', chip_id, listed),
                         'set %s to chips that npu-smi lists (%s)'
-                        % (source.split(' ')[0] if source else "the instance's chips", listed))
+                        % (source.split(' ', 1)[0] if source else "the instance's chips", listed))
     chip = found[0]
     if chip.get('health') != 'OK':
         return _problem('chips', 'chip %s (NPU %s chip %s) health is %s'

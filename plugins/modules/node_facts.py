@@ -135,6 +135,13 @@ npu_error:
   sample:
     msg: npu-smi not found or not executable at npu_smi_path=/usr/local/sbin/npu-smi, but it is at /usr/local/bin/npu-smi.
     found: /usr/local/bin/npu-smi
+  contains:
+    msg:
+      description: What went wrong.
+      type: str
+    found:
+      description: Where npu-smi is when it is not at the path asked for; empty when nowhere.
+      type: str
 npu_found:
   description: What the npu-smi named in RV(npu_error.found) lists; null otherwise.
   returned: when V(npu) is gathered
