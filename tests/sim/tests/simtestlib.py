@@ -23,6 +23,8 @@ SESSION_NODES = {
 def fixture_dir() -> Path | None:
     candidates = [os.environ.get("ASCEND_SIM_FIXTURES", ""),
                   str(REPO.parent / "shared" / "fixtures" / "npu-smi"),
+                  # The repository's own verbatim copy (checked against shared/ by the unit tests).
+                  str(REPO / "tests" / "integration" / "targets" / "npu_facts" / "files"),
                   str(REPO / "tests" / "unit" / "fixtures" / "npu-smi"),
                   str(REPO / "tests" / "fixtures" / "npu-smi")]
     for cand in candidates:

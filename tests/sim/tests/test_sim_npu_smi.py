@@ -1,18 +1,30 @@
 """The npu-smi stand-in and the node state it renders (no Docker needed)."""
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 import sim
-from simtestlib import SIM_DIR, fixture_text
+from simtestlib import REPO, SIM_DIR, fixture_text
 
 NPU_SMI = SIM_DIR / "images" / "node" / "npu-smi"
+VLLM = SIM_DIR / "images" / "vllm-ascend" / "vllm"
 render = sim.npu_smi_tool().render_info
 node = sim.node_tool()
+
+
+def collection_parser():
+    """The collection's own npu-smi parser (plugins/module_utils/npu_smi.py: stdlib only)."""
+    path = REPO / "plugins" / "module_utils" / "npu_smi.py"
+    spec = importlib.util.spec_from_file_location("ascend_vllm_npu_smi", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.parse_npu_smi_info
 
 
 def chip(c, d, temp, used, total, hugepages=(0, 0), processes=()):
@@ -138,3 +150,88 @@ def test_inventory_text_groups_by_platform():
         "ansible_python_interpreter": "/usr/bin/python3"}
     assert list(kids["atlas_200i_pro_openeuler"]["hosts"]) == ["b"]
     assert kids["atlas_200i_pro"]["hosts"] == {}
+
+
+# ---- atlas_300i_pro: one 310P3 chip per card (Atlas 300I Pro / 300V Pro), not built into the collection
+def test_300i_pro_node_prints_the_single_chip_layout_of_fixture_06(fixtures):
+    state = node.default_state("atlas_300i_pro", {})
+    out = render(state)
+    lines = out.splitlines()
+    assert all(len(line) == 106 for line in lines)
+    # Fixture 06's table (25.x header, one chip row pair, "+===+" under the card) with fixture
+    # 07's chip (21527 MB), then the process table every 25.x npu-smi prints.
+    real = fixture_text(fixtures, "06_").splitlines()
+    assert lines[2:6] == real[2:6]
+    assert lines[6:9] == [
+        "| 7       310P3                 | OK              | NA           28                0     / 0             |",
+        "| 0       0                     | 0000:01:00.0    | 0            1805 / 21527                            |",
+        real[8]]
+    duo = fixture_text(fixtures, "02_").splitlines()
+    assert lines[9:] == duo[12:15] + [duo[15].replace("NPU 2 ", "NPU 7 "), duo[16]]
+    assert state["mode"] == "EP" and state["os"] == "debian"
+
+
+def test_fixture_07_reached_through_300i_pro_node_options(fixtures):
+    state = node.default_state("atlas_300i_pro", {"npu_smi_version": "22.0.4", "process_table": "off",
+                                                  "card_separator": "-", "bus_id": "0000:00:07.0"})
+    assert render(state) == fixture_text(fixtures, "07_")
+
+
+def test_fixture_06_reached_through_300i_pro_node_options(fixtures):
+    state = node.default_state("atlas_300i_pro", {
+        "npu_ids": "224", "npu_smi_version": "25.2.3", "process_table": "off", "bus_id": "0000:04:00.0",
+        "temp": "71", "mem_used": "1263", "mem_total": "44280"})
+    assert render(state) == fixture_text(fixtures, "06_")
+
+
+@pytest.mark.parametrize("cards", [1, 3])
+def test_300i_pro_output_parses_into_one_chip_per_card(cards):
+    state = node.default_state("atlas_300i_pro", {"cards": str(cards)})
+    node.set_values(state, ["chip=%d" % (cards - 1), "process=4242:vllm:2048"])
+    parsed = collection_parser()(render(state))
+    chips = parsed["chips"]
+    assert [c["npu_id"] for c in chips] == list(range(7, 7 + cards))
+    assert [(c["chip_id"], c["device_id"]) for c in chips] == [(0, d) for d in range(cards)]
+    assert [c["memory_total_mb"] for c in chips] == [21527] * cards
+    assert chips[-1]["memory_used_mb"] == 1805 + 2048
+    assert len(set(c["bus_id"] for c in chips)) == cards
+    assert parsed["processes"] == [{"npu_id": 6 + cards, "chip_id": 0, "device_id": cards - 1, "pid": 4242,
+                                    "name": "vllm", "memory_mb": 2048}]
+
+
+def test_300i_pro_node_has_the_300i_duo_devices_files_and_lspci():
+    duo = node.PLATFORMS["atlas_300i_duo"]
+    pro = node.PLATFORMS["atlas_300i_pro"]
+    for key in ("npu_smi_path", "manager_devices", "mode", "os"):
+        assert pro[key] == duo[key], key
+    state = node.default_state("atlas_300i_pro", {"cards": "2"})
+    assert node.wanted_devices(state) == ["/dev/davinci0", "/dev/davinci1", *duo["manager_devices"]]
+    assert node.platform_files(state) == {}
+    files = node.driver_files(state)
+    assert json.loads(files[node.CHIP_MEMORY][1]) == {"davinci0": 21527, "davinci1": 21527}
+    assert set(files) == set(node.driver_files(node.default_state("atlas_300i_duo", {})))
+
+
+def test_standin_reports_kv_cache_from_the_chip_it_sees(tmp_path):
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for name in ("davinci_manager", "davinci3"):
+        (dev / name).write_text("")
+    memory = tmp_path / "chip-memory.json"
+    memory.write_text(json.dumps({"davinci0": 44280, "davinci3": 21527}))
+    env = dict(os.environ, VLLM_SIM_DEV_ROOT=str(dev), VLLM_SIM_CHIP_MEMORY_FILE=str(memory),
+               VLLM_SIM_CACHE_ROOT=str(tmp_path / "cache"))
+    loader_spec = importlib.util.spec_from_loader(
+        "vllm_standin", importlib.machinery.SourceFileLoader("vllm_standin", str(VLLM)))
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        standin = importlib.util.module_from_spec(loader_spec)
+        loader_spec.loader.exec_module(standin)
+        assert standin.chip_memory_mb({}) == 21527
+        assert standin.chip_memory_mb({"chip_memory_mb": 12288}) == 12288
+        memory.unlink()
+        assert standin.chip_memory_mb({}) == 44280
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
