@@ -339,6 +339,11 @@ def platform_violation(bad, name_of=lambda option: option):
                 % (name_of('platform'), ', '.join(profile_names()), did_you_mean(value, profile_names()),
                    name_of('platform_spec')))
     if option == 'platform_spec':
+        based_on = value.get('based_on') if isinstance(value, dict) else None
+        if based_on in PLATFORMS:
+            fields = dict((key, field) for key, field in value.items() if key != 'based_on')
+            return (option, value, error, overrides_fix(PLATFORMS[based_on], fields, name_of('platform_spec'))
+                    + '; based_on names the built-in profile the other fields change')
         return (option, value, error, 'in %s: give based_on (one of %s) and the fields that differ, or every field '
                 '(%s)' % (name_of('platform_spec'), ', '.join(profile_names()), ', '.join(REQUIRED_SPEC_FIELDS)))
     reference = base if base is not None else PLATFORMS['atlas_300i_duo']

@@ -81,3 +81,11 @@ def test_a_builtin_name_ignores_a_spec():
 def test_variable_names_can_be_the_roles_own():
     out = platform_profile('nope', None, None, {'platform': 'vllm_serve_platform'})
     assert out['problems'][0]['msg'].startswith('vllm_serve_platform="nope"')
+
+
+def test_a_based_on_spec_gets_a_field_level_fix():
+    out = platform_profile('atlas_300i_pro', None, {'based_on': 'atlas_300i_duo', 'chips_per_card': '1', 'shm': '2g'})
+    fix = out['problems'][0]['fix']
+    assert 'give chips_per_card a int like the profile value 2' in fix
+    assert 'shm is not a profile field (did you mean shm_size?)' in fix
+    assert fix.startswith('in ascend_vllm_platform_spec:')
