@@ -18,7 +18,7 @@ from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan, task_result
+from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan, summary, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import argument_spec
 
 
@@ -46,6 +46,8 @@ class ActionModule(ActionBase):
         except ValueError as exc:
             return {'failed': True, 'changed': False, 'msg': 'vllm_config could not plan: %s' % exc}
         output = task_result(result)
+        if result['violations']:
+            output.update(failed=True, msg=summary(result['violations']))
         if result['warnings']:
             output['warnings'] = list(result['warnings'])
         output['invocation'] = {'module_args': params}

@@ -27,28 +27,44 @@ import json
 from typing import Any, Dict, List
 
 # Re-exported: callers and tests import these from planner.
-from ansible_collections.ascend.vllm.plugins.module_utils._capture import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils._capture import (
     DEFAULT_BATCH_SIZES_TP, DEFAULT_BATCH_SIZES_TP1, MAX_CAPTURE_SIZES_WITH_TP, _round_up, capture_sizes,
     default_batch_sizes, vllm_adjust_for_spec_decode)
-from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import (
     ADDITIONAL_CONFIG, API_KEY_ENV, MANAGED_FLAGS, _SHORT_ALIASES, _enables_npugraph_ex, _flag_name, serve_command)
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils._coerce import (
     _BINARY_SUFFIX, _BOOL_STRINGS, _DECIMAL_SUFFIX, _HUMAN_INT_RE, _INT_RE, _to_bool, _to_float, _to_int,
     compact_json, format_utilization, parse_human_int)
-from ansible_collections.ascend.vllm.plugins.module_utils._image_tags import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils._image_tags import (
     _TAG_RE, image_sort_key, parse_image_tag)
-from ansible_collections.ascend.vllm.plugins.module_utils._memory import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils._memory import (
     KERNEL_BLOCK_ALIGNMENT, MIB, _budget_mb, _ceil_div, _kv_blocks, _num_blocks, attention_bytes_per_token_per_layer,
     attention_layers, attention_mask_mb, cache_layout, full_attention_layers, gdn_layers, gdn_state_bytes_per_layer,
     kv_heads_per_rank, memory_plan)
-from ansible_collections.ascend.vllm.plugins.module_utils._rules import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils._rules import (
     CUDAGRAPH_MODES, RECOMMENDED_CUDAGRAPH_MODE, RULES, SPECULATIVE_METHODS, SUPPORTED_DTYPE, Context, _Report,
     _did_you_mean, _fix_for_fit, _model_fix)
-from ansible_collections.ascend.vllm.plugins.module_utils.models import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
     platform_violation, resolve_profile)
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import defaults as _option_defaults
+
+# The public face of the planner, and the names older callers and tests import from here.
+__all__ = (
+    'ADDITIONAL_CONFIG', 'ALL_FIELDS', 'API_KEY_ENV', 'CUDAGRAPH_MODES', 'Context', 'DEFAULTS',
+    'DEFAULT_BATCH_SIZES_TP', 'DEFAULT_BATCH_SIZES_TP1', 'GUIDE_DEFAULTS', 'KERNEL_BLOCK_ALIGNMENT',
+    'MANAGED_FLAGS', 'MAX_CAPTURE_SIZES_WITH_TP', 'MIB', 'ModelSpecError', 'RECOMMENDED_CUDAGRAPH_MODE', 'RULES',
+    'SPECULATIVE_METHODS', 'SUPPORTED_DTYPE', '_BINARY_SUFFIX', '_BOOL_STRINGS', '_DECIMAL_SUFFIX',
+    '_HUMAN_INT_RE', '_INT_RE', '_Report', '_SHORT_ALIASES', '_TAG_RE', '_budget_mb', '_ceil_div',
+    '_did_you_mean', '_enables_npugraph_ex', '_fix_for_fit', '_flag_name', '_kv_blocks', '_model_fix',
+    '_num_blocks', '_round_up', '_to_bool', '_to_float', '_to_int', 'attention_bytes_per_token_per_layer',
+    'attention_layers', 'attention_mask_mb', 'cache_layout', 'capture_sizes', 'compact_json',
+    'default_batch_sizes', 'format_utilization', 'full_attention_layers', 'gdn_layers',
+    'gdn_state_bytes_per_layer', 'get_model', 'image_sort_key', 'kv_heads_per_rank', 'memory_plan', 'model_names',
+    'parse_human_int', 'parse_image_tag', 'plan', 'platform_violation', 'resolve_profile', 'serve_command',
+    'summary', 'task_result', 'vllm_adjust_for_spec_decode',
+)
 
 # The vllm_config options and what plan() assumes when one is not given; None
 # means "not set" (the model's guide_defaults, the profile or another option
@@ -95,9 +111,9 @@ def task_result(result):
     # type: (Dict[str, Any]) -> Dict[str, Any]
     """What vllm_config (module or action plugin) returns for a plan() result.
 
-    ``failed`` and ``msg`` (the one-line summary) when there are violations;
-    argv, command, env, api_key_env and settings only when there are none.
-    The caller also shows ``config_warnings`` as task warnings.
+    argv, command, env, api_key_env and settings only when there are no
+    violations; with violations the caller fails with ``summary(violations)``
+    as the message.  The caller also shows ``config_warnings`` as task warnings.
     """
     output = dict(
         changed=False,
@@ -110,7 +126,6 @@ def task_result(result):
         image=result['image'],
     )
     if result['violations']:
-        output.update(failed=True, msg=summary(result['violations']))
         return output
     output.update(
         argv=result['argv'],

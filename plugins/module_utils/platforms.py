@@ -224,6 +224,7 @@ def _apply_overrides(name, profile, overrides):
             profile[key] = copy.deepcopy(value)
     return profile
 
+
 # Fields an inventory-defined platform (``ascend_vllm_platform_spec``) must give
 # when it is not ``based_on`` a built-in profile.  ``guide_*`` fields only serve
 # the comparison with the guide's own command lines and are optional there.

@@ -462,7 +462,7 @@ image:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan, summary, task_result  # noqa: F401
+from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan, summary, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import argument_spec
 
 
@@ -478,8 +478,8 @@ def main():
     for warning in result['warnings']:
         module.warn(warning)
     output = task_result(result)
-    if output.pop('failed', False):
-        module.fail_json(**output)
+    if result['violations']:
+        module.fail_json(msg=summary(result['violations']), **output)
     module.exit_json(**output)
 
 

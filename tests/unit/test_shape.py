@@ -35,14 +35,11 @@ def _functions(path):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = prefix + child.name
                 yield name, child.end_lineno - child.lineno + 1
-                for item in walk(child, name + '.'):
-                    yield item
+                yield from walk(child, name + '.')
             elif isinstance(child, ast.ClassDef):
-                for item in walk(child, prefix + child.name + '.'):
-                    yield item
+                yield from walk(child, prefix + child.name + '.')
             else:
-                for item in walk(child, prefix):
-                    yield item
+                yield from walk(child, prefix)
     return walk(tree, '')
 
 
