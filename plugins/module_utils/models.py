@@ -21,7 +21,8 @@ copy it was checked against.  Sources:
 [HUB]    Hugging Face model pages ("Model size"): 2.27B, 4.66B, 9.65B parameters
          (vision encoder and MTP head included; vLLM loads both).
 [REF]    shared/reference.md table (max positions 262144, one MTP layer, interval 4).
-[GUIDE]  the deployment guide: support starts with vllm-ascend v0.23.0rc1 (section 1),
+[GUIDE]  the deployment guide (vllm-ascend docs, "Qwen3.5-Dense" tutorial): support
+         starts with vllm-ascend v0.23.0rc1 (section 1),
          "作为最低版本要求，请使用 vllm-ascend:v0.23.0-310p" (section 4.1), and the
          section 5.1 command's values (max_model_len 16384, max_num_seqs 32,
          gpu_memory_utilization 0.90, num_speculative_tokens 1, served name qwen3.5).

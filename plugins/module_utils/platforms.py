@@ -4,10 +4,11 @@
 
 A profile is plain data (dicts, lists, strings, numbers) so roles can read it
 through the ``vllm_config`` module result and inventories can override any
-field.  Every list that comes from the deployment guide
-(``shared/seed/000_de1b8cca3feb25fe.txt``, "4.1 Docker 镜像安装") keeps the
-guide's order and spelling, so a generated ``docker run`` can be compared with
-the guide line by line.
+field.  Every list that comes from the deployment guide (vllm-ascend docs,
+"Qwen3.5-Dense" tutorial, section 4.1 "Docker 镜像安装", the ``docker run``
+commands for Atlas 300I DUO and Atlas 200I Pro) keeps the guide's order and
+spelling, so a generated ``docker run`` can be compared with the guide line by
+line.  "Guide 4.1" / "guide 5.1" below name sections of that tutorial.
 """
 
 from __future__ import absolute_import, division, print_function

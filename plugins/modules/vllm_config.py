@@ -31,11 +31,16 @@ description:
     O(max_model_len) is set and within the model's positions. Weights, the 310P attention mask,
     GDN state for O(max_num_seqs) sequences and one O(max_model_len) KV cache fit the chip.
     O(image_tag) is new enough for the model and built for the platform.
-  - The module only computes; it never changes the host.
+  - The module only computes; it never changes the host. The action plugin of the same name
+    plans on the controller, so a task never contacts the node; the module itself serves
+    direct use (for example C(ansible -m) against a host with C(connection=local)).
+  - The options are declared once, in C(module_utils/vllm_options.py); the argument spec comes
+    from there.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 options:
   platform:
     description:
@@ -103,8 +108,9 @@ options:
     description:
       - Tokens proposed per step by the model's MTP head; C(0) turns speculative decoding off
         and drops C(--speculative-config).
+      - Unset takes the model's guide default (C(guide_defaults) of O(model_spec)), C(1) for the
+        catalog models.
     type: raw
-    default: 1
   speculative_method:
     description:
       - Speculative method; the guide uses C(qwen3_5_mtp), newer vLLM also accepts C(mtp).
@@ -140,18 +146,21 @@ options:
   max_num_seqs:
     description:
       - Largest number of sequences served at once.
+      - Unset takes the model's guide default (C(guide_defaults) of O(model_spec)), C(32) for the
+        catalog models.
     type: raw
-    default: 32
   gpu_memory_utilization:
     description:
       - Share of the chip's memory vLLM may use, in (0, 1].
+      - Unset takes the model's guide default (C(guide_defaults) of O(model_spec)), C(0.9) for the
+        catalog models.
     type: raw
-    default: 0.9
   served_model_name:
     description:
       - Model name the API serves.
+      - Unset takes the model's guide default (C(guide_defaults) of O(model_spec)), C(qwen3.5) for
+        the catalog models.
     type: str
-    default: qwen3.5
   host:
     description:
       - Address C(vllm serve) listens on.
@@ -228,6 +237,13 @@ options:
     type: dict
     default: {}
 attributes:
+  action:
+    support: full
+    details: The action plugin validates the options and plans on the controller.
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
   check_mode:
     support: full
     details: The module only computes, so check mode gives the same result.
@@ -444,93 +460,26 @@ image:
   sample: {tag: v0.23.0-310p, version: [0, 23, 0], rc: null, suffix: -310p}
 '''
 
-import json
-
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan
-
-
-def _argument_spec():
-    return dict(
-        # No choices: an unknown platform is reported with the valid names and the
-        # closest one, next to every other problem (planner rule), not as a lone argspec error.
-        platform=dict(type='str', required=True),
-        platform_overrides=dict(type='dict', default={}),
-        platform_spec=dict(type='dict'),
-        model=dict(type='str', required=True),
-        model_path=dict(type='str'),
-        model_spec=dict(type='dict'),
-        # raw + the planner's own coercion: a wrong value becomes a reported
-        # problem next to all the others instead of a lone argspec error.
-        tensor_parallel_size=dict(type='raw', default=1),
-        dtype=dict(type='str', default='float16'),
-        mamba_ssm_cache_dtype=dict(type='str', default='float16'),
-        # Not a secret, though the name says token.
-        num_speculative_tokens=dict(type='raw', default=1, no_log=False),
-        speculative_method=dict(type='str', default='qwen3_5_mtp'),
-        cudagraph_batch_sizes=dict(type='list', elements='raw'),
-        cudagraph_trim=dict(type='bool', default=False),
-        cudagraph_mode=dict(type='str', default='FULL_DECODE_ONLY'),
-        max_model_len=dict(type='raw'),
-        max_num_seqs=dict(type='raw', default=32),
-        gpu_memory_utilization=dict(type='raw', default=0.9),
-        served_model_name=dict(type='str', default='qwen3.5'),
-        host=dict(type='str', default='127.0.0.1'),
-        port=dict(type='raw', default=1025),
-        trust_remote_code=dict(type='bool', default=True),
-        chip_memory_mb=dict(type='raw'),
-        chip_free_memory_mb=dict(type='raw'),
-        visible_chips=dict(type='raw'),
-        memory_reserve_mb=dict(type='raw', default=2048),
-        image_tag=dict(type='str'),
-        extra_args=dict(type='list', elements='str', default=[]),
-        api_key=dict(type='str', no_log=True),
-        use_modelscope=dict(type='bool', default=True),
-        var_prefix=dict(type='str', default=''),
-        var_names=dict(type='dict', default={}),
-    )
-
-
-def _show(value):
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def summary(violations):
-    """One line: "N configuration problem(s): var=value: rule; ..."."""
-    return '%d configuration problem(s): %s' % (
-        len(violations),
-        '; '.join('%s=%s: %s' % (item['variable'], _show(item['value']), item['rule']) for item in violations))
+from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan, summary, task_result
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import argument_spec
 
 
 def main():
-    module = AnsibleModule(argument_spec=_argument_spec(), supports_check_mode=True)
+    # The options, their types and defaults: module_utils/vllm_options.py.  No
+    # choices, raw types for what the planner coerces: a wrong value is reported
+    # with the fix next to every other problem, not as a lone argspec error.
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     try:
         result = plan(dict(module.params))
     except ValueError as exc:
         module.fail_json(msg='vllm_config could not plan: %s' % exc)
-
     for warning in result['warnings']:
         module.warn(warning)
-    output = dict(
-        changed=False,
-        cudagraph_capture_sizes=result['cudagraph_capture_sizes'],
-        memory=result['memory'],
-        config_warnings=result['warnings'],
-        violations=result['violations'],
-        profile=result['profile'],
-        model=result['model'],
-        image=result['image'],
-    )
+    output = task_result(result)
     if result['violations']:
         module.fail_json(msg=summary(result['violations']), **output)
-    output.update(
-        argv=result['argv'],
-        command=result['command'],
-        env=result['env'],
-        api_key_env=result['api_key_env'],
-        settings=result['settings'],
-    )
     module.exit_json(**output)
 
 
