@@ -12,7 +12,8 @@ name: hosts_left_out
 short_description: Why each host that dropped out of a play is not serving
 version_added: 0.2.0
 description:
-  - One line per host, C(HOST: NOT deployed, REASON): unreachable or not answering the preflight ping (from
+  - >-
+    One line per host, C(HOST: NOT deployed, REASON): unreachable or not answering the preflight ping (from
     C(__ascend_vllm_reach), which playbooks/preflight.yml registers), an instance that failed (from
     C(vllm_serve_status)), or an earlier error.
 author:

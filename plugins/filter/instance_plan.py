@@ -12,14 +12,17 @@ name: instance_plan
 short_description: The vLLM instances of a host, and what is wrong with them
 version_added: 0.2.0
 description:
-  - Turns the vllm_serve role's variables (the instance list C(vllm_serve_instances), which defaults to
+  - >-
+    Turns the vllm_serve role's variables (the instance list C(vllm_serve_instances), which defaults to
     C(ascend_vllm_instances), or the scalar C(vllm_serve_*) variables) into one entry per instance: name, container
     name, chips, port, environment and the M(ascend.vllm.vllm_config) options. Chips not given are handed out
     consecutively, C(tensor_parallel_size) at a time; ports count up from C(vllm_serve_port) by the instance's index.
-  - Checks the plan and the host-level settings (platform set, instance names, keys, chips, ports, container names,
+  - >-
+    Checks the plan and the host-level settings (platform set, instance names, keys, chips, ports, container names,
     nothing shared between instances, model cache directory, publish address, minimum counts and durations) and
     reports every problem in the preflight report shape, naming the variable the user wrote.
-  - Runs on the controller; no host is contacted. The instance option names come from the collection's one
+  - >-
+    Runs on the controller; no host is contacted. The instance option names come from the collection's one
     declaration of them (module_utils C(vllm_options.INSTANCE_OPTIONS)).
 author:
   - ascend.vllm maintainers (@ascend-vllm)

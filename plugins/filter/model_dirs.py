@@ -12,7 +12,8 @@ name: model_dirs
 short_description: The local model directories of the planned vLLM instances, as paths on the node
 version_added: 0.2.0
 description:
-  - For each instance whose C(model_path) is absolute, the directory to look for on the node. C(model_path) is a
+  - >-
+    For each instance whose C(model_path) is absolute, the directory to look for on the node. C(model_path) is a
     path in the container: under the profile's model cache mount target (C(/root/.cache)) it lives in
     O(cache_dir) on the node, anywhere else it is bind-mounted from the same path.
 author:

@@ -12,7 +12,8 @@ name: preflight_report
 short_description: The preflight failure message of a host
 version_added: 0.2.0
 description:
-  - One line with the count and the host (C(N preflight problem(s) on HOST; nothing was pulled or started:)), then
+  - >-
+    One line with the count and the host (C(N preflight problem(s) on HOST; nothing was pulled or started:)), then
     one line per problem, C(- [check] msg. Fix: fix).
 author:
   - ascend.vllm maintainers (@ascend-vllm)

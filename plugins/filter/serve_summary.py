@@ -12,7 +12,8 @@ name: serve_summary
 short_description: One summary line per planned vLLM instance
 version_added: 0.2.0
 description:
-  - C(NAME: MODEL as SERVED_NAME in CONTAINER on chips 0,1, port 8080: STATE), followed by the smoke test's answer
+  - >-
+    C(NAME: MODEL as SERVED_NAME in CONTAINER on chips 0,1, port 8080: STATE), followed by the smoke test's answer
     when there is one. An instance without a status is C(not verified) (C(check mode: not verified) in check mode).
 author:
   - ascend.vllm maintainers (@ascend-vllm)

@@ -115,9 +115,8 @@ def missing_model_dirs(stats):
         if _get(result, 'stat', 'exists'):
             continue
         wanted = result['item']
-        out.append({'check': 'model',
-                    'msg': '%smodel_path %s is not on the node (looked at %s)' % (wanted['prefix'], wanted['path'],
-                                                                                 wanted['host']),
+        msg = '%smodel_path %s is not on the node (looked at %s)' % (wanted['prefix'], wanted['path'], wanted['host'])
+        out.append({'check': 'model', 'msg': msg,
                     'fix': 'download the weights there first, or leave model_path unset to load the model id '
                            'from ModelScope'})
     return out
@@ -165,8 +164,9 @@ def summary_lines(plan, status, check_mode=False):
     for entry in plan:
         state = (status or {}).get(entry['name']) or {}
         options = entry['options']
-        served = state['served_model_name'] if 'served_model_name' in state else options.get('served_model_name',
-                                                                                              'qwen3.5')
+        served = options.get('served_model_name', 'qwen3.5')
+        if 'served_model_name' in state:
+            served = state['served_model_name']
         line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
             entry['name'], options.get('model', '?'), served, entry['container_name'],
             ','.join(str(chip) for chip in entry['chips']), entry['port'],

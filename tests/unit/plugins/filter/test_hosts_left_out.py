@@ -17,8 +17,8 @@ LONG = 'word ' * 80
     ({'__ascend_vllm_reach': {'failed': True}}, 'n2: NOT deployed, did not answer: no answer'),
     ({'__ascend_vllm_reach': {'unreachable': True, 'msg': LONG}},
      'n2: NOT deployed, unreachable: ' + ('word ' * 39).strip() + '...'),
-    ({'__ascend_vllm_reach': {}, 'vllm_serve_status': {'a': {'state': 'ready'}, 'b': {'state': 'failed', 'error': 'crashed'},
-                                                        'c': {'state': 'failed'}}},
+    ({'__ascend_vllm_reach': {},
+      'vllm_serve_status': {'a': {'state': 'ready'}, 'b': {'state': 'failed', 'error': 'crashed'}, 'c': {'state': 'failed'}}},
      'n2: NOT deployed, failed: instance b, instance c -- crashed'),
     ({}, 'n2: NOT deployed, failed before serving (see its error above)'),
 ])

@@ -23,8 +23,8 @@ DTYPE = {'variable': 'vllm_serve_dtype', 'value': 'bfloat16', 'rule': 'dtype mus
      [{'check': 'config', 'msg': 'instance a: vllm_config could not plan: boom', 'fix': 'correct the instance settings'}]),
     ({'a': {'ok': True, 'msg': '', 'violations': []}}, [], []),
     # Corpus: model-path-missing
-    ({}, [{'stat': {'exists': False}, 'item': {'name': 'a', 'path': '/data/models/Qwen3.5-2B',
-                                                'host': '/data/models/Qwen3.5-2B', 'prefix': 'vllm_serve_'}},
+    ({}, [{'stat': {'exists': False},
+           'item': {'name': 'a', 'path': '/data/models/Qwen3.5-2B', 'host': '/data/models/Qwen3.5-2B', 'prefix': 'vllm_serve_'}},
           {'stat': {'exists': True}, 'item': {'name': 'b', 'path': '/p', 'host': '/p', 'prefix': 'x'}}],
      [{'check': 'model', 'msg': 'vllm_serve_model_path /data/models/Qwen3.5-2B is not on the node (looked at '
                                 '/data/models/Qwen3.5-2B)',
