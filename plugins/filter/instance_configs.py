@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+name: instance_configs
+short_description: The vllm_config result of each vLLM instance, by instance name
+version_added: 0.2.0
+description:
+  - Turns the registered results of a M(ascend.vllm.vllm_config) loop over the vllm_serve plan into one entry per
+    instance name, with defaults for a result that failed (no C(argv)).
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  _input:
+    description: The C(results) of the registered loop; each carries its C(item) (a plan entry with C(name)).
+    type: list
+    elements: dict
+    required: true
+'''
+
+EXAMPLES = r'''
+- name: Keep the result of each instance
+  ansible.builtin.set_fact:
+    __vllm_serve_configs: "{{ __vllm_serve_config.results | ascend.vllm.instance_configs }}"
+'''
+
+RETURN = r'''
+_value:
+  description: Instance name to C(ok) (the module built a command), C(msg), C(argv), C(env), C(api_key_env),
+    C(settings), C(profile), C(memory) and C(violations).
+  type: dict
+'''
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils._serve import instance_configs as _instance_configs
+
+
+def instance_configs(results):
+    """{instance name: {ok, msg, argv, env, api_key_env, settings, profile, memory, violations}}."""
+    return _instance_configs(plain(results or []))
+
+
+class FilterModule(object):
+    """vllm_config results of the vllm_serve role."""
+
+    def filters(self):
+        return {'instance_configs': instance_configs}

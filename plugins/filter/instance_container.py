@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+name: instance_container
+short_description: The container settings of one planned vLLM instance
+version_added: 0.2.0
+description:
+  - The container environment (the instance's C(env), plus the API key under the variable vllm_config names in
+    C(api_key_env), so it never appears on the command line), the extra mounts (a local model directory outside
+    the model cache is mounted read-only in place), whether the container spec must not be logged, and the model.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+positional: config
+options:
+  _input:
+    description: One plan entry (an element of C(__vllm_serve_plan)).
+    type: dict
+    required: true
+  config:
+    description: Its vllm_config result (C(__vllm_serve_configs[name])).
+    type: dict
+    required: true
+'''
+
+EXAMPLES = r'''
+- name: Run the container through container_run
+  ansible.builtin.include_role:
+    name: ascend.vllm.container_run
+  vars:
+    __container: "{{ instance | ascend.vllm.instance_container(__vllm_serve_configs[instance.name]) }}"
+    container_run_env: "{{ __container.env }}"
+    container_run_extra_mounts: "{{ __container.extra_mounts }}"
+'''
+
+RETURN = r'''
+_value:
+  description: C(env) (dict), C(extra_mounts) (list of C({source, target, read_only})), C(no_log) (bool) and C(model).
+  type: dict
+'''
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils._serve import container_settings
+
+
+def instance_container(instance, config):
+    """{env, extra_mounts, no_log, model} of one instance's container."""
+    return container_settings(plain(instance), plain(config or {}))
+
+
+class FilterModule(object):
+    """Container settings of the vllm_serve role."""
+
+    def filters(self):
+        return {'instance_container': instance_container}

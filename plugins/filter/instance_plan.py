@@ -1,0 +1,110 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+name: instance_plan
+short_description: The vLLM instances of a host, and what is wrong with them
+version_added: 0.2.0
+description:
+  - >-
+    Turns the vllm_serve role's variables (the instance list C(vllm_serve_instances), which defaults to
+    C(ascend_vllm_instances), or the scalar C(vllm_serve_*) variables) into one entry per instance: name, container
+    name, chips, port, environment and the M(ascend.vllm.vllm_config) options. Chips not given are handed out
+    consecutively, C(tensor_parallel_size) at a time; ports count up from C(vllm_serve_port) by the instance's index.
+  - >-
+    Checks the plan and the host-level settings (platform set, instance names, keys, chips, ports, container names,
+    nothing shared between instances, model cache directory, publish address, minimum counts and durations) and
+    reports every problem in the preflight report shape, naming the variable the user wrote.
+  - >-
+    Runs on the controller; no host is contacted. The instance option names come from the collection's one
+    declaration of them (module_utils C(vllm_options.INSTANCE_OPTIONS)).
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  _input:
+    description: The host's variables with the role's defaults, normally C(vars); only the C(vllm_serve_*)
+      variables, C(ascend_vllm_instances) (whether it is set) and C(inventory_hostname) are read.
+    type: dict
+    required: true
+'''
+
+EXAMPLES = r'''
+- name: Work out the instances of this host
+  ansible.builtin.set_fact:
+    __vllm_serve_plan: "{{ __planned.plan }}"
+    __vllm_serve_plan_problems: "{{ __planned.problems }}"
+  vars:
+    __planned: "{{ vars | ascend.vllm.instance_plan }}"
+'''
+
+RETURN = r'''
+_value:
+  description: The plan, its problems and the image tag to check.
+  type: dict
+  contains:
+    plan:
+      description: One entry per instance with the keys C(index), C(name), C(named), C(unknown_keys),
+        C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(env), C(options)
+        (the vllm_config options, instance values over the scalar ones, nulls left out) and C(var_prefix).
+      type: list
+      elements: dict
+    problems:
+      description: Each problem as C(check), C(msg) (C(variable=value) and what is wrong) and C(fix); empty when all is well.
+      type: list
+      elements: dict
+    image_tag:
+      description: The tag checked against the model's minimum (C(vllm_serve_image_tag), else the tag of
+        C(vllm_serve_image)), or null for a digest reference.
+      type: str
+'''
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+    MINIMUMS, image_tag, plain, plan_instances, plan_problems)
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
+
+PREFIX = 'vllm_serve_'
+SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address') + tuple(item[0] for item in MINIMUMS)
+
+
+def instance_plan(variables):
+    """{'plan': [...], 'problems': [...], 'image_tag': str or None} from the role's variables."""
+    def get(name, default=None):
+        return plain(variables[name]) if name in variables else default
+
+    if not hasattr(variables, 'keys'):
+        raise AnsibleFilterError('instance_plan: give it the host variables (vars), not %r' % type(variables).__name__)
+    list_var = 'ascend_vllm_instances' if 'ascend_vllm_instances' in variables else PREFIX + 'instances'
+    instances = get(PREFIX + 'instances') or []
+    instances = list(instances) if isinstance(instances, (list, tuple, dict)) else [instances]
+    scalars = {
+        'instance_name': get(PREFIX + 'instance_name', 'default'),
+        'container_name': get(PREFIX + 'container_name', 'vllm-ascend'),
+        'chips': get(PREFIX + 'chips'),
+        'port': get(PREFIX + 'port', 8080),
+        'env': get(PREFIX + 'env') or {},
+        'options': dict((option, get(PREFIX + option)) for option in INSTANCE_OPTIONS),
+    }
+    plan = plan_instances(instances, scalars, list_var)
+    settings = dict((name, get(name)) for name in SETTINGS)
+    settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''))
+    return {
+        'plan': plan,
+        'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
+        'image_tag': image_tag(get(PREFIX + 'image_tag'), get(PREFIX + 'image', '')),
+    }
+
+
+class FilterModule(object):
+    """Instance planning of the vllm_serve role."""
+
+    def filters(self):
+        return {'instance_plan': instance_plan}

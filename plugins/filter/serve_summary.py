@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+name: serve_summary
+short_description: One summary line per planned vLLM instance
+version_added: 0.2.0
+description:
+  - >-
+    C(NAME: MODEL as SERVED_NAME in CONTAINER on chips 0,1, port 8080: STATE), followed by the smoke test's answer
+    when there is one. An instance without a status is C(not verified) (C(check mode: not verified) in check mode).
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+positional: status, check_mode
+options:
+  _input:
+    description: The plan (C(__vllm_serve_plan)).
+    type: list
+    elements: dict
+    required: true
+  status:
+    description: C(vllm_serve_status) of the host.
+    type: dict
+  check_mode:
+    description: Whether the run is in check mode (C(ansible_check_mode)).
+    type: bool
+    default: false
+'''
+
+EXAMPLES = r'''
+- name: Show what this host serves
+  ansible.builtin.debug:
+    msg: "{{ __vllm_serve_plan | ascend.vllm.serve_summary(vllm_serve_status | default({}), ansible_check_mode) }}"
+'''
+
+RETURN = r'''
+_value:
+  description: One line per instance.
+  type: list
+  elements: str
+'''
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils._serve import summary_lines
+
+
+def serve_summary(plan, status=None, check_mode=False):
+    """The summary lines of a host's instances."""
+    return summary_lines(plain(plan or []), plain(status or {}), bool(check_mode))
+
+
+class FilterModule(object):
+    """Summary lines of the vllm_serve role."""
+
+    def filters(self):
+        return {'serve_summary': serve_summary}

@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The instances of a vllm_serve host: planning and the checks of the plan.
+
+Pure functions over plain data (no Ansible imports), used by the
+``ascend.vllm.instance_plan`` filter.  ``plan_instances`` turns the inventory
+(``ascend_vllm_instances`` or the scalar ``vllm_serve_*`` variables) into one
+entry per instance; ``plan_problems`` reports what is wrong with it in the
+preflight report shape ``{check, msg, fix}``, naming the variable the user wrote.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
+
+# Counts and durations that must not be below a minimum: (variable, minimum, example).
+MINIMUMS = (
+    ('vllm_serve_ready_timeout', 1, 1800),
+    ('vllm_serve_ready_poll_interval', 1, 10),
+    ('vllm_serve_smoke_timeout', 1, 600),
+    ('vllm_serve_smoke_max_tokens', 1, 50),
+    ('vllm_serve_smoke_chat_max_tokens', 1, 1024),
+    ('vllm_serve_log_lines', 0, 50),
+    ('vllm_serve_teardown_wait', 0, 60),
+)
+
+_CONTAINER_NAME_RE = r'^[a-zA-Z0-9][a-zA-Z0-9_.-]*$'
+_IPV4_RE = r'^([0-9]{1,3}[.]){3}[0-9]{1,3}$'
+_IPV6_RE = r'^[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F]*$'
+
+
+def to_json(value):
+    # type: (Any) -> str
+    """A value as the messages show it (Ansible's to_json: json.dumps with default separators)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def plain(value):
+    # type: (Any) -> Any
+    """Plain dicts and lists all the way down, each item read through ``[]``.
+
+    Ansible hands filters lazy containers that template an item when it is read;
+    json.dumps and dict() would see the raw items instead.
+    """
+    if isinstance(value, dict):
+        return dict((key, plain(value[key])) for key in value)
+    if isinstance(value, (list, tuple)):
+        return [plain(value[index]) for index in range(len(value))]
+    return value
+
+
+def to_int(value, default=0):
+    # type: (Any, int) -> int
+    """Jinja's ``int`` filter: int(value), else int(float(value)), else ``default``."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError, OverflowError):
+            return default
+
+
+def is_integer(value):
+    # type: (Any) -> bool
+    """Jinja's ``integer`` test: an int that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def as_list(value):
+    # type: (Any) -> List[Any]
+    """A list as given, a single value as a list of one."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def flatten(values):
+    # type: (Any) -> List[Any]
+    out = []  # type: List[Any]
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            out.extend(flatten(value))
+        else:
+            out.append(value)
+    return out
+
+
+def repeated(values):
+    # type: (Sequence[Any]) -> List[Any]
+    """The values that occur more than once, each once, in order of first occurrence."""
+    out = []  # type: List[Any]
+    for value in values:
+        if value not in out and sum(1 for other in values if other == value) > 1:
+            out.append(value)
+    return out
+
+
+def _chips(inst, listed, where, scalar_chips, own, next_chip, tp):
+    # type: (Dict[str, Any], bool, str, Any, Dict[str, Any], int, int) -> Tuple[List[Any], str]
+    """The chips of one instance and the variable they come from."""
+    if inst.get('chips') is not None:
+        return as_list(inst['chips']), where + '.chips'
+    if not listed and scalar_chips is not None:
+        return as_list(scalar_chips), 'vllm_serve_chips'
+    chips = list(range(next_chip, next_chip + tp))
+    var = where + '.tensor_parallel_size' if 'tensor_parallel_size' in own else 'vllm_serve_tensor_parallel_size'
+    return chips, '%s (chips %s)' % (var, ', '.join(str(chip) for chip in chips))
+
+
+def plan_instances(instances, scalars, list_var):
+    # type: (Any, Dict[str, Any], str) -> List[Dict[str, Any]]
+    """One entry per instance (the ``__vllm_serve_plan`` shape).
+
+    ``instances`` is ``vllm_serve_instances`` (empty: one instance from the
+    scalars); ``scalars`` holds ``instance_name``, ``container_name``, ``chips``,
+    ``port``, ``env`` and ``options`` (the ``vllm_serve_<option>`` values);
+    ``list_var`` is the inventory variable the list came from.  Chips not given
+    are handed out consecutively, tensor_parallel_size at a time; ports count up
+    from ``port`` by the instance's index.
+    """
+    listed = bool(instances)
+    raw = list(instances) if listed else [{'name': scalars['instance_name']}]
+    base = dict((key, value) for key, value in (scalars.get('options') or {}).items() if value is not None)
+    plan = []
+    next_chip = 0
+    for index, inst in enumerate(raw):
+        inst = inst if isinstance(inst, dict) else {}
+        own = dict((key, value) for key, value in inst.items() if key in INSTANCE_OPTIONS and value is not None)
+        options = dict(base, **own)
+        tp = to_int(options.get('tensor_parallel_size', 1))
+        tp = tp if tp > 0 else 1
+        where = '%s[%d]' % (list_var, index) if listed else ''
+        chips, chips_var = _chips(inst, listed, where, scalars.get('chips'), own, next_chip, tp)
+        int_chips = [chip for chip in chips if is_integer(chip)]
+        if int_chips:
+            next_chip = max(next_chip, max(int_chips) + 1)
+        name = str(inst['name'] if 'name' in inst else 'instance%d' % index)
+        default_container = scalars['container_name'] if len(raw) == 1 else '%s-%s' % (scalars['container_name'], name)
+        env = dict(scalars.get('env') or {})
+        env.update(inst.get('env') or {})
+        plan.append({
+            'index': index,
+            'name': name,
+            'named': 'name' in inst or not listed,
+            'unknown_keys': [key for key in inst if key not in INSTANCE_KEYS + INSTANCE_OPTIONS],
+            'container_name': inst.get('container_name', default_container),
+            'chips': chips,
+            'port': inst['port'] if 'port' in inst else to_int(scalars['port']) + index,
+            'chips_var': chips_var,
+            'port_var': where + '.port' if 'port' in inst else 'vllm_serve_port' + (' + %d' % index if index else ''),
+            'container_var': where + '.container_name' if 'container_name' in inst else 'vllm_serve_container_name',
+            'env': env,
+            'options': options,
+            'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
+        })
+    return plan
+
+
+def instance_problems(entry):
+    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+    """What is wrong with one planned instance on its own."""
+    prefix = entry['var_prefix']
+    where = prefix[:-1] if prefix.endswith('.') else 'instance %s' % entry['name']
+    out = []
+    if not entry['named']:
+        out.append({'check': 'instances', 'msg': where + ' has no name', 'fix': 'give every instance a unique name'})
+    if entry['unknown_keys']:
+        out.append({'check': 'instances',
+                    'msg': '%s has unknown key(s) %s' % (where, ', '.join(str(key) for key in entry['unknown_keys'])),
+                    'fix': 'use name, chips, port, container_name, env and vllm_config options (%s)'
+                           % ', '.join(INSTANCE_OPTIONS)})
+    chips = entry['chips']
+    if not chips or not all(is_integer(chip) and chip >= 0 for chip in chips):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s is not a list of device ids' % (entry['chips_var'], to_json(chips)),
+                    'fix': 'set %s to device ids (N of /dev/davinciN), e.g. [0] or [0, 1]'
+                           % entry['chips_var'].split(' ')[0]})
+    port = entry['port']
+    if not (is_integer(port) and 1 <= port <= 65535):
+        out.append({'check': 'instances', 'msg': '%s=%s is not a port number' % (entry['port_var'], to_json(port)),
+                    'fix': 'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]})
+    name = entry['container_name']
+    if not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s is not a Docker container name' % (entry['container_var'], to_json(name)),
+                    'fix': 'set %s to letters, digits, _, . and - (starting with a letter or digit)'
+                           % entry['container_var']})
+    return out
+
+
+def shared_problems(plan, list_var):
+    # type: (List[Dict[str, Any]], str) -> List[Dict[str, str]]
+    """Names, container names, ports and chips that two instances share."""
+    out = []
+    for key, label in (('name', 'name'), ('container_name', 'container name'), ('port', 'port')):
+        for value in repeated([entry[key] for entry in plan]):
+            out.append({'check': 'instances', 'msg': '%s: two instances share the %s %s' % (list_var, label, value),
+                        'fix': 'give each instance its own %s' % label})
+    chips = [chip for chip in flatten(entry['chips'] for entry in plan) if is_integer(chip)]
+    for chip in repeated(chips):
+        out.append({'check': 'instances', 'msg': '%s: chip %s is given to more than one instance' % (list_var, chip),
+                    'fix': 'a 310P chip serves one vLLM server; give each instance its own chips'})
+    return out
+
+
+def _at_least(value, minimum):
+    # type: (Any, int) -> bool
+    if isinstance(value, (int, float)):
+        return value >= minimum
+    return isinstance(value, str) and re.match(r'^[0-9]+$', value) is not None and int(value) >= minimum
+
+
+def host_problems(settings, platform_names):
+    # type: (Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
+    """Host-level settings: platform set, model cache dir, publish address, minimums.
+
+    ``settings`` holds ``host``, ``platform``, ``vllm_serve_model_cache_dir``,
+    ``vllm_serve_publish_address`` and the variables of ``MINIMUMS``.
+    """
+    out = []
+    if not settings.get('platform'):
+        names = list(platform_names)
+        out.append({'check': 'platform', 'msg': 'no platform is set for %s' % settings['host'],
+                    'fix': 'set ascend_vllm_platform (%s or %s) in group_vars, or put the host in the inventory '
+                           'group of that name' % (', '.join(names[:-1]), names[-1])})
+    cache_dir = settings.get('vllm_serve_model_cache_dir')
+    if not (isinstance(cache_dir, str) and cache_dir.startswith('/')):
+        out.append({'check': 'paths',
+                    'msg': 'vllm_serve_model_cache_dir=%s is not an absolute path on the node' % to_json(cache_dir),
+                    'fix': 'set vllm_serve_model_cache_dir to an absolute directory on the node, e.g. /root/.cache '
+                           '(the guide mounts it)'})
+    address = settings.get('vllm_serve_publish_address')
+    if address and not (isinstance(address, str) and (re.match(_IPV4_RE, address) or re.match(_IPV6_RE, address))):
+        out.append({'check': 'ports', 'msg': 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
+                    'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
+                           'the port is vllm_serve_port), or "" to publish on every address'})
+    for name, minimum, example in MINIMUMS:
+        value = settings.get(name)
+        if not _at_least(value, minimum):
+            out.append({'check': 'settings', 'msg': '%s=%s is below %s' % (name, to_json(value), minimum),
+                        'fix': 'set %s to %s or more, e.g. %s' % (name, minimum, example)})
+    return out
+
+
+def plan_problems(plan, list_var, settings, platform_names):
+    # type: (List[Dict[str, Any]], str, Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
+    """Every problem of the plan and the host-level settings, in the order of the preflight report."""
+    out = host_problems(settings, platform_names)
+    platform = out[:1] if out and out[0]['check'] == 'platform' else []
+    rest = out[len(platform):]
+    for entry in plan:
+        platform.extend(instance_problems(entry))
+    return platform + shared_problems(plan, list_var) + rest
+
+
+def image_tag(tag, image):
+    # type: (Optional[str], Any) -> Optional[str]
+    """The tag checked against the model's minimum: image_pull's, else the one in the
+    image reference (a digest reference has none to check)."""
+    if tag is not None:
+        return tag
+    image = image if isinstance(image, str) else ''
+    base = os.path.basename(image)
+    if ':' in base and '@' not in image:
+        return base.split(':')[-1]
+    return None

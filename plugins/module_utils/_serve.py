@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""What the vllm_serve role derives from its plan and the vllm_config results.
+
+Pure functions over plain data, used by the role's filters: the per-instance
+configuration results, the inputs of npu_check, the model directories to look
+for, the preflight problems and their report, the container settings, the
+summary lines and the teardown lists.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+from typing import Any, Dict, List, Optional
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, to_int, to_json
+
+DEFAULT_CACHE_TARGET = '/root/.cache'
+
+
+def _get(mapping, *keys):
+    # type: (Any, str) -> Any
+    """mapping[k1][k2]... or None when any level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(mapping, dict):
+            return None
+        mapping = mapping.get(key)
+    return mapping
+
+
+def instance_configs(results):
+    # type: (List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+    """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
+    out = {}
+    for result in results or []:
+        out[result['item']['name']] = {
+            'ok': 'argv' in result,
+            'msg': result.get('msg', ''),
+            'argv': result.get('argv', []),
+            'env': result.get('env', {}),
+            'api_key_env': result.get('api_key_env'),
+            'settings': result.get('settings', {}),
+            'profile': result.get('profile') or {},
+            'memory': result.get('memory') or {},
+            'violations': result.get('violations', []),
+        }
+    return out
+
+
+def cache_target(config):
+    # type: (Optional[Dict[str, Any]]) -> str
+    """Where the model cache is mounted in the container (the profile's, else the guide's)."""
+    return _get(config, 'profile', 'model_cache_mount', 'target') or DEFAULT_CACHE_TARGET
+
+
+def under(path, directory):
+    # type: (str, str) -> bool
+    return path == directory or path.startswith(directory + '/')
+
+
+def npu_check_instances(plan, configs):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[Dict[str, Any]]
+    """npu_check_instances: the chips, port and host memory of each planned instance."""
+    configs = configs or {}
+    return [{
+        'name': entry['name'],
+        'container_name': entry['container_name'],
+        'chips': [chip for chip in entry['chips'] if is_integer(chip)],
+        'chips_var': entry['chips_var'],
+        'port': entry['port'],
+        'host_memory_mb': to_int(_get(configs.get(entry['name']), 'memory', 'usable_mb')),
+    } for entry in plan]
+
+
+def model_dirs(plan, configs, cache_dir):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], str) -> List[Dict[str, str]]
+    """The local model directories to look for on the node.
+
+    An absolute model_path is a directory in the container: under the model cache
+    target it lives in ``cache_dir`` on the node, anywhere else it is bind-mounted
+    from the same path.
+    """
+    out = []
+    for entry in plan:
+        path = entry['options'].get('model_path')
+        if not (isinstance(path, str) and path.startswith('/')):
+            continue
+        target = cache_target((configs or {}).get(entry['name']))
+        host = cache_dir + path[len(target):] if under(path, target) else path
+        out.append({'name': entry['name'], 'path': path, 'host': host, 'prefix': entry['var_prefix']})
+    return out
+
+
+def config_problems(configs):
+    # type: (Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """Every vllm_config violation of every instance, or its error when it has none."""
+    out = []
+    for name, config in (configs or {}).items():
+        for item in config.get('violations') or []:
+            out.append({'check': 'config', 'msg': '%s=%s: %s' % (item['variable'], to_json(item['value']), item['rule']),
+                        'fix': item['fix']})
+        if not config.get('ok') and not config.get('violations'):
+            out.append({'check': 'config', 'msg': 'instance %s: %s' % (name, config.get('msg', '')),
+                        'fix': 'correct the instance settings'})
+    return out
+
+
+def missing_model_dirs(stats):
+    # type: (List[Dict[str, Any]]) -> List[Dict[str, str]]
+    """A problem per model directory the stat loop (over ``model_dirs``) did not find."""
+    out = []
+    for result in stats or []:
+        if _get(result, 'stat', 'exists'):
+            continue
+        wanted = result['item']
+        msg = '%smodel_path %s is not on the node (looked at %s)' % (wanted['prefix'], wanted['path'], wanted['host'])
+        out.append({'check': 'model', 'msg': msg,
+                    'fix': 'download the weights there first, or leave model_path unset to load the model id '
+                           'from ModelScope'})
+    return out
+
+
+def report(problems, host):
+    # type: (List[Dict[str, Any]], str) -> str
+    """The preflight failure message: a count line, then one line per problem with its fix."""
+    lines = ['%d preflight problem(s) on %s; nothing was pulled or started:' % (len(problems), host)]
+    for problem in problems:
+        lines.append('- [%s] %s. Fix: %s' % (problem['check'], re.sub(r'[.]\s*$', '', str(problem['msg'])),
+                                             problem['fix']))
+    return '\n'.join(lines) + '\n'
+
+
+def container_settings(entry, config):
+    # type: (Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+    """env (with the API key under the server's variable), extra mounts and no_log of one container."""
+    api_key = entry['options'].get('api_key') or ''
+    env = dict(entry.get('env') or {})
+    if api_key and config.get('api_key_env'):
+        env[config['api_key_env']] = api_key
+    path = entry['options'].get('model_path') or ''
+    mounts = []
+    # A local model directory outside the cache is mounted read-only in place.
+    if isinstance(path, str) and path.startswith('/') and not under(path, cache_target(config)):
+        mounts.append({'source': path, 'target': path, 'read_only': True})
+    settings = config.get('settings') or {}
+    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key),
+            'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
+
+
+def truncate(text, length):
+    # type: (str, int) -> str
+    """Jinja's ``truncate`` (word boundary, '...', leeway 5)."""
+    if len(text) <= length + 5:
+        return text
+    return text[:length - 3].rsplit(' ', 1)[0] + '...'
+
+
+def summary_lines(plan, status, check_mode=False):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], bool) -> List[str]
+    """One line per instance: model, served name, container, chips, port, state and the smoke answer."""
+    lines = []
+    for entry in plan:
+        state = (status or {}).get(entry['name']) or {}
+        options = entry['options']
+        served = options.get('served_model_name', 'qwen3.5')
+        if 'served_model_name' in state:
+            served = state['served_model_name']
+        line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
+            entry['name'], options.get('model', '?'), served, entry['container_name'],
+            ','.join(str(chip) for chip in entry['chips']), entry['port'],
+            state.get('state', 'check mode: not verified' if check_mode else 'not verified'))
+        if state.get('completion'):
+            line += ' -- "%s"' % state['completion']
+        lines.append(line)
+    return lines
+
+
+def left_out_line(host, status, reach):
+    # type: (str, Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> str
+    """Why a host of the play is not serving: unreachable, an instance failed, or an earlier error."""
+    reach = reach or {}
+    failed = [(name, state) for name, state in (status or {}).items() if (state or {}).get('state') != 'ready']
+    if reach.get('unreachable') or reach.get('failed'):
+        why = ('unreachable: ' if reach.get('unreachable') else 'did not answer: ') + truncate(
+            re.sub(r'\s+', ' ', str(reach.get('msg', 'no answer'))), 200)
+    elif failed:
+        why = 'failed: instance %s -- %s' % (', instance '.join(name for name, _state in failed),
+                                             truncate(str(failed[0][1].get('error', 'not serving')), 300))
+    else:
+        why = 'failed before serving (see its error above)'
+    return '%s: NOT deployed, %s' % (host, why)
+
+
+def containers_to_remove(plan, managed, all_managed):
+    # type: (List[Dict[str, Any]], Optional[List[Dict[str, Any]]], bool) -> List[str]
+    """The planned container names, and with ``all_managed`` every container of ours on the node."""
+    names = [entry['container_name'] for entry in plan]
+    if all_managed:
+        for container in managed or []:
+            names.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
+    out = []  # type: List[str]
+    for name in names:
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def container_pids(results):
+    # type: (List[Dict[str, Any]]) -> List[int]
+    """Host pids from ``docker top NAME -eo pid`` results (header and failed calls skipped)."""
+    pids = []
+    for result in results or []:
+        for line in result.get('stdout_lines') or []:
+            line = str(line).strip()
+            if re.match(r'^[0-9]+$', line):
+                pids.append(int(line))
+    return pids

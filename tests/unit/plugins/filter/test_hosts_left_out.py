@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.filter.hosts_left_out import hosts_left_out
+
+LONG = 'word ' * 80
+
+
+@pytest.mark.parametrize('variables, expected', [
+    ({'__ascend_vllm_reach': {'unreachable': True, 'msg': 'Failed to connect\n  to the host'}},
+     'n2: NOT deployed, unreachable: Failed to connect to the host'),
+    ({'__ascend_vllm_reach': {'failed': True}}, 'n2: NOT deployed, did not answer: no answer'),
+    ({'__ascend_vllm_reach': {'unreachable': True, 'msg': LONG}},
+     'n2: NOT deployed, unreachable: ' + ('word ' * 39).strip() + '...'),
+    ({'__ascend_vllm_reach': {},
+      'vllm_serve_status': {'a': {'state': 'ready'}, 'b': {'state': 'failed', 'error': 'crashed'}, 'c': {'state': 'failed'}}},
+     'n2: NOT deployed, failed: instance b, instance c -- crashed'),
+    ({}, 'n2: NOT deployed, failed before serving (see its error above)'),
+])
+def test_reason_per_host(variables, expected):
+    assert hosts_left_out(['n2'], {'n2': variables}) == [expected]
+
+
+def test_hosts_sorted():
+    assert [line.split(':')[0] for line in hosts_left_out(['n3', 'n1'], {'n1': {}, 'n3': {}})] == ['n1', 'n3']

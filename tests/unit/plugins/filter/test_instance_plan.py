@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""instance_plan: the plan of a host's instances and the problems the preflight reports.
+
+The messages are those of the bad-input corpus (tests/reliability/bad_inputs.yml):
+each problem names the variable the user wrote, its value and the fix.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.filter.instance_plan import instance_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
+
+# The role's defaults, as Ansible hands them over (templates already resolved).
+DEFAULTS = dict(
+    inventory_hostname='node1', vllm_serve_platform='atlas_300i_duo', vllm_serve_instances=[],
+    vllm_serve_instance_name='default', vllm_serve_container_name='vllm-ascend', vllm_serve_chips=None,
+    vllm_serve_port=8080, vllm_serve_env={}, vllm_serve_model_cache_dir='/root/.cache', vllm_serve_publish_address='',
+    vllm_serve_image='', vllm_serve_image_tag=None, vllm_serve_ready_timeout=1800, vllm_serve_ready_poll_interval=10,
+    vllm_serve_smoke_timeout=600, vllm_serve_smoke_max_tokens=50, vllm_serve_smoke_chat_max_tokens=1024,
+    vllm_serve_log_lines=50, vllm_serve_teardown_wait=60,
+    **dict(('vllm_serve_' + option, None) for option in INSTANCE_OPTIONS))
+DEFAULTS.update(vllm_serve_model='Qwen/Qwen3.5-2B', vllm_serve_tensor_parallel_size=1, vllm_serve_max_model_len=16384,
+                vllm_serve_extra_args=[])
+
+
+def run(**variables):
+    merged = dict(DEFAULTS)
+    if 'ascend_vllm_instances' in variables:
+        merged['vllm_serve_instances'] = variables['ascend_vllm_instances']
+    merged.update(variables)
+    return instance_plan(merged)
+
+
+def lines(out):
+    return ['[%s] %s. Fix: %s' % (p['check'], p['msg'], p['fix']) for p in out['problems']]
+
+
+def test_single_instance_from_the_scalar_variables():
+    out = run()
+    assert out['problems'] == []
+    assert out['plan'] == [{
+        'index': 0, 'name': 'default', 'named': True, 'unknown_keys': [], 'container_name': 'vllm-ascend',
+        'chips': [0], 'port': 8080, 'chips_var': 'vllm_serve_tensor_parallel_size (chips 0)', 'port_var': 'vllm_serve_port',
+        'container_var': 'vllm_serve_container_name', 'env': {},
+        'options': {'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1, 'max_model_len': 16384, 'extra_args': []},
+        'var_prefix': 'vllm_serve_'}]
+
+
+@pytest.mark.parametrize('variables, chips, chips_var', [
+    ({'vllm_serve_tensor_parallel_size': 2}, [0, 1], 'vllm_serve_tensor_parallel_size (chips 0, 1)'),
+    ({'vllm_serve_chips': [1]}, [1], 'vllm_serve_chips'),
+    ({'vllm_serve_chips': 3}, [3], 'vllm_serve_chips'),
+    # A TP that is not a number falls back to one chip; the config check reports it.
+    ({'vllm_serve_tensor_parallel_size': 'two'}, [0], 'vllm_serve_tensor_parallel_size (chips 0)'),
+])
+def test_chips_of_the_single_instance(variables, chips, chips_var):
+    entry = run(**variables)['plan'][0]
+    assert (entry['chips'], entry['chips_var']) == (chips, chips_var)
+
+
+def test_listed_instances_get_consecutive_chips_ports_and_prefixed_names():
+    out = run(ascend_vllm_instances=[{'name': 'a', 'tensor_parallel_size': 2}, {'name': 'b', 'max_num_seqs': 4},
+                                     {'name': 'c', 'chips': [7], 'port': 9000, 'container_name': 'own'}],
+              vllm_serve_env={'A': '1'})
+    plan = out['plan']
+    assert out['problems'] == []
+    assert [(p['name'], p['chips'], p['port'], p['container_name']) for p in plan] == [
+        ('a', [0, 1], 8080, 'vllm-ascend-a'), ('b', [2], 8081, 'vllm-ascend-b'), ('c', [7], 9000, 'own')]
+    assert [p['chips_var'] for p in plan] == ['ascend_vllm_instances[0].tensor_parallel_size (chips 0, 1)',
+                                              'vllm_serve_tensor_parallel_size (chips 2)', 'ascend_vllm_instances[2].chips']
+    assert [p['port_var'] for p in plan] == ['vllm_serve_port', 'vllm_serve_port + 1', 'ascend_vllm_instances[2].port']
+    assert plan[1]['options']['max_num_seqs'] == 4 and 'max_num_seqs' not in plan[0]['options']
+    assert plan[2]['var_prefix'] == 'ascend_vllm_instances[2].'
+    assert plan[0]['env'] == {'A': '1'}
+
+
+def test_instance_values_win_and_nulls_are_left_to_the_module():
+    entry = run(ascend_vllm_instances=[{'name': 'a', 'model': 'Qwen/Qwen3.5-4B', 'max_model_len': None,
+                                        'env': {'B': '2'}}], vllm_serve_env={'A': '1'})['plan'][0]
+    assert entry['options']['model'] == 'Qwen/Qwen3.5-4B'
+    assert entry['options']['max_model_len'] == 16384
+    assert entry['env'] == {'A': '1', 'B': '2'}
+    assert entry['container_name'] == 'vllm-ascend'
+
+
+@pytest.mark.parametrize('variables, expected', [
+    # Corpus: instances-unknown-key
+    ({'ascend_vllm_instances': [{'name': 'small', 'chips': [0], 'port': 8080, 'max_len': 8192}]},
+     '[instances] ascend_vllm_instances[0] has unknown key(s) max_len. Fix: use name, chips, port, container_name, env '
+     'and vllm_config options (%s)' % ', '.join(INSTANCE_OPTIONS)),
+    # Corpus: instances-no-name
+    ({'ascend_vllm_instances': [{'model': 'Qwen/Qwen3.5-2B', 'chips': [0], 'port': 8080}]},
+     '[instances] ascend_vllm_instances[0] has no name. Fix: give every instance a unique name'),
+    # Corpus: instances-duplicate-port
+    ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0], 'port': 8080}, {'name': 'b', 'chips': [1], 'port': 8080}]},
+     '[instances] ascend_vllm_instances: two instances share the port 8080. Fix: give each instance its own port'),
+    # Corpus: instances-shared-chip
+    ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0], 'port': 8080}, {'name': 'b', 'chips': [0], 'port': 8081}]},
+     '[instances] ascend_vllm_instances: chip 0 is given to more than one instance. Fix: a 310P chip serves one vLLM '
+     'server; give each instance its own chips'),
+    ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0]}, {'name': 'a', 'chips': [1]}]},
+     '[instances] ascend_vllm_instances: two instances share the name a. Fix: give each instance its own name'),
+    ({'vllm_serve_instances': [{'name': 'a', 'container_name': 'c'}, {'name': 'b', 'container_name': 'c'}]},
+     '[instances] vllm_serve_instances: two instances share the container name c. Fix: give each instance its own '
+     'container name'),
+    # Corpus: instances-port-word
+    ({'ascend_vllm_instances': [{'name': 'small', 'chips': [0], 'port': 'eighty'}]},
+     '[instances] ascend_vllm_instances[0].port="eighty" is not a port number. Fix: set ascend_vllm_instances[0].port '
+     'to an integer in 1..65535'),
+    # Corpus: chips-negative, chips-empty
+    ({'vllm_serve_chips': [-1]},
+     '[instances] vllm_serve_chips=[-1] is not a list of device ids. Fix: set vllm_serve_chips to device ids '
+     '(N of /dev/davinciN), e.g. [0] or [0, 1]'),
+    ({'vllm_serve_chips': []},
+     '[instances] vllm_serve_chips=[] is not a list of device ids. Fix: set vllm_serve_chips to device ids '
+     '(N of /dev/davinciN), e.g. [0] or [0, 1]'),
+    ({'ascend_vllm_instances': [{'name': 'a', 'chips': ['/dev/davinci0']}]},
+     '[instances] ascend_vllm_instances[0].chips=["/dev/davinci0"] is not a list of device ids. Fix: set '
+     'ascend_vllm_instances[0].chips to device ids (N of /dev/davinciN), e.g. [0] or [0, 1]'),
+    # Corpus: port-zero, port-too-big, port-negative
+    ({'vllm_serve_port': 0},
+     '[instances] vllm_serve_port=0 is not a port number. Fix: set vllm_serve_port to an integer in 1..65535'),
+    ({'vllm_serve_port': 70000},
+     '[instances] vllm_serve_port=70000 is not a port number. Fix: set vllm_serve_port to an integer in 1..65535'),
+    ({'vllm_serve_port': -8080},
+     '[instances] vllm_serve_port=-8080 is not a port number. Fix: set vllm_serve_port to an integer in 1..65535'),
+    ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0]}, {'name': 'b', 'chips': [1]}], 'vllm_serve_port': 65535},
+     '[instances] vllm_serve_port + 1=65536 is not a port number. Fix: set vllm_serve_port to an integer in 1..65535'),
+    # Corpus: container-name-with-space
+    ({'vllm_serve_container_name': 'vllm ascend'},
+     '[instances] vllm_serve_container_name="vllm ascend" is not a Docker container name. Fix: set '
+     'vllm_serve_container_name to letters, digits, _, . and - (starting with a letter or digit)'),
+    # Corpus: model-cache-dir-relative, model-cache-dir-empty
+    ({'vllm_serve_model_cache_dir': 'cache/models'},
+     '[paths] vllm_serve_model_cache_dir="cache/models" is not an absolute path on the node. Fix: set '
+     'vllm_serve_model_cache_dir to an absolute directory on the node, e.g. /root/.cache (the guide mounts it)'),
+    ({'vllm_serve_model_cache_dir': ''},
+     '[paths] vllm_serve_model_cache_dir="" is not an absolute path on the node. Fix: set '
+     'vllm_serve_model_cache_dir to an absolute directory on the node, e.g. /root/.cache (the guide mounts it)'),
+    # Corpus: publish-address-with-port
+    ({'vllm_serve_publish_address': '127.0.0.1:8080'},
+     '[ports] vllm_serve_publish_address="127.0.0.1:8080" is not an IP address. Fix: set vllm_serve_publish_address '
+     'to an IP address of the node such as 127.0.0.1 (no port: the port is vllm_serve_port), or "" to publish on '
+     'every address'),
+    # Corpus: ready-timeout-negative
+    ({'vllm_serve_ready_timeout': -60},
+     '[settings] vllm_serve_ready_timeout=-60 is below 1. Fix: set vllm_serve_ready_timeout to 1 or more, e.g. 1800'),
+    ({'vllm_serve_log_lines': 'abc'},
+     '[settings] vllm_serve_log_lines="abc" is below 0. Fix: set vllm_serve_log_lines to 0 or more, e.g. 50'),
+    ({'vllm_serve_platform': ''},
+     '[platform] no platform is set for node1. Fix: set ascend_vllm_platform (atlas_300i_duo, atlas_200i_pro or '
+     'atlas_200i_pro_openeuler) in group_vars, or put the host in the inventory group of that name'),
+])
+def test_problems_name_the_variable_the_value_and_the_fix(variables, expected):
+    assert expected in lines(run(**variables))
+
+
+@pytest.mark.parametrize('variables', [
+    {'vllm_serve_publish_address': '10.0.0.1'}, {'vllm_serve_publish_address': '::1'},
+    {'vllm_serve_smoke_timeout': '30'}, {'vllm_serve_teardown_wait': 0}, {'vllm_serve_chips': [0, 1]},
+])
+def test_good_settings_are_no_problem(variables):
+    assert run(**variables)['problems'] == []
+
+
+def test_problems_come_in_report_order():
+    out = run(vllm_serve_platform='', vllm_serve_model_cache_dir='x', vllm_serve_chips=[],
+              vllm_serve_instances=[{'chips': []}])
+    assert [p['check'] for p in out['problems']] == ['platform', 'instances', 'instances', 'paths']
+
+
+@pytest.mark.parametrize('image, tag, expected', [
+    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', None, 'v0.23.0-310p'),
+    ('localhost:5000/vllm-ascend', None, None),
+    ('localhost:5000/vllm-ascend@sha256:abcd', None, None),
+    ('', None, None),
+    ('x:y', 'v0.22.0', 'v0.22.0'),
+])
+def test_image_tag_to_check(image, tag, expected):
+    assert run(vllm_serve_image=image, vllm_serve_image_tag=tag)['image_tag'] == expected

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.filter.preflight_problems import preflight_problems
+
+EARLIER = [{'check': 'instances', 'msg': 'earlier', 'fix': 'f'}]
+DTYPE = {'variable': 'vllm_serve_dtype', 'value': 'bfloat16', 'rule': 'dtype must be float16 on 310P',
+         'fix': 'set vllm_serve_dtype: float16'}
+
+
+@pytest.mark.parametrize('configs, stats, added', [
+    # Corpus: dtype-bfloat16 (a vllm_config violation)
+    ({'a': {'ok': False, 'msg': '1 problem', 'violations': [DTYPE]}}, [],
+     [{'check': 'config', 'msg': 'vllm_serve_dtype="bfloat16": dtype must be float16 on 310P',
+       'fix': 'set vllm_serve_dtype: float16'}]),
+    # A module error without violations names the instance.
+    ({'a': {'ok': False, 'msg': 'vllm_config could not plan: boom', 'violations': []}}, [],
+     [{'check': 'config', 'msg': 'instance a: vllm_config could not plan: boom', 'fix': 'correct the instance settings'}]),
+    ({'a': {'ok': True, 'msg': '', 'violations': []}}, [], []),
+    # Corpus: model-path-missing
+    ({}, [{'stat': {'exists': False},
+           'item': {'name': 'a', 'path': '/data/models/Qwen3.5-2B', 'host': '/data/models/Qwen3.5-2B', 'prefix': 'vllm_serve_'}},
+          {'stat': {'exists': True}, 'item': {'name': 'b', 'path': '/p', 'host': '/p', 'prefix': 'x'}}],
+     [{'check': 'model', 'msg': 'vllm_serve_model_path /data/models/Qwen3.5-2B is not on the node (looked at '
+                                '/data/models/Qwen3.5-2B)',
+       'fix': 'download the weights there first, or leave model_path unset to load the model id from ModelScope'}]),
+])
+def test_config_and_model_problems_follow_the_earlier_ones(configs, stats, added):
+    assert preflight_problems(EARLIER, configs, stats) == EARLIER + added

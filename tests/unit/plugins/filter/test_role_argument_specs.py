@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+import os
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.filter.role_argument_specs import role_argument_specs
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles')
+
+
+def test_every_role_of_the_collection():
+    specs = role_argument_specs(ROLES)
+    assert set(specs) == {'container_run', 'image_pull', 'npu_check', 'vllm_serve'}
+    assert 'vllm_serve_port' in specs['vllm_serve']['argument_specs']['main']['options']
+
+
+def test_a_directory_without_roles(tmp_path):
+    with pytest.raises(AnsibleFilterError):
+        role_argument_specs(str(tmp_path))
