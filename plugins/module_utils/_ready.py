@@ -100,7 +100,7 @@ def docker_since(timestamp):
 def split_timestamp(line):
     # type: (str) -> Tuple[Optional[str], str]
     """``("seconds.nanos" or None, text)`` of a line read with ``timestamps=1``."""
-    stamp, _, text = line.partition(' ')
+    stamp, text = line.partition(' ')[0::2]
     try:
         return docker_since(stamp), text
     except ValueError:

@@ -92,8 +92,8 @@ options:
     default: 600
   api_key:
     description:
-      - API key the server requires, sent as C(Authorization: Bearer) header with every
-        request to the server. Never returned or logged.
+      - "API key the server requires, sent as C(Authorization: Bearer) header with every
+        request to the server. Never returned or logged."
     type: str
   docker_host:
     description:
@@ -190,9 +190,9 @@ exit_code:
   sample: 1
 cause:
   description:
-    - The first exception line of the log since the start, without vLLM's process and
+    - "The first exception line of the log since the start, without vLLM's process and
       logger prefix, not vLLM's own C(RuntimeError: Engine core initialization failed),
-      at most about 300 characters; empty when ready or when there is none.
+      at most about 300 characters; empty when ready or when there is none."
   returned: always
   type: str
   sample: 'ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)'
@@ -240,8 +240,8 @@ ARGUMENT_SPEC = dict(
     log_lines=dict(type='int', default=50),
     smoke_test=dict(type='bool', default=False),
     prompt=dict(type='str', default='The future of AI is'),
-    max_tokens=dict(type='int', default=50),
-    chat_max_tokens=dict(type='int', default=1024),
+    max_tokens=dict(type='int', default=50, no_log=False),
+    chat_max_tokens=dict(type='int', default=1024, no_log=False),
     smoke_timeout=dict(type='float', default=600),
     api_key=dict(type='str', no_log=True),
     docker_host=dict(type='str'),

@@ -178,6 +178,11 @@ class Clock(object):
         self.now += seconds
 
 
+def _stamp(at):
+    """The Docker log time of a line ``at`` seconds after the container's start."""
+    return '2026-11-30T22:%02d:%012.9fZ' % divmod(at, 60)
+
+
 class Node(object):
     """A fake container and server on a timeline of the fake clock (seconds after the start)."""
 
@@ -214,8 +219,7 @@ class Node(object):
             lines = [(at, text) for at, text in lines if 1796076000.0 + at >= float(since)]
         if tail is not None:
             lines = lines[-tail:]
-        stamp = lambda at: '2026-11-30T22:%02d:%012.9fZ' % divmod(at, 60)  # noqa: E731
-        return ''.join('%s%s\n' % (stamp(at) + ' ' if timestamps else '', text) for at, text in lines)
+        return ''.join('%s%s\n' % (_stamp(at) + ' ' if timestamps else '', text) for at, text in lines)
 
     def up(self, t):
         return self.ready_at is not None and t >= self.ready_at and (self.crash_at is None or t < self.crash_at)
@@ -390,4 +394,3 @@ def test_socket_path():
 def test_bearer():
     assert _ready.bearer('sk-1') == {'Authorization': 'Bearer sk-1'}
     assert _ready.bearer(None) == {} and _ready.bearer('') == {}
-

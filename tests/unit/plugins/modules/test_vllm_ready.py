@@ -100,8 +100,7 @@ def docker_handler(engine):
 
 class UnixHTTPServer(socketserver.UnixStreamServer):
     def get_request(self):
-        request, _ = self.socket.accept()
-        return request, ('local', 0)
+        return self.socket.accept()[0], ('local', 0)
 
 
 # ------------------------------------------------------------------ fake vLLM server

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """A fake node for the vllm_ready target: the Docker Engine API on a unix socket (containers
 ready-one, crash-one, slow-one, stopped-one) and a vLLM server on a free TCP port (written to PORT_FILE) that wants
