@@ -1,0 +1,501 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Readiness of one vLLM container, watched from the node in one call.
+
+The pure part (log parsing, classification, request bodies, messages) is plain
+functions; ``watch`` is the poll loop over an injectable *probe* (the container
+and the server as seen from the node), *clock* and *sleep*, so unit tests drive
+it with a fake clock.  ``DockerSocket`` and ``HttpClient`` are the node's real
+probes: the Docker Engine API over its unix socket and HTTP, standard library
+only.
+
+The exception rules of ``find_cause`` and the request bodies of the smoke tests
+follow the vllm-ascend docs, "Qwen3.5-Dense" tutorial (section 5.1: the startup
+line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import calendar
+import http.client as httplib
+import json
+import re
+import socket
+import struct
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+from urllib.error import HTTPError
+from urllib.parse import quote, urlencode
+from urllib.request import ProxyHandler, Request, build_opener
+
+# What vLLM logs once the API server listens (uvicorn).
+MARKER = 'Application startup complete.'
+# Seconds between two looks at the container and the server.
+POLL_INTERVAL = 0.25
+LOG_LINES = 50
+CAUSE_LIMIT = 300
+
+# "(EngineCore_DP0 pid=123) ERROR 11-30 22:13:56 [core.py:708] " before a logged line.
+_PROCESS_PREFIX = re.compile(r'^\(\w+ pid=\d+\) (\w+ \d\d-\d\d [\d:]+ \[[^\]]+\] )?')
+_EXCEPTION_LINE = re.compile(r'^[\w.]*(Error|Exception): ')
+# vLLM's API server only points back at the engine's exception with this one.
+_NOT_A_CAUSE = re.compile(r'^RuntimeError: Engine core initialization failed')
+_RFC3339 = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$')
+
+# States that end the wait without the server serving; "ready" is the only success.
+STATES = ('ready', 'crashed', 'exited', 'gone', 'absent', 'not_running', 'timeout',
+          'not_listed', 'request_failed', 'smoke_failed')
+
+
+# ------------------------------------------------------------------ pure helpers
+def truncate(text, length):
+    # type: (str, int) -> str
+    """Jinja's ``truncate(length)`` (word boundary, ``...``, leeway 5), as the role used to do."""
+    if len(text) <= length + 5:
+        return text
+    cut = text[:length - 3]
+    if ' ' in cut:
+        cut = cut.rsplit(' ', 1)[0]
+    return cut + '...'
+
+
+def strip_prefix(line):
+    # type: (str) -> str
+    """A log line without vLLM's process and logger prefix."""
+    return _PROCESS_PREFIX.sub('', line, count=1)
+
+
+def find_cause(lines, limit=CAUSE_LIMIT):
+    # type: (List[str], int) -> str
+    """The first exception line of the log (the root cause), or ''."""
+    for line in lines:
+        text = strip_prefix(line)
+        if _EXCEPTION_LINE.match(text) and not _NOT_A_CAUSE.match(text):
+            return truncate(text, limit)
+    return ''
+
+
+def tail(lines, count):
+    # type: (List[str], int) -> List[str]
+    return list(lines[-count:]) if count > 0 else []
+
+
+def docker_since(timestamp):
+    # type: (str) -> str
+    """An RFC 3339 time of Docker ("2026-11-30T22:13:56.123456789Z") as the API's
+    ``since`` parameter ("seconds.nanoseconds"); ValueError when it is not one."""
+    found = _RFC3339.match(timestamp or '')
+    if not found:
+        raise ValueError('not an RFC 3339 time: %r' % (timestamp,))
+    seconds = calendar.timegm(time.strptime(found.group(1), '%Y-%m-%dT%H:%M:%S'))
+    if found.group(3) != 'Z':
+        sign = 1 if found.group(3)[0] == '+' else -1
+        hours, minutes = found.group(3)[1:].split(':')
+        seconds -= sign * (int(hours) * 3600 + int(minutes) * 60)
+    return '%d.%s' % (seconds, (found.group(2) or '0')[:9].ljust(9, '0'))
+
+
+def split_timestamp(line):
+    # type: (str) -> Tuple[Optional[str], str]
+    """``("seconds.nanos" or None, text)`` of a line read with ``timestamps=1``."""
+    stamp, text = line.partition(' ')[0::2]
+    try:
+        return docker_since(stamp), text
+    except ValueError:
+        return None, line
+
+
+def demux(data, tty):
+    # type: (bytes, bool) -> str
+    """The text of a ``/logs`` answer: raw for a TTY container, else Docker's
+    multiplexed frames (8-byte header: stream, 0, 0, 0, big-endian size)."""
+    if tty:
+        return data.decode('utf-8', 'replace')
+    out, pos = [], 0
+    while pos + 8 <= len(data):
+        size = struct.unpack('>I', data[pos + 4:pos + 8])[0]
+        out.append(data[pos + 8:pos + 8 + size])
+        pos += 8 + size
+    return b''.join(out).decode('utf-8', 'replace')
+
+
+def container_view(info):
+    # type: (Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]
+    """What the wait needs from ``GET /containers/NAME/json`` (None: no such container)."""
+    if not info:
+        return None
+    state = info.get('State') or {}
+    return {'status': state.get('Status', ''), 'restarting': bool(state.get('Restarting')),
+            'exit_code': state.get('ExitCode'), 'restart_count': int(info.get('RestartCount') or 0),
+            'started_at': state.get('StartedAt', ''), 'tty': bool((info.get('Config') or {}).get('Tty'))}
+
+
+def judge_container(view, baseline):
+    # type: (Optional[Dict[str, Any]], int) -> Optional[str]
+    """``gone``, ``crashed``, ``exited``, or None while the container may still come up.
+
+    After a crash Docker shows ``restarting`` during its back-off, or ``running``
+    again with a higher restart count: both are a crash."""
+    if view is None:
+        return 'gone'
+    if view['restarting'] or view['restart_count'] > baseline:
+        return 'crashed'
+    if view['status'] not in ('running', 'created'):
+        return 'exited'
+    return None
+
+
+def marker_error(state, view, baseline, name, timeout, marker=MARKER):
+    # type: (str, Optional[Dict[str, Any]], int, str, float, str) -> str
+    """Why the wait for the startup line ended, in the words the role always used."""
+    if state == 'gone':
+        reason = 'the container is gone'
+    elif state == 'crashed':
+        exit_part = ' (exit code %s)' % view['exit_code'] if view['restarting'] else ''
+        reason = 'vLLM crashed while starting%s and Docker restarted it %d time(s)' % (
+            exit_part, max(view['restart_count'] - baseline, 1))
+    elif state == 'exited':
+        reason = 'vLLM crashed while starting: the container stopped (state %s, exit code %s)' % (
+            view['status'], view['exit_code'])
+    else:
+        reason = 'still not up after %ss' % _seconds_text(timeout)
+    return "vLLM in %s did not log '%s': %s" % (name, marker, reason)
+
+
+def _seconds_text(value):
+    # type: (float) -> str
+    return str(int(value)) if float(value) == int(value) else str(value)
+
+
+def completion_body(model, prompt, max_tokens):
+    # type: (str, str, int) -> Dict[str, Any]
+    """The guide's completions request (greedy, so the answer is repeatable)."""
+    return {'model': model, 'prompt': prompt, 'max_completion_tokens': int(max_tokens), 'temperature': 0}
+
+
+def chat_body(model, prompt, max_tokens):
+    # type: (str, str, int) -> Dict[str, Any]
+    """The guide's chat completions request."""
+    return {'model': model, 'messages': [{'role': 'user', 'content': prompt}],
+            'max_completion_tokens': int(max_tokens), 'temperature': 0.7, 'top_p': 0.95}
+
+
+def answer_text(answer, chat):
+    # type: (Any, bool) -> Optional[str]
+    """The first choice's text (None: the answer carries no choices)."""
+    choices = answer.get('choices') if isinstance(answer, dict) else None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+        return None
+    if chat:
+        return str((choices[0].get('message') or {}).get('content') or '')
+    return str(choices[0].get('text') or '')
+
+
+def model_ids(answer):
+    # type: (Any) -> List[str]
+    data = answer.get('data') if isinstance(answer, dict) else None
+    return [str(m.get('id')) for m in data or [] if isinstance(m, dict)]
+
+
+def bearer(api_key):
+    # type: (Optional[str]) -> Dict[str, str]
+    return {'Authorization': 'Bearer ' + api_key} if api_key else {}
+
+
+# ------------------------------------------------------------------ the wait
+class Watch(object):
+    """One wait for one container; ``run()`` returns the module's result.
+
+    ``probe`` has ``inspect()`` (the Docker inspect dict or None), ``logs(since=None,
+    tail=None, timestamps=False, tty=False)`` (text), ``get(path, timeout)`` and
+    ``post(path, body, timeout)`` (``(status or None, text)``).  ``clock`` is a
+    monotonic clock in seconds; ``sleep`` waits.  ``params`` holds the module's options.
+    """
+
+    def __init__(self, probe, params, clock=time.monotonic, sleep=time.sleep):
+        # type: (Any, Dict[str, Any], Callable[[], float], Callable[[float], None]) -> None
+        self.probe, self.params, self.clock, self.sleep = probe, params, clock, sleep
+        self.start = clock()
+        self.baseline = 0
+        self.first = None  # type: Optional[Dict[str, Any]]
+        self.view = None  # type: Optional[Dict[str, Any]]
+        self.since = None  # type: Optional[str]
+        self.marker_seen = False
+        self.health = (None, '')  # type: Tuple[Optional[int], str]
+
+    def elapsed(self):
+        # type: () -> float
+        return self.clock() - self.start
+
+    def run(self):
+        # type: () -> Dict[str, Any]
+        self.view = self.first = container_view(self.probe.inspect())
+        name = self.params['name']
+        if self.first is None:
+            return self.finish('absent', 'Check that the container %s exists' % name,
+                               'Container %s does not exist; run playbooks/deploy.yml (or site.yml) first' % name)
+        if self.params.get('check_mode') and self.first['status'] != 'running':
+            return self.finish('not_running', 'Check that the container %s runs' % name,
+                               'Container %s is %s (a real run would start it)' % (name, self.first['status']))
+        self.baseline = self.first['restart_count']
+        self.since = _start_since(self.first)
+        if not self.params.get('just_started', True):
+            # Left running by an earlier run: it answers at once, and its startup
+            # line may have rotated out of the log.
+            self.health = self.probe.get('/health', 5)
+            self.marker_seen = self.health[0] == 200
+        return self.wait()
+
+    def wait(self):
+        # type: () -> Dict[str, Any]
+        timeout, poll = float(self.params['timeout']), float(self.params.get('poll_interval', POLL_INTERVAL))
+        while True:
+            state = judge_container(self.view, self.baseline)
+            if state:
+                return self.finish(state, self.marker_task(), marker_error(
+                    state, self.view, self.baseline, self.params['name'], timeout, self.marker()))
+            if not self.marker_seen:
+                self.marker_seen = self.look_for_marker()
+            if self.marker_seen:
+                self.health = self.probe.get('/health', max(1.0, min(5.0, timeout - self.elapsed())))
+                if self.health[0] == 200:
+                    return self.serve()
+            left = timeout - self.elapsed()
+            if left <= 0:
+                return self.timed_out(timeout)
+            self.sleep(min(poll, left))
+            self.view = container_view(self.probe.inspect())
+
+    def marker(self):
+        # type: () -> str
+        return self.params.get('marker') or MARKER
+
+    def marker_task(self):
+        # type: () -> str
+        return "Wait for '%s' in the log of %s" % (self.marker(), self.params['name'])
+
+    def look_for_marker(self):
+        # type: () -> bool
+        """The marker in the log lines since the start; reads only what is new since the last look."""
+        text = self.probe.logs(since=self.since, timestamps=True, tty=self.view['tty'])
+        found = False
+        for line in text.splitlines():
+            stamp, body = split_timestamp(line)
+            self.since = stamp or self.since
+            found = found or self.marker() in body
+        return found
+
+    def timed_out(self, timeout):
+        # type: (float) -> Dict[str, Any]
+        if not self.marker_seen:
+            return self.finish('timeout', self.marker_task(), marker_error(
+                'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
+        status, text = self.health
+        return self.finish('timeout', 'Wait for /health to answer 200 at %s' % self.params['url'],
+                           '/health answered %s, still not up after %ss' % (
+                               status if status is not None else truncate(text, 200), _seconds_text(timeout)))
+
+    def serve(self):
+        # type: () -> Dict[str, Any]
+        """The server answers /health: the model list, then the smoke tests."""
+        served = self.params['served_model_name']
+        status, text = self.probe.get('/v1/models', 30)
+        models = model_ids(_json(text)) if status == 200 else []
+        if status != 200:
+            return self.finish('request_failed', 'List the served models', _http_error('GET', '/v1/models', status, text))
+        if served not in models:
+            return self.finish('not_listed', 'Check that /v1/models lists %s' % served,
+                               '/v1/models lists %s, not the served name %s' % (json.dumps(models), served),
+                               models=models)
+        if not self.params.get('smoke_test'):
+            return self.finish('ready', '', '', models=models)
+        return self.smoke(models)
+
+    def smoke(self, models):
+        # type: (List[str]) -> Dict[str, Any]
+        p, served, timeout = self.params, self.params['served_model_name'], float(self.params['smoke_timeout'])
+        answers = {}
+        for key, task, path, body in (
+                ('completion', "Send the guide's completions request", '/v1/completions',
+                 completion_body(served, p['prompt'], p['max_tokens'])),
+                ('chat', "Send the guide's chat completions request", '/v1/chat/completions',
+                 chat_body(served, p['prompt'], p['chat_max_tokens']))):
+            status, text = self.probe.post(path, body, timeout)
+            if status != 200:
+                return self.finish('smoke_failed', task, _http_error('POST', path, status, text), models=models)
+            answers[key] = _json(text)
+        texts = {'completion': answer_text(answers['completion'], False), 'chat': answer_text(answers['chat'], True)}
+        if texts['completion'] is None or texts['chat'] is None:
+            return self.finish('smoke_failed', 'Check that both answers carry choices',
+                               'A smoke test answered without choices: completions %s, chat %s' % (
+                                   json.dumps(answers['completion']), json.dumps(answers['chat'])), models=models)
+        return self.finish('ready', '', '', models=models, **texts)
+
+    def finish(self, state, task, error, models=None, completion='', chat=''):
+        # type: (str, str, str, Optional[List[str]], Optional[str], Optional[str]) -> Dict[str, Any]
+        """The result; on a failure also the log tail, the cause, and whether Docker restarted it."""
+        result = {'state': state, 'task': task, 'error': error, 'models': models or [], 'restarts': 0,
+                  'exit_code': None, 'cause': '', 'log_tail': [], 'completion': completion or '', 'chat': chat or ''}
+        if state not in ('absent', 'not_running'):
+            # A server that fails a check may have crashed meanwhile: look once more.
+            view = self.view if state in ('ready', 'gone', 'crashed', 'exited') else container_view(self.probe.inspect())
+            if view is not None and state != 'ready' and judge_container(view, self.baseline) == 'crashed':
+                state = result['state'] = 'crashed'
+            if view is not None:
+                result['exit_code'] = view['exit_code']
+                result['restarts'] = max(view['restart_count'] - self.baseline, 1 if state == 'crashed' else 0)
+            if state != 'ready' and (view is not None or state == 'gone'):
+                self.read_log(result, self.first and self.first['tty'])
+        result['seconds'] = round(self.elapsed(), 3)
+        return result
+
+    def read_log(self, result, tty):
+        # type: (Dict[str, Any], Optional[bool]) -> None
+        """The last lines for the user and the first exception line since the start."""
+        count = int(self.params.get('log_lines', LOG_LINES))
+        try:
+            last = self.probe.logs(tail=max(count, 1), tty=bool(tty)).splitlines()
+            since_start = self.probe.logs(since=_start_since(self.first), tty=bool(tty)).splitlines()
+        except (IOError, OSError, ValueError):
+            return  # the container went away meanwhile: nothing to show
+        result['log_tail'] = tail(last, count)
+        result['cause'] = find_cause(since_start) or find_cause(last)
+
+
+def _start_since(view):
+    # type: (Optional[Dict[str, Any]]) -> Optional[str]
+    """The container's (last) start as ``since``; None before its first start."""
+    if not view or not view['started_at'] or view['started_at'].startswith('0001-'):
+        return None
+    try:
+        return docker_since(view['started_at'])
+    except ValueError:
+        return None
+
+
+def _json(text):
+    # type: (str) -> Any
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _http_error(method, path, status, text):
+    # type: (str, str, Optional[int], str) -> str
+    if status is None:
+        return '%s %s failed: %s' % (method, path, truncate(text, 300))
+    return '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300))
+
+
+# ------------------------------------------------------------------ the node's probes
+class _UnixHTTPConnection(httplib.HTTPConnection):
+    def __init__(self, socket_path, timeout):
+        # type: (str, float) -> None
+        httplib.HTTPConnection.__init__(self, 'localhost', timeout=timeout)
+        self.socket_path = socket_path
+
+    def connect(self):
+        # type: () -> None
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        sock.connect(self.socket_path)
+        self.sock = sock
+
+
+def socket_path(docker_host):
+    # type: (str) -> str
+    """The socket file of a ``unix://`` Docker host; ValueError for any other kind."""
+    if not docker_host.startswith('unix://') or len(docker_host) <= len('unix://'):
+        raise ValueError('docker_host=%s: only a unix:// socket is supported, e.g. unix:///var/run/docker.sock'
+                         % docker_host)
+    return docker_host[len('unix://'):]
+
+
+class DockerSocket(object):
+    """The few Docker Engine API calls of the wait, over the engine's unix socket."""
+
+    def __init__(self, path, timeout=30.0):
+        # type: (str, float) -> None
+        self.path, self.timeout = path, timeout
+
+    def _get(self, path, params=None):
+        # type: (str, Optional[Dict[str, Any]]) -> Tuple[int, bytes]
+        conn = _UnixHTTPConnection(self.path, self.timeout)
+        try:
+            conn.request('GET', path + ('?' + urlencode(params) if params else ''))
+            response = conn.getresponse()
+            return response.status, response.read()
+        finally:
+            conn.close()
+
+    def inspect(self, name):
+        # type: (str) -> Optional[Dict[str, Any]]
+        status, body = self._get('/containers/%s/json' % quote(name, safe=''))
+        if status == 404:
+            return None
+        if status != 200:
+            raise IOError('Docker API: inspecting %s answered %d: %s' % (name, status, body[:300]))
+        return json.loads(body.decode('utf-8'))
+
+    def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
+        # type: (str, Optional[str], Optional[int], bool, bool) -> str
+        params = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}  # type: Dict[str, Any]
+        if since is not None:
+            params['since'] = since
+        if tail is not None:
+            params['tail'] = int(tail)
+        status, body = self._get('/containers/%s/logs' % quote(name, safe=''), params)
+        if status != 200:
+            raise IOError('Docker API: reading the log of %s answered %d: %s' % (name, status, body[:300]))
+        return demux(body, tty)
+
+
+class HttpClient(object):
+    """Requests to the server from the node; never through a proxy (the server is local)."""
+
+    def __init__(self, base_url, headers=None):
+        # type: (str, Optional[Dict[str, str]]) -> None
+        self.base_url, self.headers = base_url.rstrip('/'), dict(headers or {})
+        self._opener = build_opener(ProxyHandler({}))
+
+    def request(self, path, body=None, timeout=10.0):
+        # type: (str, Optional[Dict[str, Any]], float) -> Tuple[Optional[int], str]
+        headers = dict(self.headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode('utf-8')
+            headers['Content-Type'] = 'application/json'
+        try:
+            response = self._opener.open(Request(self.base_url + path, data=data, headers=headers), timeout=timeout)
+            return response.getcode(), response.read().decode('utf-8', 'replace')
+        except HTTPError as exc:
+            return exc.code, exc.read().decode('utf-8', 'replace')
+        except (IOError, OSError, httplib.HTTPException, ValueError) as exc:
+            return None, str(getattr(exc, 'reason', None) or exc)
+
+
+class NodeProbe(object):
+    """The probe ``Watch`` needs, for one container and its server."""
+
+    def __init__(self, docker, http, name):
+        # type: (DockerSocket, HttpClient, str) -> None
+        self.docker, self.http, self.name = docker, http, name
+
+    def inspect(self):
+        # type: () -> Optional[Dict[str, Any]]
+        return self.docker.inspect(self.name)
+
+    def logs(self, since=None, tail=None, timestamps=False, tty=False):
+        # type: (Optional[str], Optional[int], bool, bool) -> str
+        return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
+
+    def get(self, path, timeout):
+        # type: (str, float) -> Tuple[Optional[int], str]
+        return self.http.request(path, timeout=timeout)
+
+    def post(self, path, body, timeout):
+        # type: (str, Dict[str, Any], float) -> Tuple[Optional[int], str]
+        return self.http.request(path, body=body, timeout=timeout)

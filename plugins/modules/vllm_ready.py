@@ -1,0 +1,274 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: vllm_ready
+short_description: Wait on the node until a vLLM container serves, and run the guide's smoke tests
+version_added: 0.1.0
+description:
+  - Watches one container from the node it runs on, in one call, until vLLM serves or it
+    is clear that it will not - a crash, a stopped container, or the timeout.
+  - Every O(poll_interval) seconds it looks at the container (state, restart count, exit
+    code) through the Docker Engine API, at the container's log since its start for the
+    startup line O(marker), and once that line is there asks C(GET /health) for 200 and
+    C(GET /v1/models) for O(served_model_name). There are no fixed sleeps; the call returns
+    within one poll interval of the server being ready.
+  - With O(smoke_test) it then sends the two requests of the vllm-ascend docs, "Qwen3.5-Dense"
+    tutorial, section 5.1 (C(/v1/completions) at temperature 0 and C(/v1/chat/completions)
+    at temperature 0.7, top_p 0.95) and returns their texts.
+  - On any failure it returns the last O(log_lines) lines of the container's log and the
+    first exception line of the log since the start (the cause), and fails.
+  - The module only reads and asks; it never changes the container.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  name:
+    description: Name (or id) of the container to watch.
+    type: str
+    required: true
+  url:
+    description:
+      - Base URL of the server as seen from the node, without a path,
+        for example V(http://127.0.0.1:8080).
+    type: str
+    required: true
+  served_model_name:
+    description: The name C(/v1/models) must list; also the C(model) of the smoke tests.
+    type: str
+    required: true
+  timeout:
+    description:
+      - Seconds of wall-clock time the whole wait may take, from the start of the call
+        (the smoke tests come after it and have their own O(smoke_timeout)).
+    type: float
+    default: 1800
+  poll_interval:
+    description: Seconds between two looks at the container and the server.
+    type: float
+    default: 0.25
+  marker:
+    description: The log line that says the API server is up.
+    type: str
+    default: Application startup complete.
+  just_started:
+    description:
+      - V(true) (the container was just created or restarted) - the O(marker) must appear
+        in the log since the container's start.
+      - V(false) - when C(/health) answers 200 at the first look the marker is not needed;
+        the startup line of a server left running by an earlier run may have rotated out
+        of the log.
+    type: bool
+    default: true
+  log_lines:
+    description: How many of the container's last log lines RV(log_tail) holds on a failure.
+    type: int
+    default: 50
+  smoke_test:
+    description: Also send the guide's completions and chat completions requests once ready.
+    type: bool
+    default: false
+  prompt:
+    description: Prompt of both smoke tests.
+    type: str
+    default: The future of AI is
+  max_tokens:
+    description: C(max_completion_tokens) of the completions request.
+    type: int
+    default: 50
+  chat_max_tokens:
+    description: C(max_completion_tokens) of the chat completions request.
+    type: int
+    default: 1024
+  smoke_timeout:
+    description: Seconds one smoke-test request may take.
+    type: float
+    default: 600
+  api_key:
+    description:
+      - "API key the server requires, sent as C(Authorization: Bearer) header with every
+        request to the server. Never returned or logged."
+    type: str
+  docker_host:
+    description:
+      - The Docker Engine to ask, a C(unix://) socket. Defaults to E(DOCKER_HOST) when that
+        is set, else V(unix:///var/run/docker.sock).
+    type: str
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details:
+      - The module only reads, so it waits as in a normal run; a container that is not
+        running is not waited for (RV(state=not_running)), as the run that would start it did not.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+    details: A Linux node with Docker; the module runs there and reaches the server as the node does.
+notes:
+  - Needs read access to the Docker socket (root, or the C(docker) group).
+  - Requests to the server never go through a proxy; the server is on the node.
+seealso:
+  - module: community.docker.docker_container_info
+'''
+
+EXAMPLES = r'''
+- name: Wait for the server and run the guide's smoke tests
+  ascend.vllm.vllm_ready:
+    name: vllm-ascend
+    url: http://127.0.0.1:8080
+    served_model_name: qwen3.5
+    timeout: 1800
+    smoke_test: true
+  register: ready
+
+- name: Show the answer
+  ansible.builtin.debug:
+    msg: "{{ ready.completion }}"
+
+- name: Tell a crash from a slow start, without failing the play here
+  ascend.vllm.vllm_ready:
+    name: vllm-ascend
+    url: http://127.0.0.1:8080
+    served_model_name: qwen3.5
+    timeout: 600
+    api_key: "{{ vault_vllm_api_key }}"
+  register: ready
+  failed_when: false
+
+- name: Print the log lines of a crash
+  ansible.builtin.debug:
+    msg: "{{ ready.log_tail }}"
+  when: ready.state == 'crashed'
+'''
+
+RETURN = r'''
+state:
+  description:
+    - V(ready) - the server serves (and the smoke tests passed, with O(smoke_test)).
+    - V(crashed) - Docker restarted the container (or is about to) - vLLM died while starting.
+    - V(exited) - the container stopped and was not restarted.
+    - V(gone) - the container was removed during the wait. V(absent) - it did not exist at all.
+    - V(not_running) - check mode only - the container is not running.
+    - V(timeout) - no startup line, or no 200 from C(/health), within O(timeout).
+    - V(not_listed) - C(/v1/models) does not list O(served_model_name).
+    - V(request_failed) - C(/v1/models) failed. V(smoke_failed) - a smoke test failed.
+  returned: always
+  type: str
+  sample: ready
+task:
+  description: What was being done when the wait ended without success; empty when ready.
+  returned: always
+  type: str
+  sample: Wait for 'Application startup complete.' in the log of vllm-ascend
+error:
+  description: Why it failed, in one line; empty when ready.
+  returned: always
+  type: str
+  sample: >-
+    vLLM in vllm-ascend did not log 'Application startup complete.': vLLM crashed while
+    starting and Docker restarted it 1 time(s)
+restarts:
+  description: How often Docker restarted the container during the wait.
+  returned: always
+  type: int
+  sample: 0
+exit_code:
+  description: The container's last exit code (null when it did not exist).
+  returned: always
+  type: int
+  sample: 1
+cause:
+  description:
+    - "The first exception line of the log since the start, without vLLM's process and
+      logger prefix, not vLLM's own C(RuntimeError: Engine core initialization failed),
+      at most about 300 characters; empty when ready or when there is none."
+  returned: always
+  type: str
+  sample: 'ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)'
+log_tail:
+  description: The container's last O(log_lines) log lines on a failure; empty when ready.
+  returned: always
+  type: list
+  elements: str
+seconds:
+  description: Wall-clock seconds the call took.
+  returned: always
+  type: float
+  sample: 41.27
+models:
+  description: The model ids C(/v1/models) listed.
+  returned: always
+  type: list
+  elements: str
+  sample: [qwen3.5]
+completion:
+  description: Text of the completions smoke test (empty without O(smoke_test)).
+  returned: always
+  type: str
+chat:
+  description: Text of the chat completions smoke test (empty without O(smoke_test)).
+  returned: always
+  type: str
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._ready import (
+    MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, socket_path,
+)
+
+ARGUMENT_SPEC = dict(
+    name=dict(type='str', required=True),
+    url=dict(type='str', required=True),
+    served_model_name=dict(type='str', required=True),
+    timeout=dict(type='float', default=1800),
+    poll_interval=dict(type='float', default=POLL_INTERVAL),
+    marker=dict(type='str', default=MARKER),
+    just_started=dict(type='bool', default=True),
+    log_lines=dict(type='int', default=50),
+    smoke_test=dict(type='bool', default=False),
+    prompt=dict(type='str', default='The future of AI is'),
+    max_tokens=dict(type='int', default=50, no_log=False),
+    chat_max_tokens=dict(type='int', default=1024, no_log=False),
+    smoke_timeout=dict(type='float', default=600),
+    api_key=dict(type='str', no_log=True),
+    docker_host=dict(type='str'),
+)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = dict(module.params, check_mode=module.check_mode)
+    for option in ('timeout', 'poll_interval', 'smoke_timeout'):
+        if params[option] <= 0:
+            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
+    if params['log_lines'] < 0:
+        module.fail_json(msg='log_lines=%d: must be 0 or more' % params['log_lines'])
+    try:
+        path = socket_path(params['docker_host'] or os.environ.get('DOCKER_HOST') or 'unix:///var/run/docker.sock')
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    probe = NodeProbe(DockerSocket(path), HttpClient(params['url'], bearer(params['api_key'])), params['name'])
+    try:
+        result = Watch(probe, params).run()
+    except (IOError, OSError, ValueError) as exc:
+        module.fail_json(msg='Watching %s through the Docker API at %s failed: %s' % (params['name'], path, exc))
+    if result['state'] != 'ready':
+        module.fail_json(msg='%s: %s' % (result['task'], result['error']), changed=False, **result)
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,396 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Unit tests for module_utils/_ready.py: log parsing, classification, and the poll loop
+driven by a fake clock and a fake node."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import contextlib
+import io
+import json
+import os
+import struct
+
+import pytest
+from jinja2.filters import do_truncate
+from jinja2 import Environment
+
+from ansible_collections.ascend.vllm.plugins.module_utils import _ready
+
+STAND_IN = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'sim', 'images', 'vllm-ascend', 'vllm')
+MAMBA = 'ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)'
+
+# The crash output of the stand-in vllm (tests/sim/images/vllm-ascend/vllm, engine_traceback
+# and api_server_failure), which copies vLLM's own.
+CRASH_LOG = [
+    '(APIServer pid=7) INFO 11-30 22:13:50 [api_server.py:1912] vLLM API server version 0.23.0',
+    '(EngineCore_DP0 pid=180) INFO 11-30 22:13:51 [model_runner_v1.py:2683] Starting to load model Qwen/Qwen3.5-2B...',
+    '(EngineCore_DP0 pid=180) ERROR 11-30 22:13:53 [core.py:708] EngineCore failed to start.',
+    '(EngineCore_DP0 pid=180) ERROR 11-30 22:13:53 [core.py:708] Traceback (most recent call last):',
+    '(EngineCore_DP0 pid=180) ERROR 11-30 22:13:53 [core.py:708]   File "/vllm-workspace/vllm/vllm/v1/engine/core.py",'
+    ' line 699, in run_engine_core',
+    '(EngineCore_DP0 pid=180) ERROR 11-30 22:13:53 [core.py:708]     engine_core = EngineCoreProc(*args, **kwargs)',
+    '(EngineCore_DP0 pid=180) ERROR 11-30 22:13:53 [core.py:708] ' + MAMBA,
+    '(EngineCore_DP0 pid=180) Process EngineCore_DP0:',
+    'Traceback (most recent call last):',
+    '  File "/vllm-workspace/vllm/vllm/v1/engine/core.py", line 699, in run_engine_core',
+    MAMBA,
+    '(APIServer pid=7) Traceback (most recent call last):',
+    '(APIServer pid=7)     raise RuntimeError("Engine core initialization failed. "',
+    "(APIServer pid=7) RuntimeError: Engine core initialization failed. See root cause above. "
+    "Failed core proc(s): {'EngineCore_DP0': 1}",
+]
+
+
+# ------------------------------------------------------------------ cause and log text
+@pytest.mark.parametrize('lines, cause', [
+    (CRASH_LOG, MAMBA),
+    # Only vLLM's pointer back at the engine: no cause.
+    (CRASH_LOG[-1:], ''),
+    # The API server's own exception, with the process prefix only.
+    (['(APIServer pid=7) OSError: [Errno 98] Address already in use'], 'OSError: [Errno 98] Address already in use'),
+    # A dotted exception name, no prefix at all.
+    (['torch.OutOfMemoryError: NPU out of memory'], 'torch.OutOfMemoryError: NPU out of memory'),
+    # The first of two wins.
+    (['RuntimeError: first', 'ValueError: second'], 'RuntimeError: first'),
+    # Mentioning an error is not an exception line.
+    (['(APIServer pid=7) INFO 11-30 22:13:50 [x.py:1] no ValueError: here', 'Error in something'], ''),
+    ([], ''),
+])
+def test_find_cause(lines, cause):
+    assert _ready.find_cause(lines) == cause
+
+
+def test_find_cause_truncates_like_the_role_did():
+    line = 'RuntimeError: ' + ' '.join(['word'] * 200)
+    cause = _ready.find_cause([line])
+    assert cause == do_truncate(Environment(), line, 300)
+    assert len(cause) <= 300 and cause.endswith('...')
+
+
+@pytest.mark.parametrize('length', [5, 20, 300])
+@pytest.mark.parametrize('text', ['short', 'x' * 400, 'a b ' * 120, 'word ' * 61])
+def test_truncate_is_jinjas(text, length):
+    assert _ready.truncate(text, length) == do_truncate(Environment(), text, length)
+
+
+def _stand_in_crash_output(exc_line):
+    """What the stand-in vllm prints for a crash while starting (its own functions)."""
+    if not os.path.isfile(STAND_IN):
+        pytest.skip('the stand-in vllm is not in this tree')
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader('vllm_stand_in', STAND_IN)
+    spec = importlib.util.spec_from_loader('vllm_stand_in', loader)
+    stand_in = importlib.util.module_from_spec(spec)
+    loader.exec_module(stand_in)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        stand_in.fail(exc_line)
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize('exc_line', [
+    MAMBA,
+    'RuntimeError: NPU out of memory. Tried to allocate 1.50 GiB (NPU 0; 43.24 GiB total capacity)',
+    "ValueError: World size (2) is larger than the number of available NPUs (1) in this node. If this is\n"
+    "intentional and you are using:\n- ray, set '--distributed-executor-backend ray'.",
+])
+def test_cause_of_the_stand_ins_crash(exc_line):
+    lines = _stand_in_crash_output(exc_line)
+    assert any(line.startswith('(EngineCore_DP0 pid=') for line in lines)
+    assert _ready.find_cause(lines) == exc_line.splitlines()[0]
+
+
+def test_docker_since():
+    assert _ready.docker_since('2026-11-30T22:13:56.123456789Z') == '1796076836.123456789'
+    assert _ready.docker_since('2026-11-30T22:13:56Z') == '1796076836.000000000'
+    assert _ready.docker_since('2026-11-30T23:13:56.5+01:00') == '1796076836.500000000'
+    with pytest.raises(ValueError):
+        _ready.docker_since('yesterday')
+
+
+def test_split_timestamp():
+    assert _ready.split_timestamp('2026-11-30T22:13:56.1Z INFO: up') == ('1796076836.100000000', 'INFO: up')
+    assert _ready.split_timestamp('no stamp here') == (None, 'no stamp here')
+
+
+def test_demux():
+    frames = b''.join(struct.pack('>BxxxI', stream, len(p)) + p for stream, p in ((1, b'out\n'), (2, b'err\n')))
+    assert _ready.demux(frames, tty=False) == 'out\nerr\n'
+    assert _ready.demux(b'raw\n', tty=True) == 'raw\n'
+
+
+# ------------------------------------------------------------------ classification
+def view(status='running', restarting=False, restarts=0, exit_code=0):
+    return {'status': status, 'restarting': restarting, 'restart_count': restarts, 'exit_code': exit_code,
+            'started_at': '2026-11-30T22:00:00Z', 'tty': False}
+
+
+@pytest.mark.parametrize('seen, baseline, state', [
+    (view(), 0, None),
+    (view('created'), 0, None),
+    (view(restarts=2), 2, None),
+    (view('restarting', restarting=True, restarts=0, exit_code=1), 0, 'crashed'),
+    (view(restarts=1), 0, 'crashed'),
+    (view('exited', exit_code=137), 0, 'exited'),
+    (view('dead', exit_code=1), 0, 'exited'),
+    (None, 0, 'gone'),
+])
+def test_judge_container(seen, baseline, state):
+    assert _ready.judge_container(seen, baseline) == state
+
+
+@pytest.mark.parametrize('state, seen, text', [
+    ('crashed', view('restarting', restarting=True, restarts=1, exit_code=1),
+     'vLLM crashed while starting (exit code 1) and Docker restarted it 1 time(s)'),
+    ('crashed', view(restarts=3), 'vLLM crashed while starting and Docker restarted it 3 time(s)'),
+    ('exited', view('exited', exit_code=1), 'vLLM crashed while starting: the container stopped (state exited, exit code 1)'),
+    ('gone', None, 'the container is gone'),
+    ('timeout', view(), 'still not up after 5s'),
+])
+def test_marker_error(state, seen, text):
+    assert _ready.marker_error(state, seen, 0, 'vllm-ascend', 5) == (
+        "vLLM in vllm-ascend did not log 'Application startup complete.': " + text)
+
+
+def test_smoke_bodies_are_the_guides():
+    assert _ready.completion_body('qwen3.5', 'The future of AI is', 50) == {
+        'model': 'qwen3.5', 'prompt': 'The future of AI is', 'max_completion_tokens': 50, 'temperature': 0}
+    assert _ready.chat_body('qwen3.5', 'The future of AI is', 1024) == {
+        'model': 'qwen3.5', 'messages': [{'role': 'user', 'content': 'The future of AI is'}],
+        'max_completion_tokens': 1024, 'temperature': 0.7, 'top_p': 0.95}
+
+
+# ------------------------------------------------------------------ the poll loop
+class Clock(object):
+    """Fake monotonic time: only sleep() moves it (plus an optional cost per probe call)."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        assert seconds > 0
+        self.now += seconds
+
+
+def _stamp(at):
+    """The Docker log time of a line ``at`` seconds after the container's start."""
+    return '2026-11-30T22:%02d:%012.9fZ' % divmod(at, 60)
+
+
+class Node(object):
+    """A fake container and server on a timeline of the fake clock (seconds after the start)."""
+
+    def __init__(self, clock, ready_at=None, crash_at=None, exit_at=None, gone_at=None, health=200,
+                 models=('qwen3.5',), log=None, cost=0.0, exists=True, status='running'):
+        self.clock, self.t0, self.cost = clock, clock.now, cost
+        self.ready_at, self.crash_at, self.exit_at, self.gone_at = ready_at, crash_at, exit_at, gone_at
+        self.health, self.models, self.exists, self.status = health, list(models), exists, status
+        self.log = list(log or [(0.0, 'Starting to load model Qwen/Qwen3.5-2B...')])
+        if ready_at is not None:
+            self.log.append((ready_at, '(APIServer pid=7) INFO:     Application startup complete.'))
+        self.calls, self.posts = [], []
+
+    def t(self):
+        self.clock.now += self.cost
+        return self.clock.now - self.t0
+
+    def inspect(self):
+        t = self.t()
+        self.calls.append(('inspect', t))
+        if not self.exists or (self.gone_at is not None and t >= self.gone_at):
+            return None
+        restarts = 1 if self.crash_at is not None and t >= self.crash_at else 0
+        status = 'exited' if self.exit_at is not None and t >= self.exit_at else self.status
+        return {'State': {'Status': status, 'Restarting': False, 'ExitCode': 1 if status == 'exited' else 0,
+                          'StartedAt': '2026-11-30T22:00:00.000000000Z'},
+                'RestartCount': restarts, 'Config': {'Tty': False}}
+
+    def logs(self, since=None, tail=None, timestamps=False, tty=False):
+        t = self.t()
+        self.calls.append(('logs', t, since, tail))
+        lines = [(at, text) for at, text in self.log if at <= t]
+        if since is not None:
+            lines = [(at, text) for at, text in lines if 1796076000.0 + at >= float(since)]
+        if tail is not None:
+            lines = lines[-tail:]
+        return ''.join('%s%s\n' % (_stamp(at) + ' ' if timestamps else '', text) for at, text in lines)
+
+    def up(self, t):
+        return self.ready_at is not None and t >= self.ready_at and (self.crash_at is None or t < self.crash_at)
+
+    def get(self, path, timeout):
+        t = self.t()
+        self.calls.append(('get', t, path))
+        if not self.up(t):
+            return None, '[Errno 111] Connection refused'
+        if path == '/health':
+            return self.health, ''
+        return 200, json.dumps({'object': 'list', 'data': [{'id': m, 'object': 'model'} for m in self.models]})
+
+    def post(self, path, body, timeout):
+        self.posts.append((path, body))
+        if path == '/v1/completions':
+            return 200, json.dumps({'choices': [{'index': 0, 'text': ' bright.'}]})
+        return 200, json.dumps({'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': 'Hi.'}}]})
+
+
+PARAMS = {'name': 'vllm-ascend', 'url': 'http://127.0.0.1:8080', 'served_model_name': 'qwen3.5', 'timeout': 60,
+          'poll_interval': 0.25, 'marker': 'Application startup complete.', 'just_started': True, 'log_lines': 3,
+          'smoke_test': False, 'prompt': 'The future of AI is', 'max_tokens': 50, 'chat_max_tokens': 1024,
+          'smoke_timeout': 600, 'check_mode': False}
+
+
+def watch(node, clock, **params):
+    return _ready.Watch(node, dict(PARAMS, **params), clock=clock, sleep=clock.sleep).run()
+
+
+@pytest.mark.parametrize('ready_at', [0.0, 0.1, 3.0, 3.01, 17.6, 59.9])
+@pytest.mark.parametrize('cost', [0.0, 0.004])
+def test_returns_within_one_poll_of_readiness(ready_at, cost):
+    clock = Clock()
+    node = Node(clock, ready_at=ready_at, cost=cost)
+    result = watch(node, clock)
+    assert result['state'] == 'ready', result
+    assert ready_at <= result['seconds'] <= ready_at + 0.25 + 10 * cost
+    assert result['models'] == ['qwen3.5'] and result['log_tail'] == [] and result['cause'] == ''
+
+
+def test_reads_only_new_log_lines():
+    clock = Clock()
+    node = Node(clock, ready_at=2.0, log=[(at / 2.0, 'loading step %d' % at) for at in range(4)])
+    watch(node, clock)
+    sinces = [float(call[2]) for call in node.calls if call[0] == 'logs']
+    assert sinces[0] == 1796076000.0  # the container's start
+    assert sinces == sorted(sinces) and sinces[-1] == 1796076001.5  # the newest line read so far
+
+
+def test_no_fixed_sleep_when_ready_at_once():
+    clock = Clock()
+    assert watch(Node(clock, ready_at=0.0), clock)['seconds'] == 0.0
+
+
+def test_crash_is_seen_at_once_with_the_cause_and_the_log_tail():
+    clock = Clock()
+    log = [(0.0, 'Starting to load model Qwen/Qwen3.5-2B...')] + [(2.0, line) for line in CRASH_LOG]
+    result = watch(Node(clock, crash_at=2.0, log=log), clock)
+    assert result['state'] == 'crashed' and result['restarts'] == 1
+    assert 2.0 <= result['seconds'] <= 2.25
+    assert result['cause'] == MAMBA
+    assert result['log_tail'] == CRASH_LOG[-3:]
+    assert result['task'] == "Wait for 'Application startup complete.' in the log of vllm-ascend"
+    assert result['error'].endswith('vLLM crashed while starting and Docker restarted it 1 time(s)')
+
+
+def test_exited():
+    clock = Clock()
+    result = watch(Node(clock, exit_at=1.0), clock)
+    assert (result['state'], result['exit_code']) == ('exited', 1)
+    assert 'the container stopped (state exited, exit code 1)' in result['error']
+
+
+def test_gone():
+    clock = Clock()
+    result = watch(Node(clock, gone_at=1.0), clock)
+    assert result['state'] == 'gone' and result['error'].endswith('the container is gone')
+
+
+def test_absent():
+    clock = Clock()
+    result = watch(Node(clock, exists=False), clock)
+    assert result['state'] == 'absent' and 'run playbooks/deploy.yml (or site.yml) first' in result['error']
+
+
+def test_timeout_is_wall_clock():
+    clock = Clock()
+    node = Node(clock, cost=0.1)  # each look costs time; the wait still ends at the timeout
+    result = watch(node, clock, timeout=5)
+    assert result['state'] == 'timeout'
+    assert 5.0 <= result['seconds'] <= 5.0 + 0.5
+    assert result['error'] == "vLLM in vllm-ascend did not log 'Application startup complete.': still not up after 5s"
+    assert result['log_tail'] == ['Starting to load model Qwen/Qwen3.5-2B...']
+
+
+def test_health_never_200_after_the_marker():
+    clock = Clock()
+    result = watch(Node(clock, ready_at=1.0, health=503), clock, timeout=4)
+    assert result['state'] == 'timeout' and result['task'] == 'Wait for /health to answer 200 at http://127.0.0.1:8080'
+    assert result['error'] == '/health answered 503, still not up after 4s'
+
+
+def test_served_name_not_listed():
+    clock = Clock()
+    result = watch(Node(clock, ready_at=0.0, models=['other']), clock)
+    assert result['state'] == 'not_listed' and result['models'] == ['other']
+    assert result['error'] == '/v1/models lists ["other"], not the served name qwen3.5'
+
+
+def test_left_running_needs_no_marker():
+    clock = Clock()
+    node = Node(clock, ready_at=0.0, log=[(0.0, 'older lines only')])
+    node.log = [(0.0, 'older lines only')]  # the startup line rotated out of the log
+    result = watch(node, clock, just_started=False)
+    assert result['state'] == 'ready' and not [c for c in node.calls if c[0] == 'logs']
+
+
+def test_just_started_needs_the_marker():
+    clock = Clock()
+    node = Node(clock, ready_at=0.0)
+    node.log = [(0.0, 'older lines only')]
+    assert watch(node, clock, timeout=2)['state'] == 'timeout'
+
+
+def test_check_mode_does_not_wait_for_a_stopped_container():
+    clock = Clock()
+    result = watch(Node(clock, status='exited'), clock, check_mode=True)
+    assert result['state'] == 'not_running' and result['seconds'] == 0.0
+
+
+def test_smoke_tests_send_the_guides_requests():
+    clock = Clock()
+    node = Node(clock, ready_at=1.0)
+    result = watch(node, clock, smoke_test=True)
+    assert result['state'] == 'ready' and (result['completion'], result['chat']) == (' bright.', 'Hi.')
+    assert node.posts == [
+        ('/v1/completions', {'model': 'qwen3.5', 'prompt': 'The future of AI is', 'max_completion_tokens': 50,
+                             'temperature': 0}),
+        ('/v1/chat/completions', {'model': 'qwen3.5', 'messages': [{'role': 'user', 'content': 'The future of AI is'}],
+                                  'max_completion_tokens': 1024, 'temperature': 0.7, 'top_p': 0.95})]
+
+
+def test_smoke_test_without_choices():
+    clock = Clock()
+    node = Node(clock, ready_at=0.0)
+    node.post = lambda path, body, timeout: (200, '{"object": "error"}')
+    result = watch(node, clock, smoke_test=True)
+    assert result['state'] == 'smoke_failed' and result['error'].startswith('A smoke test answered without choices')
+
+
+def test_smoke_test_http_error_after_a_crash_is_a_crash():
+    clock = Clock()
+    node = Node(clock, ready_at=0.0)
+
+    def post(path, body, timeout):
+        node.crash_at = node.t()  # the engine died under the request; Docker restarts it
+        return 500, 'Internal Server Error'
+    node.post = post
+    result = watch(node, clock, smoke_test=True)
+    assert result['state'] == 'crashed' and result['restarts'] == 1
+    assert result['task'] == "Send the guide's completions request"
+    assert result['error'] == 'POST /v1/completions answered 500: Internal Server Error'
+
+
+def test_socket_path():
+    assert _ready.socket_path('unix:///var/run/docker.sock') == '/var/run/docker.sock'
+    with pytest.raises(ValueError, match='only a unix:// socket'):
+        _ready.socket_path('tcp://10.0.0.1:2375')
+
+
+def test_bearer():
+    assert _ready.bearer('sk-1') == {'Authorization': 'Bearer sk-1'}
+    assert _ready.bearer(None) == {} and _ready.bearer('') == {}
