@@ -13,7 +13,7 @@ short_description: The devices, mounts, environment, labels and ports of one vLL
 version_added: 0.2.0
 description:
   - Builds the platform- and instance-specific arguments of M(community.docker.docker_container) from a
-    platform profile (see P(ascend.vllm.platform_profile#filter)) and the container_run variables: the
+    platform profile (see P(ascend.vllm.platform_profile#filter)) and the container_run variables, that is the
     instance's chips from C(chip_device_template) then C(manager_devices); the profile's C(mounts), the model
     cache at C(model_cache_mount) and the extra mounts, all as read-only-aware binds; the environment with
     every value a string; the C(ascend.vllm.*) labels; the guide's C(-p PORT:PORT); C(shm_size) and
@@ -59,7 +59,7 @@ _value:
       type: list
       elements: str
     mounts:
-      description: Binds, each C({type: bind, source, target, read_only}).
+      description: "Binds, each C({type: bind, source, target, read_only})."
       type: list
       elements: dict
     env:

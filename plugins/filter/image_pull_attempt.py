@@ -12,10 +12,12 @@ name: image_pull_attempt
 short_description: What a failed image pull says, and whether the registry answered "not found"
 version_added: 0.2.0
 description:
-  - M(community.docker.docker_image_pull) wraps the Docker daemon's answer in the API error
+  - >-
+    M(community.docker.docker_image_pull) wraps the Docker daemon's answer in the API error
     (C(... 500 Server Error ...: Internal Server Error ("Get ...: connection refused"))); this keeps only
     the daemon's words, on one line, at most 300 characters.
-  - Tells a registry's "no such tag or digest" (C(404 Client Error), C(manifest unknown), C(name unknown),
+  - >-
+    Tells a registry's "no such tag or digest" (C(404 Client Error), C(manifest unknown), C(name unknown),
     C(not found: manifest)) from a network failure: that answer is final, asking again changes nothing.
 author:
   - ascend.vllm maintainers (@ascend-vllm)

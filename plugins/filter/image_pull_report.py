@@ -12,7 +12,8 @@ name: image_pull_report
 short_description: The message that stops a run on image input problems
 version_added: 0.2.0
 description:
-  - A count and the host on the first line, then one line C(- [check] msg. Fix: fix) per problem, as
+  - >-
+    A count and the host on the first line, then one line C(- [check] msg. Fix: fix) per problem, as
     preflight reports them.
 author:
   - ascend.vllm maintainers (@ascend-vllm)

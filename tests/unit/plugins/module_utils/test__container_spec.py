@@ -34,7 +34,7 @@ def _guide(platform):
     for word in words:
         if word.startswith('--device'):
             value = word.split('=', 1)[1] if '=' in word else next(words)
-            host, _, inside = value.partition(':')
+            host, inside = (value.split(':', 1) + [''])[:2]
             assert inside in ('', host), value
             out['devices'].append(host)
         elif word == '-v':

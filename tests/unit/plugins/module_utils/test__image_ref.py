@@ -102,14 +102,14 @@ def test_archive_problems():
     ({'image_pull_tag_suffix': '-310p-openeuler'}, '-310p', 'v0.23.0-310p-openeuler',
      ['quay.io/ascend/vllm-ascend:v0.23.0-310p-openeuler',
       'm.daocloud.io/quay.io/ascend/vllm-ascend:v0.23.0-310p-openeuler']),
-    ({'image_pull_tag_suffix': ''}, '-310p', 'v0.23.0', ['quay.io/ascend/vllm-ascend:v0.23.0',
-                                                          'm.daocloud.io/quay.io/ascend/vllm-ascend:v0.23.0']),
+    ({'image_pull_tag_suffix': ''}, '-310p', 'v0.23.0',
+     ['quay.io/ascend/vllm-ascend:v0.23.0', 'm.daocloud.io/quay.io/ascend/vllm-ascend:v0.23.0']),
     ({'image_pull_registries': ['10.0.0.5:5000/']}, '-310p', 'v0.23.0-310p', ['10.0.0.5:5000/ascend/vllm-ascend:v0.23.0-310p']),
     ({'image_pull_digest': DIGEST, 'image_pull_registries': ['quay.io']}, '-310p', 'v0.23.0-310p',
      ['quay.io/ascend/vllm-ascend@' + DIGEST]),
     ({'image_pull_image': 'my.reg/x:y'}, '-310p', 'v0.23.0-310p', ['my.reg/x:y']),
-    ({'image_pull_tag': 0.23}, '-310p', '0.23-310p', ['quay.io/ascend/vllm-ascend:0.23-310p',
-                                                      'm.daocloud.io/quay.io/ascend/vllm-ascend:0.23-310p']),
+    ({'image_pull_tag': 0.23}, '-310p', '0.23-310p',
+     ['quay.io/ascend/vllm-ascend:0.23-310p', 'm.daocloud.io/quay.io/ascend/vllm-ascend:0.23-310p']),
 ])
 def test_candidates_and_tag(changes, suffix, tag, refs):
     inputs = _inputs(**changes)
