@@ -1,0 +1,100 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The container_run role's container spec: devices, mounts, environment,
+labels and published ports of one vLLM container, from the platform profile.
+
+Pure functions; plugins/filter/container_spec.py is the thin entry.  The
+profile (plugins/module_utils/platforms.py) holds the guide's lists; nothing
+here names a device or a path of its own.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+# Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
+DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
+
+_TRUE = ('y', 'yes', 'on', '1', 'true', 't')
+
+
+def _bool(value):
+    """Ansible's ``| bool``."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in _TRUE
+
+
+def devices(profile, chips):
+    """The instance's chips (only these: two instances on one card never share one), then the manager devices."""
+    template = profile.get('chip_device_template')
+    if not isinstance(template, str) or '{index}' not in template:
+        raise ValueError('the platform profile has no chip_device_template with {index}, got %r' % (template,))
+    return [template.replace('{index}', str(chip)) for chip in chips] + list(profile.get('manager_devices') or [])
+
+
+def mounts(profile, cache_dir, extra=None):
+    """The profile's binds, the model cache, then the extra binds, all as docker_container ``mounts``.
+
+    Binds go through ``mounts`` (not ``volumes``): a missing host path fails the start
+    instead of Docker creating an empty directory in its place.
+    """
+    cache = profile.get('model_cache_mount') or DEFAULT_CACHE_MOUNT
+    wanted = list(profile.get('mounts') or []) + [
+        {'source': cache_dir, 'target': cache.get('target', DEFAULT_CACHE_MOUNT['target']),
+         'read_only': cache.get('read_only', False)}] + list(extra or [])
+    out = []
+    for mount in wanted:
+        if not isinstance(mount, dict) or 'source' not in mount or 'target' not in mount:
+            raise ValueError('a mount needs source and target, got %r' % (mount,))
+        out.append({'type': 'bind', 'source': mount['source'], 'target': mount['target'],
+                    'read_only': _bool(mount.get('read_only', False))})
+    return out
+
+
+def environment(command_env, env):
+    """vllm_config's environment with the user's over it, every value a string (Docker wants strings)."""
+    merged = dict(command_env or {})
+    merged.update(env or {})
+    return dict((key, str(value)) for key, value in merged.items())
+
+
+def labels(instance, model, platform, port, extra=None):
+    """The labels preflight, verify and teardown find our containers by; the user's merged over them."""
+    out = {
+        'ascend.vllm.managed-by': 'ascend.vllm',
+        'ascend.vllm.instance': str(instance),
+        'ascend.vllm.model': str(model),
+        'ascend.vllm.platform': str(platform),
+        'ascend.vllm.port': str(port),
+    }
+    out.update(extra or {})
+    return out
+
+
+def published_ports(port, address=''):
+    """The guide's ``-p PORT:PORT``, on one host address when given."""
+    return ['%s%s:%s' % (address + ':' if address else '', port, port)]
+
+
+def container_spec(profile, inputs):
+    """Everything platform- and instance-specific of one container, from the profile and the role variables.
+
+    ``inputs`` holds the container_run variables by name (container_run_chips, _port,
+    _publish_address, _model_cache_dir, _extra_mounts, _command_env, _env, _instance,
+    _model, _platform, _labels).
+    """
+    if not isinstance(profile, dict) or 'shm_size' not in profile:
+        raise ValueError('container_run_profile must be a platform profile with shm_size, got %r' % (profile,))
+    port = inputs.get('container_run_port')
+    return {
+        'devices': devices(profile, inputs.get('container_run_chips') or []),
+        'mounts': mounts(profile, inputs.get('container_run_model_cache_dir'), inputs.get('container_run_extra_mounts')),
+        'env': environment(inputs.get('container_run_command_env'), inputs.get('container_run_env')),
+        'labels': labels(inputs.get('container_run_instance'), inputs.get('container_run_model'),
+                         inputs.get('container_run_platform'), port, inputs.get('container_run_labels')),
+        'published_ports': published_ports(port, inputs.get('container_run_publish_address') or ''),
+        'shm_size': profile['shm_size'],
+        'privileged': _bool(profile.get('privileged', False)),
+    }

@@ -1,0 +1,268 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The image_pull role's rules: image-name grammar, candidates, input problems,
+which local tag counts as present, and what a failed pull means.
+
+Pure functions over the role's variables (keyed by their names, so every
+message names the variable the user typed); the filters in plugins/filter are
+thin entries over them.  Nothing here contacts a node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import numbers
+import re
+
+# What a registry, a repository and an image reference may look like (Docker's
+# reference grammar, simplified): no scheme, no spaces, lower-case repositories.
+REGISTRY_RE = r'^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._-]+)*$'
+REPOSITORY_RE = r'^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$'
+REFERENCE_RE = (r'^([A-Za-z0-9.-]+(:[0-9]{1,5})?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*'
+                r'(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$')
+DIGEST_RE = r'^sha256:[a-f0-9]{64}$'
+
+# Counts and durations that must not be below a minimum: (variable, minimum, example).
+MINIMUMS = (
+    ('image_pull_retries', 1, 3),
+    ('image_pull_delay', 0, 10),
+    ('image_pull_timeout', 1, 3600),
+    ('image_pull_poll_interval', 1, 15),
+)
+
+# docker_image_pull wraps the daemon's answer in the API error:
+# '... 500 Server Error for http+docker://...: Internal Server Error ("Get ...: connection refused")'.
+# Only the daemon's words say what went wrong.
+_DAEMON_WORDS_RE = re.compile(r'(?s)\("(.*)"\)\s*$')
+# A registry that answers "no such tag or digest": asking again changes nothing.
+_NOT_FOUND_RE = re.compile(r'404 Client Error|manifest unknown|name unknown|not found: manifest')
+REASON_LENGTH = 300
+
+_TRUE = ('y', 'yes', 'on', '1', 'true', 't')
+
+
+def _bool(value):
+    """Ansible's ``| bool``: true for True, 1 and 'yes'/'true'/'on'/'1'/'y'/'t' in any case."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in _TRUE
+
+
+def _json(value):
+    return json.dumps(value)
+
+
+def _problem(msg, fix):
+    return {'check': 'image', 'msg': msg, 'fix': fix}
+
+
+def _str(value):
+    return '' if value is None else str(value)
+
+
+def _match(pattern, value):
+    return isinstance(value, str) and re.match(pattern, value) is not None
+
+
+def _items(value):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, dict):
+        return list(value)
+    return []
+
+
+def _registry_problems(registries):
+    if not registries:
+        return [_problem('image_pull_registries=[]: no registry to pull from',
+                         'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
+                         'the image offline with image_pull_archive')]
+    out = []
+    for index, registry in enumerate(registries):
+        if _match(REGISTRY_RE, registry):
+            continue
+        if isinstance(registry, str) and registry.strip():
+            example = re.sub(r'^[a-zA-Z]+://', '', registry).strip().split(' ')[0]
+        else:
+            example = 'quay.io'
+        out.append(_problem('image_pull_registries[%d]=%s is not a registry address' % (index, _json(registry)),
+                            'write each registry as host[:port][/path] without a scheme, one registry per list '
+                            'item, e.g. ' + example))
+    return out
+
+
+def _at_least(value, minimum):
+    if isinstance(value, numbers.Number):
+        return value >= minimum
+    return isinstance(value, str) and re.match(r'^[0-9]+$', value) is not None and int(value) >= minimum
+
+
+def _archive_problems(inputs, controller_isfile):
+    archive = inputs.get('image_pull_archive')
+    on_node = _bool(inputs.get('image_pull_archive_on_node', False))
+    out = []
+    if not on_node and not controller_isfile(archive):
+        out.append(_problem('image_pull_archive=%s is not a file on the controller' % _json(archive),
+                            'make the tarball with docker save on a connected machine and put it at that path, or '
+                            'set image_pull_archive_on_node: true when it is on the node already'))
+    isreg = inputs.get('image_pull_archive_node_isreg')
+    if on_node and isreg is not None and not _bool(isreg):
+        out.append(_problem('image_pull_archive=%s is not a file on the node' % _json(archive),
+                            'copy the docker save tarball to that path on the node, or set image_pull_archive_on_node: '
+                            'false to copy it from the controller'))
+    archive_dir = inputs.get('image_pull_archive_dir')
+    if not on_node and not _match('^/', archive_dir):
+        out.append(_problem('image_pull_archive_dir=%s is not an absolute path on the node' % _json(archive_dir),
+                            'set image_pull_archive_dir to an absolute directory, e.g. /var/tmp/ascend-vllm'))
+    return out
+
+
+def image_problems(inputs, controller_isfile):
+    """What is wrong with the image inputs, each {check, msg, fix}, in the order a user reads them.
+
+    ``inputs`` holds the role variables by name; ``image_pull_archive_node_isreg`` is the node's
+    answer for an on-node tarball (None while unknown: no problem yet).  ``controller_isfile(path)``
+    says whether the controller has that file.
+    """
+    pulling = len(_str(inputs.get('image_pull_archive'))) == 0
+    image = inputs.get('image_pull_image') or ''
+    out = []
+    if pulling and not image:
+        out += _registry_problems(_items(inputs.get('image_pull_registries')))
+    repository = inputs.get('image_pull_repository')
+    if not _match(REPOSITORY_RE, repository):
+        out.append(_problem('image_pull_repository=%s is not a repository path' % _json(repository),
+                            'set image_pull_repository to lower-case path components, e.g. ascend/vllm-ascend'))
+    digest = inputs.get('image_pull_digest') or ''
+    if digest and not _match(DIGEST_RE, digest):
+        out.append(_problem('image_pull_digest=%s is not a digest' % _json(digest),
+                            'set image_pull_digest to sha256: and 64 hex digits (`docker images --digests` shows '
+                            'it), or "" to pull by tag'))
+    if image and not _match(REFERENCE_RE, image):
+        out.append(_problem('image_pull_image=%s is not an image reference' % _json(image),
+                            'write it as registry/repository:tag, e.g. quay.io/ascend/vllm-ascend:v0.23.0-310p, or '
+                            '"" to use image_pull_registries'))
+    for name, minimum, example in MINIMUMS:
+        value = inputs.get(name)
+        if not _at_least(value, minimum):
+            out.append(_problem('%s=%s is below %s' % (name, _json(value), minimum),
+                                'set %s to %s or more, e.g. %s' % (name, minimum, example)))
+    if not pulling:
+        out += _archive_problems(inputs, controller_isfile)
+    return out
+
+
+def image_tag(inputs, profile_suffix):
+    """The tag pulled: image_pull_tag plus image_pull_tag_suffix, or the profile's suffix when that is null."""
+    suffix = inputs.get('image_pull_tag_suffix')
+    if suffix is None:
+        if profile_suffix is None:
+            raise ValueError('no image tag suffix: image_pull_tag_suffix is null and there is no platform profile')
+        suffix = profile_suffix
+    # str() like Jinja's `~`: a tag YAML read as a number (0.23) keeps its digits.
+    return str(inputs.get('image_pull_tag')) + str(suffix)
+
+
+def candidates(inputs, tag):
+    """References to try, in registry order: the exact image, else <registry>/<repository>:<tag> or @<digest>."""
+    image = inputs.get('image_pull_image') or ''
+    if image:
+        return [image]
+    repository = _str(inputs.get('image_pull_repository'))
+    digest = inputs.get('image_pull_digest') or ''
+    refs = []
+    for registry in _items(inputs.get('image_pull_registries')):
+        base = _str(registry).rstrip('/') + '/' + repository
+        refs.append(base + ('@' + digest if digest else ':' + tag))
+    return refs
+
+
+def judge(inputs, profile_suffix, controller_isfile):
+    """{candidates, image_tag, problems}: everything the controller can say about the image inputs."""
+    tag = image_tag(inputs, profile_suffix)
+    return {'candidates': candidates(inputs, tag), 'image_tag': tag,
+            'problems': image_problems(inputs, controller_isfile)}
+
+
+def _local_tags(node_images):
+    """(tags, {tag: id}) from 'repo:tag' strings or docker_host_info image dicts (RepoTags, Id)."""
+    tags, ids = [], {}
+    for image in node_images or []:
+        if isinstance(image, dict):
+            for tag in image.get('RepoTags') or []:
+                tags.append(tag)
+                ids.setdefault(tag, image.get('Id'))
+        elif isinstance(image, str) and image:
+            tags.append(image)
+    return tags, ids
+
+
+def present(node_images, refs, repository, tag, pinned):
+    """Which image this host runs and whether the node has it.
+
+    The first candidate (in registry order) on the node wins, then any local
+    <anything>/<repository>:<tag> (a loaded tarball, an earlier mirror); otherwise
+    the first candidate is what a pull tries first.  A pin (exact image or digest)
+    only matches itself.  Returns {ref, present, refs, id}; id is the local image
+    id when the node listing gave one.
+    """
+    tags, ids = _local_tags(node_images)
+    found = [ref for ref in refs if ref in tags]
+    if not pinned:
+        wanted = '%s:%s' % (repository, tag)
+        for local in tags:
+            if (local == wanted or local.endswith('/' + wanted)) and local not in found:
+                found.append(local)
+    chosen = (found + list(refs) + [''])[0]
+    return {'ref': chosen, 'present': bool(found), 'refs': found, 'id': ids.get(chosen) if found else None}
+
+
+def _truncate(text, length=REASON_LENGTH, end='...', leeway=5):
+    # Jinja's truncate(300): cut at a word boundary, leave text within the leeway whole.
+    if len(text) <= length + leeway:
+        return text
+    return text[:length - len(end)].rsplit(' ', 1)[0] + end
+
+
+def classify_failure(raw):
+    """{reason, missing} for a failed pull: the daemon's own words, and whether the registry said "not found"."""
+    raw = 'failed' if raw is None else str(raw)
+    found = _DAEMON_WORDS_RE.search(raw)
+    reason = (found.group(1) if found else '') or raw
+    return {'reason': _truncate(re.sub(r'\s+', ' ', reason)), 'missing': _NOT_FOUND_RE.search(raw) is not None}
+
+
+def failure_message(host, refs, errors, inputs, tag):
+    """The one message for "no registry gave the image": each registry's last answer and the fix.
+
+    ``errors`` are the failed attempts [{ref, attempt, reason, missing}]; a reference that
+    answered "not found" from every registry is a wrong reference, not the network.
+    """
+    missing = [e['ref'] for e in errors if e.get('missing')]
+    parts = []
+    for index, ref in enumerate(refs):
+        tries = [e for e in errors if e['ref'] == ref]
+        state = 'not found, the registry has no such tag or digest' if ref in missing else 'failed'
+        parts.append('%s: %s after %d attempt(s) (%s)%s' % (
+            ref, state, len(tries), tries[-1]['reason'] if tries else 'not tried', '.' if index == len(refs) - 1 else ';'))
+    if len(missing) == len(refs):
+        fix = ("the image reference does not exist: check image_pull_tag (%s, tag %s with the platform's suffix), "
+               "image_pull_digest or image_pull_image against the tags the registry lists (GET /v2/%s/tags/list)"
+               % (_str(inputs.get('image_pull_tag')), tag, _str(inputs.get('image_pull_repository'))))
+    else:
+        fix = ("check the node's network/proxy to the registries, put a reachable mirror first in "
+               "image_pull_registries, or load the image offline with image_pull_archive (docker save tarball)")
+        if missing:
+            fix += '; the registries that answered do not have %s: check image_pull_tag' % tag
+    return ' '.join(['Could not pull the vllm-ascend image on %s from any registry (%s).' % (host, ', '.join(refs))]
+                    + parts + ['Fix: %s.' % fix])
+
+
+def problem_report(host, problems):
+    """The message that stops a run on image input problems: a count, then one line per problem."""
+    lines = ['%d image problem(s) on %s; nothing was pulled:' % (len(problems), host)]
+    lines += ['- [%s] %s. Fix: %s' % (p.get('check'), p.get('msg'), p.get('fix')) for p in problems]
+    return '\n'.join(lines)

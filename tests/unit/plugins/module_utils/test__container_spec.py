@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The container spec of each platform is the guide's `docker run` line (tests/sim/sim_guide.py keeps them verbatim)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib.util
+import os
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils._container_spec import container_spec, devices, mounts
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import get_profile, profile_names
+
+
+def _load_sim_guide():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'sim', 'sim_guide.py')
+    spec = importlib.util.spec_from_file_location('ascend_vllm_tests_sim_guide_spec', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SIM_GUIDE = _load_sim_guide()
+
+
+def _guide(platform):
+    """(devices, [(source, target)], shm, privileged, ports) of the guide's docker run line."""
+    flags = SIM_GUIDE.guide_flags(platform)
+    out = {'devices': [], 'binds': [], 'shm': None, 'privileged': False, 'ports': []}
+    words = iter(flags)
+    for word in words:
+        if word.startswith('--device'):
+            value = word.split('=', 1)[1] if '=' in word else next(words)
+            host, inside = (value.split(':', 1) + [''])[:2]
+            assert inside in ('', host), value
+            out['devices'].append(host)
+        elif word == '-v':
+            source, target = next(words).split(':')
+            out['binds'].append((source, target))
+        elif word.startswith('--shm-size='):
+            out['shm'] = word.split('=', 1)[1]
+        elif word == '--privileged':
+            out['privileged'] = True
+        elif word == '-p':
+            out['ports'].append(next(words))
+    return out
+
+
+def _inputs(chips, **changes):
+    out = {'container_run_chips': chips, 'container_run_port': 8080, 'container_run_publish_address': '',
+           'container_run_model_cache_dir': '/root/.cache', 'container_run_extra_mounts': [],
+           'container_run_command_env': {}, 'container_run_env': {}, 'container_run_instance': 'default',
+           'container_run_model': 'Qwen/Qwen3.5-2B', 'container_run_platform': 'p', 'container_run_labels': {}}
+    out.update(changes)
+    return out
+
+
+@pytest.mark.parametrize('platform', profile_names())
+def test_every_platform_gives_the_guide_docker_run_line(platform):
+    profile = get_profile(platform)
+    guide = _guide(platform)
+    chips = [int(device[len('/dev/davinci'):]) for device in profile['guide_chip_devices']]
+    spec = container_spec(profile, _inputs(chips))
+    assert spec['devices'] == guide['devices']
+    assert [(m['source'], m['target']) for m in spec['mounts']] == guide['binds']
+    assert spec['shm_size'] == guide['shm']
+    assert spec['privileged'] is guide['privileged']
+    assert spec['published_ports'] == guide['ports'] == ['8080:8080']
+    # The container writes only the model cache; driver files and binaries are read-only.
+    assert [m['read_only'] for m in spec['mounts']] == [True] * (len(guide['binds']) - 1) + [False]
+    assert all(m['type'] == 'bind' for m in spec['mounts'])
+
+
+def test_an_instance_gets_only_its_chips():
+    profile = get_profile('atlas_300i_duo')
+    assert devices(profile, [1]) == ['/dev/davinci1', '/dev/davinci_manager', '/dev/devmm_svm', '/dev/hisi_hdc']
+    assert devices(profile, [2, 3])[:2] == ['/dev/davinci2', '/dev/davinci3']
+
+
+def test_model_cache_and_extra_mounts():
+    profile = get_profile('atlas_300i_duo', {'model_cache_mount': {'target': '/cache'}})
+    found = mounts(profile, '/data/models', [{'source': '/srv/m', 'target': '/models', 'read_only': 'yes'},
+                                             {'source': '/a', 'target': '/b'}])
+    assert found[-3:] == [
+        {'type': 'bind', 'source': '/data/models', 'target': '/cache', 'read_only': False},
+        {'type': 'bind', 'source': '/srv/m', 'target': '/models', 'read_only': True},
+        {'type': 'bind', 'source': '/a', 'target': '/b', 'read_only': False}]
+
+
+def test_env_labels_and_ports():
+    spec = container_spec(get_profile('atlas_200i_pro'), _inputs(
+        [0], container_run_port=8081, container_run_publish_address='127.0.0.1',
+        container_run_command_env={'VLLM_USE_MODELSCOPE': True, 'N': 2, 'X': 'a'},
+        container_run_env={'X': 'b', 'R': 0.5}, container_run_labels={'team': 'ml', 'ascend.vllm.model': 'mine'}))
+    assert spec['env'] == {'VLLM_USE_MODELSCOPE': 'True', 'N': '2', 'X': 'b', 'R': '0.5'}
+    assert spec['labels'] == {'ascend.vllm.managed-by': 'ascend.vllm', 'ascend.vllm.instance': 'default',
+                              'ascend.vllm.model': 'mine', 'ascend.vllm.platform': 'p', 'ascend.vllm.port': '8081',
+                              'team': 'ml'}
+    assert spec['published_ports'] == ['127.0.0.1:8081:8081']
+
+
+@pytest.mark.parametrize('profile, words', [
+    ({}, 'shm_size'),
+    ({'shm_size': '1g'}, 'chip_device_template'),
+    ({'shm_size': '1g', 'chip_device_template': '/dev/davinci'}, '{index}'),
+])
+def test_an_incomplete_profile_is_refused(profile, words):
+    with pytest.raises(ValueError, match=words.replace('{', r'\{').replace('}', r'\}')):
+        container_spec(profile, _inputs([0]))
+
+
+def test_a_mount_without_target_is_refused():
+    with pytest.raises(ValueError, match='source and target'):
+        mounts(get_profile('atlas_300i_duo'), '/root/.cache', [{'source': '/a'}])

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The image_pull rules: grammar, candidates, problems (the messages preflight shows), presence, pull failures."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import (
+    candidates, classify_failure, failure_message, image_problems, image_tag, judge, present, problem_report)
+
+BASE = {
+    'image_pull_registries': ['quay.io', 'm.daocloud.io/quay.io'], 'image_pull_repository': 'ascend/vllm-ascend',
+    'image_pull_tag': 'v0.23.0', 'image_pull_tag_suffix': None, 'image_pull_digest': '', 'image_pull_image': '',
+    'image_pull_retries': 3, 'image_pull_delay': 10, 'image_pull_timeout': 3600, 'image_pull_poll_interval': 15,
+    'image_pull_archive': '', 'image_pull_archive_on_node': False, 'image_pull_archive_dir': '/var/tmp/ascend-vllm',
+}
+DIGEST = 'sha256:' + 'a' * 64
+
+
+def _inputs(**changes):
+    out = dict(BASE)
+    out.update(changes)
+    return out
+
+
+def _problems(isfile=lambda path: False, **changes):
+    return image_problems(_inputs(**changes), isfile)
+
+
+def test_defaults_have_no_problem():
+    assert _problems() == []
+
+
+# (changes, msg, fix): the exact words preflight shows (tests/reliability/bad_inputs.yml checks parts of them).
+@pytest.mark.parametrize('changes, msg, fix', [
+    ({'image_pull_registries': []}, 'image_pull_registries=[]: no registry to pull from',
+     'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load the image offline '
+     'with image_pull_archive'),
+    ({'image_pull_registries': ['https://quay.io']}, 'image_pull_registries[0]="https://quay.io" is not a registry address',
+     'write each registry as host[:port][/path] without a scheme, one registry per list item, e.g. quay.io'),
+    ({'image_pull_registries': ['quay.io', 'quay.io m.daocloud.io/quay.io']},
+     'image_pull_registries[1]="quay.io m.daocloud.io/quay.io" is not a registry address',
+     'write each registry as host[:port][/path] without a scheme, one registry per list item, e.g. quay.io'),
+    ({'image_pull_registries': [5]}, 'image_pull_registries[0]=5 is not a registry address',
+     'write each registry as host[:port][/path] without a scheme, one registry per list item, e.g. quay.io'),
+    ({'image_pull_repository': 'Ascend/vllm'}, 'image_pull_repository="Ascend/vllm" is not a repository path',
+     'set image_pull_repository to lower-case path components, e.g. ascend/vllm-ascend'),
+    ({'image_pull_digest': 'abc123'}, 'image_pull_digest="abc123" is not a digest',
+     'set image_pull_digest to sha256: and 64 hex digits (`docker images --digests` shows it), or "" to pull by tag'),
+    ({'image_pull_image': 'quay.io/ascend/vllm-ascend v0.23.0-310p'},
+     'image_pull_image="quay.io/ascend/vllm-ascend v0.23.0-310p" is not an image reference',
+     'write it as registry/repository:tag, e.g. quay.io/ascend/vllm-ascend:v0.23.0-310p, or "" to use '
+     'image_pull_registries'),
+    ({'image_pull_retries': 0}, 'image_pull_retries=0 is below 1', 'set image_pull_retries to 1 or more, e.g. 3'),
+    ({'image_pull_timeout': -1}, 'image_pull_timeout=-1 is below 1', 'set image_pull_timeout to 1 or more, e.g. 3600'),
+    ({'image_pull_poll_interval': 'often'}, 'image_pull_poll_interval="often" is below 1',
+     'set image_pull_poll_interval to 1 or more, e.g. 15'),
+    ({'image_pull_delay': None}, 'image_pull_delay=null is below 0', 'set image_pull_delay to 0 or more, e.g. 10'),
+    ({'image_pull_archive': '/nonexistent/vllm.tar'}, 'image_pull_archive="/nonexistent/vllm.tar" is not a file on the controller',
+     'make the tarball with docker save on a connected machine and put it at that path, or set '
+     'image_pull_archive_on_node: true when it is on the node already'),
+    ({'image_pull_archive': '/x.tar', 'image_pull_archive_on_node': True, 'image_pull_archive_node_isreg': False},
+     'image_pull_archive="/x.tar" is not a file on the node',
+     'copy the docker save tarball to that path on the node, or set image_pull_archive_on_node: false to copy it '
+     'from the controller'),
+])
+def test_each_bad_input_gives_one_problem(changes, msg, fix):
+    assert _problems(**changes) == [{'check': 'image', 'msg': msg, 'fix': fix}]
+
+
+def test_problems_come_all_at_once_in_reading_order():
+    found = _problems(image_pull_registries=['https://a', 'b c'], image_pull_repository='X', image_pull_retries=0)
+    assert [p['msg'].split('=')[0] for p in found] == [
+        'image_pull_registries[0]', 'image_pull_registries[1]', 'image_pull_repository', 'image_pull_retries']
+
+
+@pytest.mark.parametrize('value', [1, '3', True, 2.5])
+def test_counts_given_as_digits_or_numbers_pass(value):
+    assert _problems(image_pull_retries=value) == []
+
+
+def test_registries_are_not_judged_when_not_pulling_from_them():
+    assert _problems(image_pull_registries=[], image_pull_image='quay.io/ascend/vllm-ascend:v0.23.0-310p') == []
+    assert _problems(isfile=lambda path: True, image_pull_registries=['https://x'], image_pull_archive='/t.tar') == []
+
+
+def test_archive_problems():
+    assert _problems(isfile=lambda path: path == '/t.tar', image_pull_archive='/t.tar') == []
+    found = _problems(isfile=lambda path: True, image_pull_archive='/t.tar', image_pull_archive_dir='tmp')
+    assert [p['msg'] for p in found] == ['image_pull_archive_dir="tmp" is not an absolute path on the node']
+    # On the node: unknown until the node answered, and the controller path is not asked.
+    assert _problems(image_pull_archive='/t.tar', image_pull_archive_on_node='yes') == []
+    assert _problems(image_pull_archive='/t.tar', image_pull_archive_on_node=True, image_pull_archive_node_isreg=True) == []
+
+
+@pytest.mark.parametrize('changes, suffix, tag, refs', [
+    ({}, '-310p', 'v0.23.0-310p',
+     ['quay.io/ascend/vllm-ascend:v0.23.0-310p', 'm.daocloud.io/quay.io/ascend/vllm-ascend:v0.23.0-310p']),
+    ({'image_pull_tag_suffix': '-310p-openeuler'}, '-310p', 'v0.23.0-310p-openeuler',
+     ['quay.io/ascend/vllm-ascend:v0.23.0-310p-openeuler',
+      'm.daocloud.io/quay.io/ascend/vllm-ascend:v0.23.0-310p-openeuler']),
+    ({'image_pull_tag_suffix': ''}, '-310p', 'v0.23.0',
+     ['quay.io/ascend/vllm-ascend:v0.23.0', 'm.daocloud.io/quay.io/ascend/vllm-ascend:v0.23.0']),
+    ({'image_pull_registries': ['10.0.0.5:5000/']}, '-310p', 'v0.23.0-310p', ['10.0.0.5:5000/ascend/vllm-ascend:v0.23.0-310p']),
+    ({'image_pull_digest': DIGEST, 'image_pull_registries': ['quay.io']}, '-310p', 'v0.23.0-310p',
+     ['quay.io/ascend/vllm-ascend@' + DIGEST]),
+    ({'image_pull_image': 'my.reg/x:y'}, '-310p', 'v0.23.0-310p', ['my.reg/x:y']),
+    ({'image_pull_tag': 0.23}, '-310p', '0.23-310p',
+     ['quay.io/ascend/vllm-ascend:0.23-310p', 'm.daocloud.io/quay.io/ascend/vllm-ascend:0.23-310p']),
+])
+def test_candidates_and_tag(changes, suffix, tag, refs):
+    inputs = _inputs(**changes)
+    assert image_tag(inputs, suffix) == tag
+    assert candidates(inputs, tag) == refs
+    judged = judge(inputs, suffix, lambda path: False)
+    assert (judged['candidates'], judged['image_tag']) == (refs, tag)
+
+
+def test_judge_gives_the_problems_with_the_candidates():
+    judged = judge(_inputs(image_pull_registries=['https://quay.io']), '-310p', lambda path: False)
+    assert judged['candidates'] == ['https://quay.io/ascend/vllm-ascend:v0.23.0-310p']
+    assert [p['msg'] for p in judged['problems']] == ['image_pull_registries[0]="https://quay.io" is not a registry address']
+
+
+def test_no_suffix_without_a_profile():
+    with pytest.raises(ValueError, match='image_pull_tag_suffix is null'):
+        image_tag(_inputs(), None)
+
+
+REFS = ['10.0.0.5:5000/ascend/vllm-ascend:v0.23.0-310p', 'quay.io/ascend/vllm-ascend:v0.23.0-310p']
+
+
+@pytest.mark.parametrize("node, pinned, ref, present_, refs", [
+    ([], False, REFS[0], False, []),
+    (['debian:12'], False, REFS[0], False, []),
+    ([REFS[1]], False, REFS[1], True, [REFS[1]]),
+    ([REFS[1], REFS[0]], False, REFS[0], True, REFS),
+    # The same repository and tag under another registry name (a loaded tarball, an old mirror).
+    (['old.mirror/ascend/vllm-ascend:v0.23.0-310p'], False, 'old.mirror/ascend/vllm-ascend:v0.23.0-310p', True,
+     ['old.mirror/ascend/vllm-ascend:v0.23.0-310p']),
+    (['ascend/vllm-ascend:v0.23.0-310p'], False, 'ascend/vllm-ascend:v0.23.0-310p', True, ['ascend/vllm-ascend:v0.23.0-310p']),
+    (['other/ascend/vllm-ascend:v0.23.0-310p-openeuler', 'notascend/vllm-ascend:v0.23.0-310p'], False, REFS[0], False, []),
+    # A pin only matches itself.
+    (['old.mirror/ascend/vllm-ascend:v0.23.0-310p'], True, REFS[0], False, []),
+])
+def test_presence(node, pinned, ref, present_, refs):
+    assert present(node, REFS, 'ascend/vllm-ascend', 'v0.23.0-310p', pinned) == {
+        'ref': ref, 'present': present_, 'refs': refs, 'id': None}
+
+
+def test_presence_from_docker_host_info_gives_the_id():
+    node = [{'RepoTags': None, 'Id': 'sha256:dangling'}, {'RepoTags': [REFS[1], 'x:y'], 'Id': 'sha256:0123456789abcdef'}]
+    found = present(node, REFS, 'ascend/vllm-ascend', 'v0.23.0-310p', False)
+    assert (found['ref'], found['present'], found['id']) == (REFS[1], True, 'sha256:0123456789abcdef')
+    assert present([], [], 'r', 't', False) == {'ref': '', 'present': False, 'refs': [], 'id': None}
+
+
+REFUSED = ('500 Server Error for http+docker://localhost/v1.41/images/create?tag=v0.23.0-310p&fromImage=127.0.0.1%3A5999'
+           '%2Fascend%2Fvllm-ascend: Internal Server Error ("Get "https://127.0.0.1:5999/v2/": dial tcp 127.0.0.1:5999: '
+           'connect: connection refused")')
+UNKNOWN = ('404 Client Error for http+docker://localhost/v1.41/images/create?tag=v0.99.0-310p: Not Found ("manifest for '
+           '127.0.0.1:5000/ascend/vllm-ascend:v0.99.0-310p not found: manifest unknown: manifest unknown")')
+
+
+@pytest.mark.parametrize('raw, reason, missing', [
+    (REFUSED, 'Get "https://127.0.0.1:5999/v2/": dial tcp 127.0.0.1:5999: connect: connection refused', False),
+    (UNKNOWN, 'manifest for 127.0.0.1:5000/ascend/vllm-ascend:v0.99.0-310p not found: manifest unknown: manifest unknown',
+     True),
+    ('error pulling: name unknown', 'error pulling: name unknown', True),
+    (None, 'failed', False),
+    ('("")', '("")', False),
+    ('read tcp:\n   connection   reset by peer', 'read tcp: connection reset by peer', False),
+])
+def test_classify_failure(raw, reason, missing):
+    assert classify_failure(raw) == {'reason': reason, 'missing': missing}
+
+
+def test_long_reasons_are_cut_at_a_word():
+    reason = classify_failure('word ' * 100)['reason']
+    assert reason.endswith('word...') and len(reason) <= 300
+    assert classify_failure('x' * 304)['reason'] == 'x' * 304
+
+
+def _error(ref, attempt, reason, missing=False):
+    return {'ref': ref, 'attempt': attempt, 'reason': reason, 'missing': missing}
+
+
+def test_failure_message_network():
+    errors = [_error(REFS[0], 1, 'connection refused'), _error(REFS[0], 2, 'connection refused again'),
+              _error(REFS[1], 1, 'manifest unknown', True)]
+    assert failure_message('node1', REFS, errors, BASE, 'v0.23.0-310p') == (
+        'Could not pull the vllm-ascend image on node1 from any registry (%s, %s). '
+        '%s: failed after 2 attempt(s) (connection refused again); '
+        '%s: not found, the registry has no such tag or digest after 1 attempt(s) (manifest unknown). '
+        "Fix: check the node's network/proxy to the registries, put a reachable mirror first in image_pull_registries, "
+        'or load the image offline with image_pull_archive (docker save tarball); the registries that answered do not '
+        'have v0.23.0-310p: check image_pull_tag.' % (REFS[0], REFS[1], REFS[0], REFS[1]))
+
+
+def test_failure_message_when_every_registry_says_not_found():
+    errors = [_error(ref, 1, 'manifest unknown', True) for ref in REFS]
+    msg = failure_message('node1', REFS, errors, BASE, 'v0.23.0-310p')
+    assert msg.endswith(
+        "Fix: the image reference does not exist: check image_pull_tag (v0.23.0, tag v0.23.0-310p with the platform's "
+        'suffix), image_pull_digest or image_pull_image against the tags the registry lists '
+        '(GET /v2/ascend/vllm-ascend/tags/list).')
+    assert msg.count('no such tag or digest after 1 attempt(s) (manifest unknown)') == 2
+
+
+def test_failure_message_names_untried_registries():
+    msg = failure_message('n', REFS, [_error(REFS[0], 1, 'refused')], BASE, 't')
+    assert '%s: failed after 0 attempt(s) (not tried).' % REFS[1] in msg
+
+
+def test_problem_report():
+    problems = [{'check': 'image', 'msg': 'a=1 is bad', 'fix': 'set a'}, {'check': 'image', 'msg': 'b', 'fix': 'c'}]
+    assert problem_report('n1', problems) == (
+        '2 image problem(s) on n1; nothing was pulled:\n- [image] a=1 is bad. Fix: set a\n- [image] b. Fix: c')
