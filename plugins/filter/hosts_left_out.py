@@ -55,7 +55,12 @@ def hosts_left_out(hosts, hostvars):
     for host in sorted(hosts or []):
         variables = hostvars[host]
         status = plain(variables['vllm_serve_status']) if 'vllm_serve_status' in variables else {}
-        reach = plain(variables['__ascend_vllm_reach']) if '__ascend_vllm_reach' in variables else {}
+        # The first task that contacts a node: preflight's node read (npu_check gather).
+        reach = {}
+        for name in ('__ascend_vllm_reach', '__npu_check_node'):
+            if name in variables:
+                reach = plain(variables[name])
+                break
         lines.append(left_out_line(host, status, reach))
     return lines
 

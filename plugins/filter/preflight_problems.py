@@ -32,6 +32,14 @@ options:
       result carries its C(item)).
     type: list
     elements: dict
+  model_dirs:
+    description: The local model directories (the filter C(ascend.vllm.model_dirs)), judged with O(node_paths)
+      instead of O(model_stats).
+    type: list
+    elements: dict
+  node_paths:
+    description: What npu_check read of node paths (C(npu_check_result.paths)), path to C({exists, isdir, isreg}).
+    type: dict
 '''
 
 EXAMPLES = r'''
@@ -53,9 +61,14 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import plai
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import config_problems, missing_model_dirs
 
 
-def preflight_problems(problems, configs=None, model_stats=None):
+def preflight_problems(problems, configs=None, model_stats=None, model_dirs=None, node_paths=None):
     """The problems so far, then the configuration violations, then the missing model directories."""
-    return plain(problems or []) + config_problems(plain(configs or {})) + missing_model_dirs(plain(model_stats or []))
+    stats = plain(model_stats or [])
+    paths = plain(node_paths or {})
+    # The same shape as a stat loop's results, from what npu_check read of the node.
+    stats += [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
+              for wanted in plain(model_dirs or [])]
+    return plain(problems or []) + config_problems(plain(configs or {})) + missing_model_dirs(stats)
 
 
 class FilterModule(object):

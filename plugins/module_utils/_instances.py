@@ -23,7 +23,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import IN
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
 MINIMUMS = (
     ('vllm_serve_ready_timeout', 1, 1800),
-    ('vllm_serve_ready_poll_interval', 1, 10),
+    ('vllm_serve_ready_poll_interval', 1, 30),
     ('vllm_serve_smoke_timeout', 1, 600),
     ('vllm_serve_smoke_max_tokens', 1, 50),
     ('vllm_serve_smoke_chat_max_tokens', 1, 1024),

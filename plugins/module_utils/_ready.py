@@ -214,9 +214,9 @@ class Watch(object):
     monotonic clock in seconds; ``sleep`` waits.  ``params`` holds the module's options.
     """
 
-    def __init__(self, probe, params, clock=time.monotonic, sleep=time.sleep):
-        # type: (Any, Dict[str, Any], Callable[[], float], Callable[[float], None]) -> None
-        self.probe, self.params, self.clock, self.sleep = probe, params, clock, sleep
+    def __init__(self, probe, params, clock=time.monotonic, sleep=time.sleep, wall=time.time):
+        # type: (Any, Dict[str, Any], Callable[[], float], Callable[[float], None], Callable[[], float]) -> None
+        self.probe, self.params, self.clock, self.sleep, self.wall = probe, params, clock, sleep, wall
         self.start = clock()
         self.baseline = 0
         self.first = None  # type: Optional[Dict[str, Any]]
@@ -248,9 +248,20 @@ class Watch(object):
             self.marker_seen = self.health[0] == 200
         return self.wait()
 
+    def budget(self, timeout):
+        # type: (float) -> float
+        """Seconds this call may wait. A wait split into calls that report progress
+        (report_after) counts a just-started container's timeout from its start, on
+        the node's clock, so that the calls share one timeout."""
+        since = _start_since(self.first)
+        if not (self.params.get('report_after') and self.params.get('just_started', True) and since):
+            return timeout
+        return timeout - min(max(0.0, self.wall() - float(since)), timeout)
+
     def wait(self):
         # type: () -> Dict[str, Any]
         timeout, poll = float(self.params['timeout']), float(self.params.get('poll_interval', POLL_INTERVAL))
+        budget, report = self.budget(timeout), float(self.params.get('report_after') or 0)
         while True:
             state = judge_container(self.view, self.baseline)
             if state:
@@ -262,10 +273,13 @@ class Watch(object):
                 self.health = self.probe.get('/health', max(1.0, min(5.0, timeout - self.elapsed())))
                 if self.health[0] == 200:
                     return self.serve()
-            left = timeout - self.elapsed()
+            left = budget - self.elapsed()
             if left <= 0:
                 return self.timed_out(timeout)
-            self.sleep(min(poll, left))
+            if report and self.elapsed() >= report:
+                return self.finish('waiting', self.marker_task(), marker_error(
+                    'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
+            self.sleep(min(poll, left, report - self.elapsed()) if report else min(poll, left))
             self.view = container_view(self.probe.inspect())
 
     def marker(self):
@@ -346,7 +360,10 @@ class Watch(object):
             if view is not None:
                 result['exit_code'] = view['exit_code']
                 result['restarts'] = max(view['restart_count'] - self.baseline, 1 if state == 'crashed' else 0)
-            if state != 'ready' and (view is not None or state == 'gone'):
+            if state == 'waiting':
+                # Progress: the newest line of the log says how far the start got.
+                result['log_tail'] = tail(self.probe.logs(tail=1, tty=bool(view and view['tty'])).splitlines(), 1)
+            elif state != 'ready' and (view is not None or state == 'gone'):
                 self.read_log(result, self.first and self.first['tty'])
         result['seconds'] = round(self.elapsed(), 3)
         return result

@@ -53,6 +53,15 @@ options:
     description: Seconds between two looks at the container and the server.
     type: float
     default: 0.25
+  report_after:
+    description:
+      - Return with RV(state=waiting) (not a failure) after this many seconds without an outcome, with the newest
+        log line in RV(log_tail), so that a task retried with C(until) shows progress while a model loads.
+        V(0) waits in one call.
+      - With O(just_started), O(timeout) then counts from the container's start (on the node's clock), so the
+        calls of one wait share it.
+    type: float
+    default: 0
   marker:
     description: The log line that says the API server is up.
     type: str
@@ -163,6 +172,8 @@ state:
     - V(timeout) - no startup line, or no 200 from C(/health), within O(timeout).
     - V(not_listed) - C(/v1/models) does not list O(served_model_name).
     - V(request_failed) - C(/v1/models) failed. V(smoke_failed) - a smoke test failed.
+    - V(waiting) - with O(report_after) only - no outcome yet; call again. RV(error) then says what a timeout
+      would say.
   returned: always
   type: str
   sample: ready
@@ -235,6 +246,7 @@ ARGUMENT_SPEC = dict(
     served_model_name=dict(type='str', required=True),
     timeout=dict(type='float', default=1800),
     poll_interval=dict(type='float', default=POLL_INTERVAL),
+    report_after=dict(type='float', default=0),
     marker=dict(type='str', default=MARKER),
     just_started=dict(type='bool', default=True),
     log_lines=dict(type='int', default=50),
@@ -265,7 +277,7 @@ def main():
         result = Watch(probe, params).run()
     except (IOError, OSError, ValueError) as exc:
         module.fail_json(msg='Watching %s through the Docker API at %s failed: %s' % (params['name'], path, exc))
-    if result['state'] != 'ready':
+    if result['state'] not in ('ready', 'waiting'):
         module.fail_json(msg='%s: %s' % (result['task'], result['error']), changed=False, **result)
     module.exit_json(changed=False, **result)
 

@@ -21,6 +21,9 @@ LONG = 'word ' * 80
       'vllm_serve_status': {'a': {'state': 'ready'}, 'b': {'state': 'failed', 'error': 'crashed'}, 'c': {'state': 'failed'}}},
      'n2: NOT deployed, failed: instance b, instance c -- crashed'),
     ({}, 'n2: NOT deployed, failed before serving (see its error above)'),
+    # Preflight's node read is the first contact with the node.
+    ({'__npu_check_node': {'unreachable': True, 'msg': 'container not running'}},
+     'n2: NOT deployed, unreachable: container not running'),
 ])
 def test_reason_per_host(variables, expected):
     assert hosts_left_out(['n2'], {'n2': variables}) == [expected]

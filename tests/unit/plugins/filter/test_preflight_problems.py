@@ -32,3 +32,20 @@ DTYPE = {'variable': 'vllm_serve_dtype', 'value': 'bfloat16', 'rule': 'dtype mus
 ])
 def test_config_and_model_problems_follow_the_earlier_ones(configs, stats, added):
     assert preflight_problems(EARLIER, configs, stats) == EARLIER + added
+
+
+def test_model_dirs_judged_with_what_the_node_read():
+    dirs = [{'name': 'a', 'path': '/models/q', 'host': '/models/q', 'prefix': 'vllm_serve_'},
+            {'name': 'b', 'path': '/root/.cache/m', 'host': '/data/cache/m', 'prefix': 'ascend_vllm_instances[1].'}]
+    paths = {'/models/q': {'exists': True, 'isdir': True, 'isreg': False},
+             '/data/cache/m': {'exists': False, 'isdir': False, 'isreg': False}}
+    problems = preflight_problems([], {}, model_dirs=dirs, node_paths=paths)
+    assert problems == [{
+        'check': 'model',
+        'msg': 'ascend_vllm_instances[1].model_path /root/.cache/m is not on the node (looked at /data/cache/m)',
+        'fix': 'download the weights there first, or leave model_path unset to load the model id from ModelScope'}]
+
+
+def test_a_path_the_node_was_not_asked_about_counts_as_missing():
+    dirs = [{'name': 'a', 'path': '/models/q', 'host': '/models/q', 'prefix': 'vllm_serve_'}]
+    assert [p['check'] for p in preflight_problems([], {}, model_dirs=dirs, node_paths={})] == ['model']

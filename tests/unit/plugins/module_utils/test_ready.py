@@ -394,3 +394,52 @@ def test_socket_path():
 def test_bearer():
     assert _ready.bearer('sk-1') == {'Authorization': 'Bearer sk-1'}
     assert _ready.bearer(None) == {} and _ready.bearer('') == {}
+
+
+# ------------------------------------------------- progress: report_after and one shared timeout
+STARTED = 1796076000.0  # the fake container's StartedAt
+
+
+def watch_at(node, clock, age, **params):
+    """A watch whose node clock says the container started ``age`` seconds before the call."""
+    t0 = clock.now
+    return _ready.Watch(node, dict(PARAMS, **params), clock=clock, sleep=clock.sleep,
+                        wall=lambda: STARTED + age + (clock.now - t0)).run()
+
+
+def test_report_after_returns_waiting_with_the_newest_log_line():
+    clock = Clock()
+    node = Node(clock, log=[(0.0, 'Starting to load model'), (1.0, 'Loading weights took 1.00 seconds')])
+    result = watch_at(node, clock, 0.0, report_after=2, timeout=60)
+    assert result['state'] == 'waiting'
+    assert 2.0 <= result['seconds'] <= 2.25
+    assert result['log_tail'] == ['Loading weights took 1.00 seconds']
+    # What a timeout would say, should the retries run out.
+    assert result['error'].endswith('still not up after 60s')
+
+
+def test_report_after_still_sees_readiness_within_one_poll():
+    clock = Clock()
+    result = watch_at(Node(clock, ready_at=1.1), clock, 0.0, report_after=2)
+    assert result['state'] == 'ready' and 1.1 <= result['seconds'] <= 1.35
+
+
+def test_the_calls_of_one_wait_share_the_timeout_from_the_containers_start():
+    clock = Clock()
+    result = watch_at(Node(clock), clock, 58.0, report_after=30, timeout=60)
+    assert result['state'] == 'timeout'
+    assert 2.0 <= result['seconds'] <= 2.25
+    assert result['error'].endswith('still not up after 60s')
+
+
+def test_a_container_left_running_gets_the_whole_timeout_per_call():
+    clock = Clock()
+    node = Node(clock, ready_at=500.0)
+    result = watch_at(node, clock, 400.0, report_after=30, timeout=60, just_started=False)
+    assert result['state'] == 'waiting' and 30.0 <= result['seconds'] <= 30.25
+
+
+def test_without_report_after_the_start_time_does_not_count():
+    clock = Clock()
+    result = watch_at(Node(clock, ready_at=3.0), clock, 1000.0, timeout=60)
+    assert result['state'] == 'ready'
