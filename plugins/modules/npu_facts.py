@@ -45,6 +45,19 @@ options:
         C(key=value) lines gives a warning and a null C(driver_version).
     type: path
     default: /usr/local/Ascend/driver/version.info
+  gone_pids:
+    description:
+      - Host pids that should no longer hold a chip (the processes of removed containers). With O(wait),
+        C(npu-smi info) is read again every half second until it lists none of them.
+    type: list
+    elements: int
+    default: []
+  wait:
+    description:
+      - Seconds to wait for O(gone_pids) to leave the process table; V(0) reads once.
+      - The pids still listed at the end are returned in RV(still_listed); the module does not fail on them.
+    type: float
+    default: 0
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -95,6 +108,12 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+still_listed:
+  description: The pids of O(gone_pids) that npu-smi still lists when the module returns.
+  returned: success
+  type: list
+  elements: int
+  sample: []
 npu:
   description: The same dictionary as RV(ansible_facts.ascend_npu), for use with C(register).
   returned: success
@@ -248,6 +267,7 @@ ansible_facts:
 '''
 
 import os
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -262,25 +282,49 @@ from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (  # 
 )
 
 
+def still_listed(facts, pids):
+    """The pids of ``pids`` that npu-smi still lists as holding a chip, sorted."""
+    return sorted(set(pids or []) & set(p['pid'] for p in facts.get('processes') or []))
+
+
+def read_until_gone(read, pids, wait, clock=time.monotonic, sleep=time.sleep, interval=0.5):
+    """Read the facts until none of ``pids`` is listed or ``wait`` seconds passed: (facts, still listed)."""
+    deadline = clock() + max(0.0, wait)
+    while True:
+        facts = read()
+        held = still_listed(facts, pids)
+        left = deadline - clock()
+        if not held or left <= 0:
+            return facts, held
+        sleep(min(interval, left))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             npu_smi_path=dict(type='path'),
             output=dict(type='str'),
             driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
+            gone_pids=dict(type='list', elements='int', default=[]),
+            wait=dict(type='float', default=0),
         ),
         supports_check_mode=True,
     )
-    try:
-        if module.params['output'] is not None:
-            path, text = None, module.params['output']
+    params = module.params
+
+    def read():
+        if params['output'] is not None:
+            path, text = None, params['output']
         else:
-            path = locate_npu_smi(module.params['npu_smi_path'], os.environ.get('PATH', ''))
+            path = locate_npu_smi(params['npu_smi_path'], os.environ.get('PATH', ''))
             text = run_npu_smi(module.run_command, path)
-        facts = npu_facts_from(text, path, module.params['driver_version_file'], module.warn)
+        return npu_facts_from(text, path, params['driver_version_file'], module.warn)
+
+    try:
+        facts, held = read_until_gone(read, params['gone_pids'], params['wait'] if params['output'] is None else 0)
     except NpuSmiError as exc:
         module.fail_json(msg=exc.msg, **exc.details)
-    module.exit_json(changed=False, ansible_facts=dict(ascend_npu=facts), npu=facts)
+    module.exit_json(changed=False, ansible_facts=dict(ascend_npu=facts), npu=facts, still_listed=held)
 
 
 if __name__ == '__main__':

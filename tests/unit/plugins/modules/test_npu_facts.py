@@ -234,3 +234,39 @@ def test_find_npu_smi_order(tmp_path, search_path, found):
     assert path == (found.format(d=tmp_path) if found else None)
     assert searched[-2:] == list(npu_facts.FALLBACK_PATHS)
     assert npu_facts.FALLBACK_PATHS == ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
+
+
+class _FakeTime(object):
+    def __init__(self):
+        self.now = 0.0
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        assert 0 < seconds <= 0.5
+        self.now += seconds
+
+
+def _facts(*pids):
+    return {'processes': [{'pid': pid, 'device_id': 0} for pid in pids]}
+
+
+def test_read_until_gone_returns_as_soon_as_the_pids_left():
+    fake = _FakeTime()
+    reads = iter([_facts(11, 12, 99), _facts(12, 99), _facts(99)])
+    facts, held = npu_facts.read_until_gone(lambda: next(reads), [11, 12], 60, fake.clock, fake.sleep)
+    assert held == [] and facts == _facts(99) and fake.now == 1.0
+
+
+def test_read_until_gone_gives_up_after_the_wait_naming_the_pids():
+    fake = _FakeTime()
+    facts, held = npu_facts.read_until_gone(lambda: _facts(12, 11), [11, 12], 2, fake.clock, fake.sleep)
+    assert held == [11, 12] and fake.now == 2.0
+
+
+def test_read_until_gone_reads_once_without_pids_or_wait():
+    fake = _FakeTime()
+    assert npu_facts.read_until_gone(lambda: _facts(5), [], 60, fake.clock, fake.sleep) == (_facts(5), [])
+    assert npu_facts.read_until_gone(lambda: _facts(5), [5], 0, fake.clock, fake.sleep) == (_facts(5), [5])
+    assert fake.now == 0.0
