@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report
+.PHONY: bench setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report
 
 setup:
 	@scripts/ensure-system.sh
@@ -62,6 +62,10 @@ reliability-faults: setup images
 
 reliability: reliability-bad-inputs reliability-faults
 	$(VENV)/bin/python tests/reliability/report.py
+
+# Deploy-time benchmark on simulated nodes (docs/performance.md quotes it). Not part of `make test`.
+bench: setup images
+	$(VENV)/bin/python bench/deploy_bench.py --runs $${RUNS:-5}
 
 reliability-report: setup
 	$(VENV)/bin/python tests/reliability/report.py
