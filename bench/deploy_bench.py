@@ -1,17 +1,21 @@
 """Deploy-time benchmark on simulated Atlas nodes (tests/sim): one command, medians, both sides in one run.
 
-    .venv/bin/python bench/deploy_bench.py [--runs 5] [--json tests/output/bench/deploy.json]
+    .venv/bin/python bench/deploy_bench.py [--runs 5] [--json tests/output/bench/deploy.json] [--tree DIR]
+
+--tree measures the site.yml of another checkout of this repository (e.g. an older commit in
+a `git worktree`, linked as the collection with scripts/setup-venv.sh) against the same naive
+playbook, nodes and harness.
 
 What it measures (every figure a median over --runs, the two sides of a ratio alternating
 in the same loop so that machine load hits both alike):
 - first deploy: `site.yml` on one node whose vLLM container is absent (the image is on the
   node), vs the naive three-task playbook bench/naive.yml (docker_container, wait, one request);
 - re-run: `site.yml` again with nothing changed, vs the first deploy;
-- readiness noticed: from the stand-in's "Application startup complete." line (docker
-  log timestamp, nanoseconds) to the end of the play's readiness task (json callback);
-- rejection: `site.yml -e vllm_serve_dtype=bfloat16` vs a first deploy, run against an
-  inventory whose host does not exist, so a run that contacted it would end unreachable
-  instead of naming the setting;
+- readiness noticed: from the stand-in's "Application startup complete." line to the play's
+  first request for /v1/models (both from the container's log, Docker's timestamps);
+- rejection: `site.yml -e vllm_serve_dtype=bfloat16` vs a first deploy; once more against an
+  inventory whose host does not exist, to show whether the rejection contacted the host (it
+  would end unreachable instead of naming the setting);
 - fleet: a first deploy on 4 nodes vs 1 node, with the controller's CPU seconds (children
   of this process) and the nodes' CPU seconds (their cgroups, engines and containers).
 A measurement, not a test: it prints the table and writes the JSON; docs/performance.md
@@ -23,7 +27,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -40,8 +43,6 @@ import sim  # noqa: E402  pylint: disable=wrong-import-position
 
 NODES = ["bench-n1", "bench-n2", "bench-n3", "bench-n4"]
 PLAYBOOK = str(Path(sys.executable).parent / "ansible-playbook")
-# The task after which the play knows the instance serves: the readiness watch.
-READY_TASK = re.compile(os.environ.get("BENCH_READY_TASK", r"ready_instance \| (Watch|Wait for)"))
 MARKER = "Application startup complete."
 
 
@@ -57,13 +58,15 @@ def inventory(path: Path, nodes: list[str], registry: str, exists: bool = True) 
     return path
 
 
-def run(playbook: str, inv: Path, *extra: str, json_out: bool = False) -> dict:
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-    if json_out:
-        env.update(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="true")
+TREE = ROOT  # the checkout whose site.yml is measured (--tree)
+
+
+def run(playbook: str, inv: Path, *extra: str) -> dict:
+    cwd = ROOT if playbook.startswith("bench/") else TREE
+    env = dict(os.environ, ANSIBLE_CONFIG=str(cwd / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    proc = subprocess.run([PLAYBOOK, playbook, "-i", str(inv), *extra], cwd=ROOT, env=env,
+    proc = subprocess.run([PLAYBOOK, playbook, "-i", str(inv), *extra], cwd=cwd, env=env,
                           capture_output=True, text=True, check=False)
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -88,23 +91,25 @@ def node_cpu_seconds(nodes: list[str]) -> float:
     return total / 1e9
 
 
-def ready_latency(result: dict, node: str) -> float | None:
-    """Seconds from the marker line in the container log to the end of the readiness task."""
-    data = json.loads(result["stdout"])
-    ends = []
-    for play in data.get("plays", []):
-        for task in play.get("tasks", []):
-            if READY_TASK.search(task["task"]["name"]) and node in task.get("hosts", {}):
-                ends.append(task["task"]["duration"]["end"])
-    if not ends:
-        return None
+def ready_latency(node: str) -> float | None:
+    """Seconds from the server's "Application startup complete." to the play's first
+    request for /v1/models (the first thing it asks once it knows the server is up), both
+    read from the container's log with Docker's own timestamps."""
     logs = sim.exec_node(node, ["docker", "logs", "-t", "vllm-ascend"], check=True)
-    marks = [line.split(" ", 1)[0] for line in (logs.stdout + logs.stderr).splitlines() if MARKER in line]
-    if not marks:
+    marked = asked = None
+    for line in (logs.stdout + logs.stderr).splitlines():
+        stamp = line.split(" ", 1)[0]
+        if marked is None and MARKER in line:
+            marked = stamp
+        elif marked is not None and "GET /v1/models" in line:
+            asked = stamp
+            break
+    if not (marked and asked):
         return None
-    marked = dt.datetime.fromisoformat(marks[-1][:26].rstrip("Z") + "+00:00")
-    noticed = dt.datetime.fromisoformat(ends[-1].replace("Z", "+00:00"))
-    return (noticed - marked).total_seconds()
+
+    def when(text: str) -> dt.datetime:
+        return dt.datetime.fromisoformat(text[:26].rstrip("Z") + "+00:00")
+    return (when(asked) - when(marked)).total_seconds()
 
 
 def check(result: dict, what: str) -> None:
@@ -121,7 +126,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", default=str(ROOT / "tests" / "output" / "bench" / "deploy.json"))
+    parser.add_argument("--tree", default=str(ROOT), help="checkout whose site.yml is measured")
     args = parser.parse_args()
+    global TREE  # pylint: disable=global-statement
+    TREE = Path(args.tree).resolve()
 
     up = sim.up([sim.NodeSpec.parse("%s:atlas_300i_duo" % name) for name in NODES])
     registry = up["registry"]
@@ -143,20 +151,19 @@ def main() -> int:
         check(naive, "naive playbook")
         samples["naive"].append(naive["wall"])
         remove_containers([node])
-        first = run("site.yml", one, json_out=True)
+        first = run("site.yml", one)
         check(first, "first deploy")
         samples["first"].append(first["wall"])
-        latency = ready_latency(first, node)
+        latency = ready_latency(node)
         if latency is not None:
             samples["ready"].append(latency)
         rerun = run("site.yml", one)
         check(rerun, "re-run")
         samples["rerun"].append(rerun["wall"])
-        reject = run("site.yml", absent, "-e", "vllm_serve_dtype=bfloat16")
-        out = reject["stdout"] + reject["stderr"]
-        if reject["rc"] == 0 or "vllm_serve_dtype" not in out or "unreachable=1" in out:
-            raise SystemExit("bench: the rejection did not name vllm_serve_dtype before contacting the host:\n"
-                             + out[-3000:])
+        reject = run("site.yml", one, "-e", "vllm_serve_dtype=bfloat16")
+        if reject["rc"] == 0 or "vllm_serve_dtype" not in reject["stdout"] + reject["stderr"]:
+            raise SystemExit("bench: the rejection did not name vllm_serve_dtype:\n"
+                             + (reject["stdout"] + reject["stderr"])[-3000:])
         samples["reject"].append(reject["wall"])
         for label, nodes, inv in (("fleet4", NODES, four), ("fleet1", NODES[:1], one)):
             remove_containers(nodes)
@@ -167,6 +174,11 @@ def main() -> int:
             samples[label + "_ctl_cpu"].append(fleet["cpu"])
             samples[label + "_node_cpu"].append(node_cpu_seconds(nodes) - cpu0)
 
+    # The same rejection against a host that does not exist: a run that contacted it would
+    # end unreachable instead of naming the setting.
+    blind = run("site.yml", absent, "-e", "vllm_serve_dtype=bfloat16")
+    text = blind["stdout"] + blind["stderr"]
+    contacted = "unreachable=1" in text or "vllm_serve_dtype" not in text
     m = {k: med(v) if v else None for k, v in samples.items()}
     table = [
         ("first deploy / naive playbook", m["first"], m["naive"], round(m["first"] / m["naive"], 2), "<= 1.5"),
@@ -179,12 +191,14 @@ def main() -> int:
     print("\n| measure | value (s) | against (s) | ratio | target |\n|---|---|---|---|---|")
     for row in table:
         print("| %s | %s | %s | %s | %s |" % tuple("-" if v is None else v for v in row))
+    print("\nrejection contacted the host: %s" % ("yes" if contacted else "no"))
     print("\n| fleet | wall (s) | controller CPU (s) | nodes CPU (s) |\n|---|---|---|---|")
     for label in ("fleet1", "fleet4"):
         print("| %s | %s | %s | %s |" % (label, m[label], m[label + "_ctl_cpu"], m[label + "_node_cpu"]))
     out_path = Path(args.json)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps({"runs": args.runs, "medians": m, "samples": samples,
+    out_path.write_text(json.dumps({"runs": args.runs, "tree": str(TREE), "medians": m, "samples": samples,
+                                    "rejection_contacted_host": contacted,
                                     "machine": {"cpus": os.cpu_count()}}, indent=2))
     print("\nbench: samples in %s; remove the nodes with: tests/sim/simctl down %s" % (out_path, " ".join(NODES)))
     return 0
