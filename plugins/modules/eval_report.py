@@ -13,7 +13,8 @@ module: eval_report
 short_description: Write one evaluation run's results, tables and plots, and judge the accuracy gate
 version_added: 0.3.0
 description:
-  - Runs on the controller (C(delegate_to: localhost), C(run_once)) after the C(ascend.vllm.eval) role evaluated
+  - >-
+    Runs on the controller (C(delegate_to: localhost), C(run_once)) after the C(ascend.vllm.eval) role evaluated
     every host. Creates O(dest)/O(run_id)/ with C(results.json) (everything the runners returned, with the
     reference table and the settings), C(summary.md) (every host and instance in one table, the reference beside
     each score), one C(<host>-<instance>.md) per instance and, for each instance with a performance sweep,
@@ -21,7 +22,8 @@ description:
     concurrency), and C(<host>-<instance>-vllm_api_general_chat.py), the guide's AISBench C(VLLMCustomAPIChat)
     model config for that instance (host, port, served name, C(max_out_len), C(batch_size), temperature 0,
     C(enable_thinking) false).
-  - Compares each accuracy score with the reference of the instance's model (the vllm-ascend docs,
+  - >-
+    Compares each accuracy score with the reference of the instance's model (the vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, section 7, plus O(references)) and returns a failure for each score more than
     O(tolerance) points below it. It does not fail itself, so the report is written either way.
 author:
