@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: bench setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report
+.PHONY: eval-tests bench setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report
 
 setup:
 	@scripts/ensure-system.sh
@@ -62,6 +62,12 @@ reliability-faults: setup images
 
 reliability: reliability-bad-inputs reliability-faults
 	$(VENV)/bin/python tests/reliability/report.py
+
+# Evaluation after deploy (roles/eval): unit tests of its Python and playbooks/eval.yml
+# for real on two simulated nodes (accuracy gate, sweep, report, bad inputs).
+eval-tests: setup images
+	$(PYTEST) tests/unit/plugins/module_utils/test__eval.py tests/unit/plugins/module_utils/test__eval_report.py -q
+	$(PYTEST) tests/e2e/test_eval.py -q
 
 # Deploy-time benchmark on simulated nodes (docs/performance.md quotes it). Not part of `make test`.
 bench: setup images

@@ -1,0 +1,317 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Evaluation after deploy: the reference table, input checks, gsm8k scoring, the gate and the summaries.
+
+Pure functions, no I/O except the controller-side checks of dataset directories (os.path) and
+reading a dataset file. The reference scores are the accuracy table of the vllm-ascend docs,
+"Qwen3.5-Dense" tutorial, section 7 (AISBench, Atlas 300I DUO); this is their one copy.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import math
+import os
+import re
+
+# Guide, section 7: accuracy (percent) per model and dataset, AISBench, vllm-api-general-chat.
+REFERENCE = {
+    'Qwen3.5-2B': {'gsm8k': 77.71, 'textvqa': 76.09},
+    'Qwen3.5-4B': {'gsm8k': 93.18, 'textvqa': 79.08},
+    'Qwen3.5-9B': {'gsm8k': 95.30, 'textvqa': 82.33},
+}
+
+# The file AISBench reads in each dataset directory (ais_bench/datasets/<name>/...), and how to get it.
+DATASETS = {
+    'gsm8k': {
+        'file': 'test.jsonl',
+        'get': ('put the gsm8k test split there as test.jsonl (one {"question", "answer"} object a line, the '
+                'answer ending in "#### <number>"), e.g. from https://github.com/openai/grade-school-math '
+                '(grade_school_math/data/test.jsonl) or AISBench\'s gsm8k.zip'),
+        'builtin': True,
+        'aisbench_files': ('train.jsonl', 'test.jsonl'),
+    },
+    'textvqa': {
+        'file': 'textvqa_json/textvqa_val.jsonl',
+        'get': 'unpack AISBench\'s textvqa archive there (textvqa_json/ and the images it names)',
+        'builtin': False,
+    },
+}
+RUNNERS = ('builtin',)
+
+
+def problem(check, msg, fix):
+    return {'check': check, 'msg': msg, 'fix': fix}
+
+
+def problems_report(problems, host):
+    """The failure message: a count line, then one line per problem with its fix."""
+    lines = ['%d evaluation problem(s) on %s; no request was sent to any instance:' % (len(problems), host)]
+    lines.extend('- [%s] %s. Fix: %s' % (p['check'], str(p['msg']).rstrip('. '), p['fix']) for p in problems)
+    return '\n'.join(lines) + '\n'
+
+
+def model_key(model):
+    """'Qwen/Qwen3.5-2B', '/models/qwen3.5-2b' -> 'qwen3.5-2b' (the name the table is keyed by, lowercase)."""
+    return os.path.basename(str(model or '').rstrip('/')).lower()
+
+
+def reference_for(model, dataset, extra=None):
+    """The reference score of model on dataset (extra: {model: {dataset: score}} from inventory wins), or None."""
+    table = {}
+    for source in (REFERENCE, extra or {}):
+        for name, scores in source.items():
+            table.setdefault(model_key(name), {}).update(scores or {})
+    value = table.get(model_key(model), {}).get(dataset)
+    return None if value is None else float(value)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def dataset_problems(datasets, dirs, runner):
+    """Problems of eval_datasets and eval_dataset_dirs (unknown names, missing directories or files)."""
+    found = []
+    if not isinstance(datasets, list) or not datasets:
+        return [problem('eval_datasets', 'eval_datasets=%r: a non-empty list of dataset names is needed' % (datasets,),
+                        'set eval_datasets to a list from: %s (or [] with eval_accuracy: false)' % ', '.join(DATASETS))]
+    dirs = dirs if isinstance(dirs, dict) else {}
+    for name in datasets:
+        spec = DATASETS.get(name)
+        if spec is None:
+            found.append(problem('eval_datasets', 'eval_datasets: unknown dataset %r' % (name,),
+                                 'use one of: %s' % ', '.join(DATASETS)))
+            continue
+        if runner == 'builtin' and not spec['builtin']:
+            found.append(problem('eval_datasets', 'eval_datasets: %s needs images; the builtin runner scores gsm8k only'
+                                 % name, 'set eval_runner: aisbench for %s, or leave it out of eval_datasets' % name))
+        path = dirs.get(name)
+        if not path:
+            found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s is not set: no local directory for %s'
+                                 % (name, name), 'set eval_dataset_dirs.%s to a directory on the controller and %s'
+                                 % (name, spec['get'])))
+        elif not os.path.isdir(path):
+            found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: no such directory on the controller '
+                                 '(nothing is downloaded at run time)' % (name, path),
+                                 'create it and %s' % spec['get']))
+        elif not os.path.isfile(os.path.join(path, spec['file'])):
+            found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: %s is missing there'
+                                 % (name, path, spec['file']), spec['get']))
+    return found
+
+
+def _int_list_problem(name, value):
+    if (not isinstance(value, list) or not value
+            or any(not isinstance(v, int) or isinstance(v, bool) or v < 1 for v in value)):
+        return [problem(name, '%s=%r: a non-empty list of whole numbers of at least 1 is needed' % (name, value),
+                        'e.g. %s: [1, 4, 16]' % name)]
+    return []
+
+
+def setting_problems(settings):
+    """Problems of the scalar settings: tolerance, runner, concurrency, counts, output length."""
+    found = []
+    tolerance = settings.get('eval_tolerance')
+    if not _is_number(tolerance) or not 0 <= tolerance <= 100:
+        found.append(problem('eval_tolerance', 'eval_tolerance=%r: the points a score may fall below its reference '
+                             'must be a number from 0 to 100' % (tolerance,), 'e.g. eval_tolerance: 2.0'))
+    runner = settings.get('eval_runner')
+    if runner not in RUNNERS:
+        found.append(problem('eval_runner', 'eval_runner=%r: unknown runner' % (runner,),
+                             'use one of: %s' % ', '.join(RUNNERS)))
+    if settings.get('eval_performance'):
+        found.extend(_int_list_problem('eval_concurrency', settings.get('eval_concurrency')))
+    for name in ('eval_batch_size', 'eval_max_out_len', 'eval_perf_requests', 'eval_perf_input_len',
+                 'eval_perf_output_len', 'eval_request_timeout'):
+        value = settings.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            found.append(problem(name, '%s=%r: a whole number of at least 1 is needed' % (name, value),
+                                 'set %s to a positive whole number (see the role defaults)' % name))
+    limit = settings.get('eval_limit')
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        found.append(problem('eval_limit', 'eval_limit=%r: a whole number of at least 1, or null for every '
+                             'question' % (limit,), 'set eval_limit: null, or e.g. 200'))
+    return found
+
+
+def input_problems(settings, plots_available=True):
+    """Every problem of the eval role's variables, judged on the controller before any request is sent."""
+    found = setting_problems(settings)
+    if settings.get('eval_accuracy'):
+        found.extend(dataset_problems(settings.get('eval_datasets'), settings.get('eval_dataset_dirs'),
+                                      settings.get('eval_runner')))
+    if not settings.get('eval_accuracy') and not settings.get('eval_performance'):
+        found.append(problem('eval_accuracy', 'eval_accuracy=false and eval_performance=false: nothing to evaluate',
+                             'set eval_accuracy: true or eval_performance: true'))
+    if settings.get('eval_performance') and not plots_available:
+        found.append(problem('eval_performance', 'the performance plots need matplotlib, which the controller\'s '
+                             'Python cannot import', 'pip install matplotlib into the Python that runs '
+                             'ansible-playbook (make setup does), then run again'))
+    return found
+
+
+# ----------------------------------------------------------------------------------------------- gsm8k
+def gsm8k_reference_answer(answer):
+    """AISBench gsm8k_dataset_postprocess: the text after '#### ', commas removed."""
+    return str(answer).split('#### ')[1].replace(',', '')
+
+
+def load_gsm8k(path, limit=None):
+    """[{'question', 'answer'}] from DIR/test.jsonl, answer already the gold number."""
+    items = []
+    with open(os.path.join(path, DATASETS['gsm8k']['file'])) as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                items.append({'question': str(row['question']), 'answer': gsm8k_reference_answer(row['answer'])})
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                raise ValueError('%s line %d: not a gsm8k row ({"question", "answer"}): %s'
+                                 % (DATASETS['gsm8k']['file'], number, exc))
+            if limit and len(items) >= limit:
+                break
+    return items
+
+
+# AISBench's gsm8k_gen_0_shot_cot_chat_prompt (ais_bench/benchmark/configs/datasets/gsm8k/): one HUMAN turn.
+GSM8K_PROMPT = ('Answer the following question.The last line of the response should follow this format: '
+                '"answer:$ANSWER" (without quotes), where ANSWER is a number. Let\'s think step by step.\n\n'
+                'Question: {question}')
+
+
+def gsm8k_prompt(question):
+    return GSM8K_PROMPT.format(question=question)
+
+
+def strip_reasoning(text):
+    """AISBench extract_non_reasoning_content (the guide's pred_postprocessor): drop <think>...</think>."""
+    if not isinstance(text, str):
+        return text
+    if '<think>' not in text and '</think>' in text:
+        return text.split('</think>')[-1].strip()
+    return re.sub(r'<think>(.*?)</think>', '', text, flags=re.DOTALL).strip()
+
+
+def gsm8k_extract(text):
+    """AISBench gsm8k_postprocess: the last number before any 'Question:', or 'NULL'."""
+    text = strip_reasoning(text).split('Question:')[0]
+    numbers = re.findall(r'\-?\d+\.\d+|\-?\d+', text)
+    if not numbers:
+        return 'NULL'
+    return numbers[-1]
+
+
+def gsm8k_equal(pred, gold):
+    """AISBench Gsm8kEvaluator.is_equal: the same text, or float(pred) within 1e-6 of int(gold)."""
+    try:
+        if pred == gold or abs(float(pred) - int(gold)) < 1e-6:
+            return True
+    except (TypeError, ValueError):
+        pass
+    return False
+
+
+def gsm8k_score(items, replies):
+    """{'accuracy', 'correct', 'total', 'details'} from the dataset items and the model's replies, in order."""
+    details = []
+    for item, reply in zip(items, replies):
+        pred = gsm8k_extract(reply) if reply is not None else 'NULL'
+        details.append({'question': item['question'], 'answer': item['answer'], 'pred': pred,
+                        'correct': gsm8k_equal(pred, item['answer'])})
+    correct = sum(1 for d in details if d['correct'])
+    total = len(details)
+    return {'accuracy': 100.0 * correct / total if total else 0.0, 'correct': correct, 'total': total,
+            'details': details}
+
+
+# ----------------------------------------------------------------------------------------------- gate
+def gate(host, instance, dataset, score, reference, tolerance):
+    """None when the score passes, else the failure message naming instance, score, reference and tolerance."""
+    if reference is None or score >= reference - tolerance:
+        return None
+    return ('%s/%s: %s accuracy %.2f is below the reference %.2f by more than eval_tolerance=%s (floor %.2f)'
+            % (host, instance, dataset, score, reference, tolerance, reference - tolerance))
+
+
+# ----------------------------------------------------------------------------------------------- performance
+def percentile(values, pct):
+    """Linear-interpolated percentile (numpy's default), None for no values."""
+    data = sorted(v for v in values if v is not None)
+    if not data:
+        return None
+    rank = (len(data) - 1) * pct / 100.0
+    low = int(math.floor(rank))
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (rank - low)
+
+
+def _stats(values, scale=1000.0):
+    """Mean and p50/p90/p99 in milliseconds (scale) of seconds values."""
+    data = [v for v in values if v is not None]
+    out = {'mean': round(scale * sum(data) / len(data), 3) if data else None}
+    for pct in (50, 90, 99):
+        value = percentile(data, pct)
+        out['p%d' % pct] = None if value is None else round(scale * value, 3)
+    return out
+
+
+def level_summary(concurrency, records, duration):
+    """Throughput and latency of one concurrency level from its per-request records and wall time (s)."""
+    ok = [r for r in records if r.get('ok')]
+    out_tokens = sum(r.get('output_tokens', 0) for r in ok)
+    in_tokens = sum(r.get('input_tokens', 0) for r in ok)
+    duration = max(duration, 1e-9)
+    return {
+        'concurrency': concurrency, 'requests': len(records), 'failed': len(records) - len(ok),
+        'duration_s': round(duration, 3),
+        'request_throughput': round(len(ok) / duration, 3),
+        'output_throughput': round(out_tokens / duration, 3),
+        'total_throughput': round((in_tokens + out_tokens) / duration, 3),
+        'ttft_ms': _stats([r.get('ttft') for r in ok]),
+        'tpot_ms': _stats([r.get('tpot') for r in ok]),
+        'e2el_ms': _stats([r.get('latency') for r in ok]),
+    }
+
+
+# ----------------------------------------------------------------------------------------------- AISBench config
+AISBENCH_MODEL_CONFIG = '''\
+# AISBench model config for {where} (the vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7).
+# Use it from the node: ais_bench --models <this file> --datasets gsm8k_gen_0_shot_cot_chat_prompt
+from ais_bench.benchmark.models import VLLMCustomAPIChat
+from ais_bench.benchmark.utils.model_postprocessors import extract_non_reasoning_content
+
+models = [
+    dict(
+        attr="service",
+        type=VLLMCustomAPIChat,
+        abbr="vllm-api-general-chat",
+        path={path!r},
+        model={model!r},
+        request_rate=0,
+        retry=2,
+        host_ip={host!r},
+        host_port={port!r},
+        max_out_len={max_out_len!r},
+        batch_size={batch_size!r},
+        trust_remote_code=False,
+        generation_kwargs=dict(
+            temperature=0.0,
+            ignore_eos=False,
+            chat_template_kwargs={{"enable_thinking": False}},
+        ),
+        pred_postprocessor=dict(type=extract_non_reasoning_content),
+    )
+]
+'''
+
+
+def aisbench_model_config(where, instance, host, max_out_len, batch_size):
+    """The guide's VLLMCustomAPIChat config (Python source) for one instance: its port, served name and model."""
+    return AISBENCH_MODEL_CONFIG.format(
+        where=where, path=str(instance.get('model') or ''), model=str(instance.get('served') or ''), host=str(host),
+        port=int(instance['port']), max_out_len=int(max_out_len), batch_size=int(batch_size))

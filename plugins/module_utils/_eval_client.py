@@ -1,0 +1,175 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The builtin evaluation client: OpenAI chat requests to a vLLM server, streamed, timed per token.
+
+Python standard library only, so it runs on any node Ansible reaches. It sends what AISBench's
+VLLMCustomAPIChat sends (one user turn, temperature 0, max_tokens, chat_template_kwargs
+enable_thinking False, ignore_eos) and times the stream the way its performance mode does:
+TTFT is the first content chunk, TPOT the rest of the stream over the remaining tokens.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import threading
+import time
+
+try:
+    from http.client import HTTPConnection
+except ImportError:  # pragma: no cover - Python 2 is not supported by the collection
+    HTTPConnection = None
+
+from ansible_collections.ascend.vllm.plugins.module_utils._eval import level_summary
+
+WORDS = ('alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa '
+         'quebec romeo sierra tango uniform victor whiskey xray yankee zulu').split()
+
+
+def _connect(host, port, timeout):
+    return HTTPConnection(host, int(port), timeout=timeout)
+
+
+def get_json(host, port, path, timeout=5.0, headers=None):
+    """(status, body) of a GET; status None with the error text when nothing answers."""
+    try:
+        conn = _connect(host, port, timeout)
+        conn.request('GET', path, headers=headers or {})
+        resp = conn.getresponse()
+        raw = resp.read()
+        conn.close()
+    except (OSError, ValueError) as exc:
+        return None, str(exc)
+    try:
+        return resp.status, json.loads(raw or b'null')
+    except ValueError:
+        return resp.status, raw.decode('utf-8', 'replace')
+
+
+def probe(host, port, timeout=5.0, headers=None):
+    """{'up', 'served', 'model', 'error'} from GET /v1/models."""
+    status, body = get_json(host, port, '/v1/models', timeout, headers)
+    if status != 200 or not isinstance(body, dict) or not body.get('data'):
+        reason = body if status is None else 'GET /v1/models answered %s' % status
+        return {'up': False, 'served': None, 'model': None, 'error': str(reason)}
+    first = body['data'][0]
+    return {'up': True, 'served': first.get('id'), 'model': first.get('root') or first.get('id'), 'error': None}
+
+
+def chat_body(model, prompt, max_tokens, ignore_eos=False):
+    """The request body VLLMCustomAPIChat sends, streamed with usage."""
+    return {
+        'model': model, 'messages': [{'role': 'user', 'content': prompt}], 'max_tokens': max_tokens,
+        'temperature': 0.0, 'ignore_eos': ignore_eos, 'chat_template_kwargs': {'enable_thinking': False},
+        'stream': True, 'stream_options': {'include_usage': True},
+    }
+
+
+def _read_stream(resp, started):
+    """Text, token count, first-token time, and usage of an SSE chat stream."""
+    text, chunks, first, usage = [], 0, None, None
+    for raw in resp:
+        line = raw.strip()
+        if not line.startswith(b'data:'):
+            continue
+        data = line[5:].strip()
+        if data == b'[DONE]':
+            break
+        event = json.loads(data)
+        if event.get('usage'):
+            usage = event['usage']
+        for choice in event.get('choices') or []:
+            piece = (choice.get('delta') or {}).get('content') or choice.get('text') or ''
+            if piece:
+                if first is None:
+                    first = time.monotonic() - started
+                chunks += 1
+                text.append(piece)
+    return ''.join(text), chunks, first, usage
+
+
+def chat(host, port, body, timeout, headers=None):
+    """One streamed request: {'ok', 'text', 'ttft', 'tpot', 'latency', 'input_tokens', 'output_tokens', 'error'}."""
+    started = time.monotonic()
+    record = {'ok': False, 'text': None, 'ttft': None, 'tpot': None, 'latency': None,
+              'input_tokens': 0, 'output_tokens': 0, 'error': None}
+    try:
+        conn = _connect(host, port, timeout)
+        conn.request('POST', '/v1/chat/completions', json.dumps(body),
+                     dict({'Content-Type': 'application/json'}, **(headers or {})))
+        resp = conn.getresponse()
+        if resp.status != 200:
+            record['error'] = 'HTTP %s: %s' % (resp.status, resp.read()[:300].decode('utf-8', 'replace'))
+            return record
+        text, chunks, first, usage = _read_stream(resp, started)
+        conn.close()
+    except (OSError, ValueError) as exc:
+        record['error'] = '%s: %s' % (type(exc).__name__, exc)
+        return record
+    latency = time.monotonic() - started
+    tokens = (usage or {}).get('completion_tokens') or chunks
+    record.update(ok=True, text=text, ttft=first, latency=latency, output_tokens=tokens,
+                  input_tokens=(usage or {}).get('prompt_tokens') or 0,
+                  tpot=(latency - first) / (tokens - 1) if first is not None and tokens > 1 else None)
+    return record
+
+
+def run_pool(jobs, workers, work):
+    """Run work(job) for every job with at most workers threads; results in job order, and the wall time."""
+    results = [None] * len(jobs)
+    lock = threading.Lock()
+    cursor = [0]
+
+    def worker():
+        while True:
+            with lock:
+                index = cursor[0]
+                cursor[0] += 1
+            if index >= len(jobs):
+                return
+            results[index] = work(jobs[index])
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(max(1, min(workers, len(jobs))))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results, time.monotonic() - started
+
+
+def synthetic_prompt(index, words):
+    """A prompt of about `words` tokens, different per request so no prefix cache helps."""
+    return ' '.join(WORDS[(index * 7 + k * 3) % len(WORDS)] for k in range(words))
+
+
+def accuracy_replies(target, prompts, settings):
+    """The model's reply text to each prompt (None where the request failed), and the failures."""
+    def work(prompt):
+        body = chat_body(target['served'], prompt, settings['max_out_len'])
+        return chat(target['host'], target['port'], body, settings['timeout'], target.get('headers'))
+    records, duration = run_pool(prompts, settings['batch_size'], work)
+    errors = [r['error'] for r in records if not r['ok']]
+    return [r['text'] if r['ok'] else None for r in records], errors, duration
+
+
+def performance_sweep(target, settings):
+    """One level_summary per concurrency, with the per-request records, sent level by level."""
+    levels = []
+    for concurrency in settings['concurrency']:
+        count = max(settings['requests'], concurrency)
+        prompts = [synthetic_prompt(i, settings['input_len']) for i in range(count)]
+
+        def work(prompt):
+            body = chat_body(target['served'], prompt, settings['output_len'], ignore_eos=True)
+            record = chat(target['host'], target['port'], body, settings['timeout'], target.get('headers'))
+            record.pop('text', None)
+            return record
+        records, duration = run_pool(prompts, concurrency, work)
+        summary = level_summary(concurrency, records, duration)
+        summary['errors'] = sorted(set(r['error'] for r in records if r.get('error')))[:5]
+        summary['records'] = records
+        levels.append(summary)
+    return levels

@@ -1,0 +1,202 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: vllm_eval
+short_description: Probe deployed vLLM instances, score gsm8k and sweep performance from the node
+version_added: 0.3.0
+description:
+  - The builtin runner of the C(ascend.vllm.eval) role. Runs where the server is (the vllm-ascend docs,
+    "Qwen3.5-Dense" tutorial, section 7 points AISBench at C(127.0.0.1)) and talks to each instance over its
+    OpenAI API with the requests AISBench's C(VLLMCustomAPIChat) sends (one user turn, temperature 0,
+    O(max_out_len), C(chat_template_kwargs.enable_thinking=false)), streamed.
+  - With O(action=probe) it only asks C(GET /v1/models) of each instance and reports the served name and
+    model, or a problem naming an instance that does not answer. No load is sent.
+  - With O(action=run) it sends the gsm8k questions given in O(datasets) (at most O(batch_size) at a time)
+    and scores the replies like AISBench's gsm8k evaluator (the last C(\boxed{}) or the last number, equal
+    within 1e-6 to the number after C(####)); then, for each O(concurrency) level, sends synthetic prompts of
+    O(input_len) words asking for O(output_len) tokens and times each stream (TTFT, TPOT, end-to-end).
+  - Standard library only; nothing is installed or changed.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  action:
+    description: C(probe) asks each instance what it serves; C(run) evaluates.
+    type: str
+    choices: [probe, run]
+    default: probe
+  host:
+    description: Address of the servers as seen from where the module runs.
+    type: str
+    default: 127.0.0.1
+  instances:
+    description: The instances, each with C(name) and C(port); C(served) (the served model name) is asked
+      of the server when not given. Other keys are ignored, so a vllm_serve plan entry can be passed as is.
+    type: list
+    elements: dict
+    required: true
+  api_key:
+    description: Bearer token, when the servers were started with C(--api-key).
+    type: str
+  datasets:
+    description: Dataset name to its items C({question, answer}) (answer the gold number). Only C(gsm8k) is
+      scored by this module.
+    type: dict
+    default: {}
+  max_out_len:
+    description: C(max_tokens) of each accuracy request (the guide's C(max_out_len)).
+    type: int
+    default: 4096
+  batch_size:
+    description: Accuracy requests in flight at once (the guide's C(batch_size)).
+    type: int
+    default: 16
+  concurrency:
+    description: Concurrency levels of the performance sweep; empty for none.
+    type: list
+    elements: int
+    default: []
+  requests:
+    description: Requests per concurrency level (at least the level itself).
+    type: int
+    default: 32
+  input_len:
+    description: Words in each performance prompt.
+    type: int
+    default: 128
+  output_len:
+    description: C(max_tokens) of each performance request (sent with C(ignore_eos)).
+    type: int
+    default: 128
+  timeout:
+    description: Seconds one request may take.
+    type: int
+    default: 600
+attributes:
+  check_mode:
+    support: full
+    details: Only reads; O(action=run) sends no requests in check mode.
+  diff_mode:
+    support: none
+notes:
+  - Sends load to the servers with O(action=run); run it after the deploy, not during one.
+'''
+
+EXAMPLES = r'''
+- name: Ask each instance what it serves
+  ascend.vllm.vllm_eval:
+    action: probe
+    instances: [{name: default, port: 8080}]
+
+- name: Score gsm8k and sweep concurrency 1, 4 and 16
+  ascend.vllm.vllm_eval:
+    action: run
+    instances: [{name: default, port: 8080, served: qwen3.5}]
+    datasets:
+      gsm8k: [{question: "1 + 1?", answer: "2"}]
+    concurrency: [1, 4, 16]
+'''
+
+RETURN = r'''
+instances:
+  description: One entry per instance, as given, with C(up), C(served), C(model) and C(error) (probe), and
+    C(accuracy) (dataset to C({accuracy, correct, total, errors, duration_s, details})) and C(performance)
+    (one summary per level, C(records) per request) after O(action=run).
+  returned: always
+  type: list
+  elements: dict
+message:
+  description: The failure message naming every instance that does not answer, or empty.
+  returned: always
+  type: str
+problems:
+  description: Instances that do not answer, in the preflight report shape C({check, msg, fix}).
+  returned: always
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ascend.vllm.plugins.module_utils._eval import gsm8k_prompt, gsm8k_score, problems_report
+from ansible_collections.ascend.vllm.plugins.module_utils._eval_client import (
+    accuracy_replies, performance_sweep, probe)
+
+
+def probe_all(params, headers):
+    """The instances with what each serves, and a problem per instance that does not answer."""
+    out, problems = [], []
+    for item in params['instances']:
+        found = probe(params['host'], item['port'], headers=headers)
+        # Only these keys: a deploy plan entry also carries options (an API key among them).
+        entry = {'name': item.get('name'), 'port': item['port'], 'served': item.get('served') or found['served'],
+                 'model': found['model'], 'up': found['up'], 'error': found['error']}
+        out.append(entry)
+        if not found['up']:
+            problems.append({
+                'check': 'eval_instances',
+                'msg': 'instance %s (port %s) does not answer at http://%s:%s/v1/models: %s'
+                       % (item.get('name'), item['port'], params['host'], item['port'], found['error']),
+                'fix': 'deploy it first (ansible-playbook site.yml), check it with playbooks/verify.yml, or leave it '
+                       'out of eval_instances'})
+    return out, problems
+
+
+def evaluate(params, entry, headers):
+    """Accuracy and performance of one instance."""
+    target = {'host': params['host'], 'port': entry['port'], 'served': entry['served'], 'headers': headers}
+    accuracy = {}
+    items = (params['datasets'] or {}).get('gsm8k')
+    if items:
+        replies, errors, duration = accuracy_replies(
+            target, [gsm8k_prompt(i['question']) for i in items],
+            {'max_out_len': params['max_out_len'], 'batch_size': params['batch_size'], 'timeout': params['timeout']})
+        accuracy['gsm8k'] = dict(gsm8k_score(items, replies), errors=sorted(set(errors))[:5],
+                                 duration_s=round(duration, 3))
+    performance = []
+    if params['concurrency']:
+        performance = performance_sweep(target, {
+            'concurrency': params['concurrency'], 'requests': params['requests'], 'input_len': params['input_len'],
+            'output_len': params['output_len'], 'timeout': params['timeout']})
+    return dict(entry, accuracy=accuracy, performance=performance)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            action=dict(type='str', choices=['probe', 'run'], default='probe'),
+            host=dict(type='str', default='127.0.0.1'),
+            instances=dict(type='list', elements='dict', required=True),
+            api_key=dict(type='str', no_log=True),
+            datasets=dict(type='dict', default={}),
+            max_out_len=dict(type='int', default=4096),
+            batch_size=dict(type='int', default=16),
+            concurrency=dict(type='list', elements='int', default=[]),
+            requests=dict(type='int', default=32),
+            input_len=dict(type='int', default=128),
+            output_len=dict(type='int', default=128),
+            timeout=dict(type='int', default=600),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    for item in params['instances']:
+        if 'port' not in item:
+            module.fail_json(msg='instances: every entry needs a port, got %r' % (item,))
+    headers = {'Authorization': 'Bearer %s' % params['api_key']} if params['api_key'] else {}
+    instances, problems = probe_all(params, headers)
+    if params['action'] == 'run' and not problems and not module.check_mode:
+        instances = [evaluate(params, entry, headers) for entry in instances]
+    module.exit_json(changed=False, instances=instances, problems=problems,
+                     message=problems_report(problems, params['host']) if problems else '')
+
+
+if __name__ == '__main__':
+    main()

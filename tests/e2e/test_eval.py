@@ -1,0 +1,167 @@
+"""Evaluation after deploy: playbooks/eval.yml for real against the stand-in server.
+
+Two simulated Atlas 300I DUO nodes serve Qwen/Qwen3.5-2B (the demo inventory's values;
+guide reference gsm8k 77.71). The test writes a 4-question gsm8k-format dataset on the
+controller and tells the stand-in (answers.json on each node) to answer three of them
+right, so the expected accuracy is exactly 75.00:
+- bad inputs (unknown dataset, missing dataset directory, tolerance out of range, an
+  instance that is down) each stop the play naming the variable, value and fix, and no
+  request reaches a server (its /metrics count is unchanged);
+- at eval_tolerance 5 the gate passes (floor 72.71): one run folder with results.json,
+  summary.md (both hosts in one table, the reference beside each score, matching the
+  JSON), a table and two PNG plots per instance, the AISBench model config;
+- at eval_tolerance 2 (floor 75.71) the play fails naming host/instance, 75.00, 77.71
+  and the tolerance, and the report is still written.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "sim"))
+import sim  # noqa: E402  pylint: disable=wrong-import-position
+
+PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
+NODES = [PREFIX + "-eval1", PREFIX + "-eval2"]
+QUESTIONS = [  # (question, gold, the stand-in's reply)
+    ("Ann has 3 apples and buys 4 more. How many apples?", "7", "3 + 4 = 7 apples. answer:7"),
+    ("A box holds 12 eggs. How many eggs in 3 boxes?", "36", "12 * 3 = 36. answer:36"),
+    ("Tom reads 20 pages a day for 5 days. Pages?", "100", "20 * 5 = 100 pages. answer:100"),
+    ("A train goes 60 km/h for 2 hours. Distance?", "120", "60 + 2 = 62. answer:62"),  # the wrong one
+]
+ANSWERS = [{"contains": "Question: " + q, "reply": reply} for q, _gold, reply in QUESTIONS]
+SETTINGS = {"eval_concurrency": [1, 2, 4], "eval_perf_requests": 8, "eval_perf_input_len": 16,
+            "eval_perf_output_len": 12, "eval_batch_size": 4, "eval_tolerance": 5.0}
+
+
+def served_requests(node):
+    """vllm:request_success_total summed over finish reasons, from the node's server."""
+    res = sim.exec_node(node, ["python3", "-c", "import urllib.request;print(urllib.request.urlopen("
+                                                "'http://127.0.0.1:8080/metrics', timeout=10).read().decode())"])
+    assert res.returncode == 0, res.stderr
+    return sum(float(m) for m in re.findall(r"^vllm:request_success_total\{[^}]*\} (\S+)$", res.stdout, re.M))
+
+
+class Site:
+    def __init__(self, registry, workdir):
+        self.workdir = workdir
+        self.dataset = workdir / "gsm8k"
+        self.dataset.mkdir()
+        (self.dataset / "test.jsonl").write_text("".join(
+            json.dumps({"question": q, "answer": "Work.\n#### %s" % gold}) + "\n" for q, gold, _r in QUESTIONS))
+        self.reports = workdir / "reports"
+        group_vars = yaml.safe_load((ROOT / "inventories" / "demo" / "group_vars" / "atlas_300i_duo.yml").read_text())
+        group_vars["image_pull_registries"] = [registry]
+        hosts = {n: {"ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + n,
+                     "ansible_python_interpreter": "/usr/bin/python3"} for n in NODES}
+        inv = {"all": {"vars": {"vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120},
+                       "children": {"atlas_300i_duo": {"hosts": hosts, "vars": group_vars}}}}
+        self.inventory = workdir / "inventory.yml"
+        self.inventory.write_text(yaml.safe_dump(inv))
+
+    def playbook(self, path, extra=None):
+        env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
+        cmd = [str(Path(sys.executable).parent / "ansible-playbook"), path, "-i", str(self.inventory)]
+        if extra is not None:
+            cmd += ["-e", json.dumps(extra)]
+        return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+
+    def evaluate(self, run_id, **changes):
+        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset)}, eval_report_dir=str(self.reports),
+                     eval_run_id=run_id)
+        extra.update(changes)
+        return self.playbook("playbooks/eval.yml", extra)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if not sim.docker_ok():
+        pytest.skip("no Docker Engine answers")
+    info = sim.up([sim.NodeSpec.parse(n + ":atlas_300i_duo") for n in NODES],
+                  inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
+    try:
+        for node in NODES:
+            # Token timing for the sweep (read at start), and the scripted replies (read per request).
+            sim.fault(node, ["token_delay=0.002"])
+            sim.exec_node(node, ["sh", "-c", "mkdir -p /root/.cache/vllm-sim && "
+                                 "cat > /root/.cache/vllm-sim/answers.json"], input=json.dumps(ANSWERS), check=True)
+        site = Site(info["registry"], tmp_path_factory.mktemp("eval"))
+        deploy = site.playbook("site.yml")
+        assert deploy.returncode == 0, deploy.stdout[-6000:]
+        yield site
+    finally:
+        sim.down(NODES)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"eval_datasets": ["gsm8k", "mmlu"]}, ["[eval_datasets] eval_datasets: unknown dataset 'mmlu'", "use one of: gsm8k"]),
+    ({"eval_dataset_dirs": {"gsm8k": "/nonexistent/gsm8k"}},
+     ["[eval_dataset_dirs] eval_dataset_dirs.gsm8k=/nonexistent/gsm8k: no such directory", "test.jsonl"]),
+    ({"eval_tolerance": 150}, ["[eval_tolerance] eval_tolerance=150", "from 0 to 100", "Fix: e.g. eval_tolerance: 2.0"]),
+    ({"eval_instances": [{"name": "ghost", "port": 9099}]},
+     ["instance ghost (port 9099) does not answer at http://127.0.0.1:9099/v1/models", "Fix: deploy it first"]),
+])
+def test_bad_input_stops_before_any_load(site, change, words):
+    before = [served_requests(n) for n in NODES]
+    proc = site.evaluate("bad", **change)
+    assert proc.returncode != 0
+    for word in words:
+        assert word in proc.stdout, proc.stdout[-4000:]
+    assert "no request was sent to any instance" in proc.stdout
+    assert [served_requests(n) for n in NODES] == before
+    assert not (site.reports / "bad").exists()
+
+
+def test_gate_passes_and_writes_one_report_for_both_hosts(site):
+    proc = site.evaluate("pass")
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    run = site.reports / "pass"
+    raw = json.loads((run / "results.json").read_text())
+    assert sorted(raw["results"]) == NODES and raw["failures"] == []
+    summary = (run / "summary.md").read_text()
+    for node in NODES:
+        (inst,) = raw["results"][node]
+        acc = inst["accuracy"]["gsm8k"]
+        assert (acc["accuracy"], acc["correct"], acc["total"]) == (75.0, 3, 4)
+        assert [d["pred"] for d in acc["details"]] == ["7", "36", "100", "62"]
+        assert inst["model"] == "Qwen/Qwen3.5-2B" and inst["served"] == "qwen3.5"
+        # The summary row beside the reference, and the floor at tolerance 5.
+        assert "| %s | default | Qwen/Qwen3.5-2B | gsm8k | 75.00 | 77.71 | 72.71 | 3/4 | pass |" % node in summary
+        levels = inst["performance"]
+        assert [lv["concurrency"] for lv in levels] == [1, 2, 4]
+        for lv in levels:
+            assert lv["failed"] == 0 and lv["requests"] == 8 and len(lv["records"]) == 8
+            # 12 tokens at 2 ms each: TPOT near 2 ms, TTFT well under the whole reply.
+            assert 1.5 <= lv["tpot_ms"]["p50"] <= 50 and lv["ttft_ms"]["p50"] < lv["e2el_ms"]["p50"]
+            row = "| %s | default | %d | 8 (0) | %.2f | %.2f | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |" % (
+                node, lv["concurrency"], lv["request_throughput"], lv["output_throughput"],
+                lv["ttft_ms"]["p50"], lv["ttft_ms"]["p90"], lv["ttft_ms"]["p99"],
+                lv["tpot_ms"]["p50"], lv["tpot_ms"]["p90"], lv["tpot_ms"]["p99"])
+            assert row in summary and row in (run / ("%s-default.md" % node)).read_text()
+        for kind in ("throughput", "latency"):
+            png = run / ("%s-default-%s.png" % (node, kind))
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            import matplotlib.image  # pylint: disable=import-outside-toplevel
+            height, width = matplotlib.image.imread(str(png)).shape[:2]
+            assert (width, height) == (640, 400)
+        config = (run / ("%s-default-vllm_api_general_chat.py" % node)).read_text()
+        for key in ('type=VLLMCustomAPIChat', 'host_ip=\'127.0.0.1\'', 'host_port=8080', "model='qwen3.5'",
+                    'max_out_len=4096', 'batch_size=4', 'temperature=0.0', '"enable_thinking": False'):
+            assert key in config
+
+
+def test_gate_fails_at_a_stricter_tolerance_and_names_it(site):
+    proc = site.evaluate("strict", eval_tolerance=2.0, eval_performance=False)
+    assert proc.returncode != 0
+    for node in NODES:
+        assert ("%s/default: gsm8k accuracy 75.00 is below the reference 77.71 by more than eval_tolerance=2.0 "
+                "(floor 75.71)" % node) in proc.stdout, proc.stdout[-4000:]
+    raw = json.loads((site.reports / "strict" / "results.json").read_text())
+    assert sorted(f["host"] for f in raw["failures"]) == NODES
+    assert "| FAIL |" in (site.reports / "strict" / "summary.md").read_text()
