@@ -132,7 +132,7 @@ def run_pool(jobs, workers, work):
             results[index] = work(jobs[index])
 
     started = time.monotonic()
-    threads = [threading.Thread(target=worker) for _ in range(max(1, min(workers, len(jobs))))]
+    threads = [threading.Thread(target=worker) for _index in range(max(1, min(workers, len(jobs))))]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -113,7 +113,7 @@ def plot_levels(levels, title, throughput_path, latency_path):
     for metric in ('ttft_ms', 'tpot_ms'):
         for pct, style in (('p50', '-'), ('p99', '--')):
             axis.plot(conc, [lv[metric][pct] for lv in levels], style, marker='o',
-                      label='%s %s' % (metric.split('_')[0].upper(), pct))
+                      label='%s %s' % (metric.split('_', 1)[0].upper(), pct))
     axis.set_xlabel('concurrency')
     axis.set_ylabel('milliseconds')
     axis.set_title('%s: latency' % title)

@@ -58,9 +58,11 @@ options:
     default: {}
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Writes nothing in check mode.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 '''
 
@@ -147,8 +149,8 @@ def main():
     results = params['results']
     path = os.path.join(params['dest'], params['run_id'])
     acc, failures = accuracy_rows(results, params['tolerance'], params['references'])
-    notes = ['%d host(s), %d instance(s); run %s.' % (len(results), sum(len(v) for v in results.values()),
-                                                        params['run_id'])]
+    count = sum(len(v) for v in results.values())
+    notes = ['%d host(s), %d instance(s); run %s.' % (len(results), count, params['run_id'])]
     summary = markdown('Evaluation summary', acc, performance_rows(results), params['tolerance'], notes)
     if module.check_mode:
         module.exit_json(changed=False, path=path, files=[], failures=failures, summary=summary)

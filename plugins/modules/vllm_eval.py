@@ -81,9 +81,11 @@ options:
     default: 600
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Only reads; O(action=run) sends no requests in check mode.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - Sends load to the servers with O(action=run); run it after the deploy, not during one.

@@ -173,8 +173,8 @@ def test_aisbench_model_config_has_the_guides_keys():
     exec(compile(text.replace('from ais_bench', '# from ais_bench'), 'cfg', 'exec'),  # pylint: disable=exec-used
          {'VLLMCustomAPIChat': 'VLLMCustomAPIChat', 'extract_non_reasoning_content': 'x'}, scope)
     model = scope['models'][0]
-    assert (model['host_port'], model['model'], model['path'], model['host_ip']) == (8081, 'qwen3.5',
-                                                                                    'Qwen/Qwen3.5-2B', '127.0.0.1')
+    expected = (8081, 'qwen3.5', 'Qwen/Qwen3.5-2B', '127.0.0.1')
+    assert (model['host_port'], model['model'], model['path'], model['host_ip']) == expected
     assert (model['max_out_len'], model['batch_size'], model['attr']) == (4096, 16, 'service')
     assert model['generation_kwargs'] == {'temperature': 0.0, 'ignore_eos': False,
                                           'chat_template_kwargs': {'enable_thinking': False}}

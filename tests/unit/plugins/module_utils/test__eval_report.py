@@ -6,7 +6,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils import _eval, _eval_report
 
