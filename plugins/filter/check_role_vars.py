@@ -104,6 +104,11 @@ _SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
 
 
+# A misspelt variable with one of these words in its name is taken for a secret.
+_SECRET_RE = re.compile(r'(key|token|secret|passw|credential)', re.I)
+HIDDEN = '(value hidden)'
+
+
 def _show(value):
     """The value as the preflight report writes it (JSON, like Jinja's to_json)."""
     try:
@@ -265,8 +270,11 @@ def check_role_vars(variables, specs, prefixes=None):
                 if errors:
                     option = name if name in options else aliases[name][0]
                     problems.append({
-                        'check': 'variables', 'kind': 'type', 'variable': name, 'value': value, 'suggestion': None,
-                        'msg': '%s=%s: not %s (%s)' % (name, _show(value), _type_phrase(spec), '; '.join(errors)),
+                        'check': 'variables', 'kind': 'type', 'variable': name,
+                        'value': HIDDEN if spec.get('no_log') else value, 'suggestion': None,
+                        'msg': '%s=%s: not %s (%s)' % (
+                            name, HIDDEN if spec.get('no_log') else _show(value), _type_phrase(spec),
+                            '; '.join(errors).replace(_show(value), HIDDEN) if spec.get('no_log') else '; '.join(errors)),
                         'fix': 'set %s to %s%s' % (name, _type_phrase(spec), _example(spec, defaults.get(option)))})
                     break
             continue
@@ -276,6 +284,8 @@ def check_role_vars(variables, specs, prefixes=None):
         if suggestion is None:
             close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=SUGGESTION_CUTOFF)
             suggestion = close[0] if close else None
+        if _SECRET_RE.search(name) or (options.get(suggestion) or {}).get('no_log'):
+            shown, value = HIDDEN, HIDDEN
         rest = name[len(prefix):] if exact else ''
         if rest in profile_keys and rest not in ('description',):
             fix = ('remove it: %s is a platform profile field; set ascend_vllm_platform_overrides: {%s: %s} instead'

@@ -31,6 +31,11 @@ MINIMUMS = (
     ('vllm_serve_teardown_wait', 0, 60),
 )
 
+# What the plan carries instead of an API key: the key itself stays in the inventory
+# and is read (instance_api_key) only where the container's environment and the
+# readiness check need it, in tasks whose output is not logged.
+SECRET_MARKER = '<hidden: %s>'
+
 _CONTAINER_NAME_RE = r'^[a-zA-Z0-9][a-zA-Z0-9_.-]*$'
 _IPV4_RE = r'^([0-9]{1,3}[.]){3}[0-9]{1,3}$'
 _IPV6_RE = r'^[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F]*$'
@@ -149,6 +154,10 @@ def plan_instances(instances, scalars, list_var):
         default_container = scalars['container_name'] if len(raw) == 1 else '%s-%s' % (scalars['container_name'], name)
         env = dict(scalars.get('env') or {})
         env.update(inst.get('env') or {})
+        key_var = ''
+        if options.get('api_key'):
+            key_var = where + '.api_key' if 'api_key' in own else 'vllm_serve_api_key'
+            options['api_key'] = SECRET_MARKER % key_var
         plan.append({
             'index': index,
             'name': name,
@@ -163,8 +172,25 @@ def plan_instances(instances, scalars, list_var):
             'env': env,
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
+            'api_key_var': key_var,
         })
     return plan
+
+
+def api_key(instances, scalar_key, entry):
+    # type: (Any, Any, Dict[str, Any]) -> str
+    """The API key of a planned instance, read from the inventory values the plan left it in.
+
+    ``instances`` is ``vllm_serve_instances`` and ``scalar_key`` ``vllm_serve_api_key``,
+    as ``plan_instances`` read them; the instance's own ``api_key`` wins.
+    """
+    if not entry.get('api_key_var'):
+        return ''
+    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
+    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
+    if isinstance(inst, dict) and inst.get('api_key') is not None:
+        return str(inst['api_key'])
+    return '' if scalar_key is None else str(scalar_key)
 
 
 def instance_problems(entry):

@@ -132,10 +132,13 @@ def report(problems, host):
     return '\n'.join(lines) + '\n'
 
 
-def container_settings(entry, config):
-    # type: (Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
-    """env (with the API key under the server's variable), extra mounts and no_log of one container."""
-    api_key = entry['options'].get('api_key') or ''
+def container_settings(entry, config, api_key=''):
+    # type: (Dict[str, Any], Dict[str, Any], str) -> Dict[str, Any]
+    """env (with the API key under the server's variable), extra mounts and no_log of one container.
+
+    ``api_key`` is the key itself (``instance_api_key``): the plan only carries a marker.
+    """
+    api_key = api_key or ''
     env = dict(entry.get('env') or {})
     if api_key and config.get('api_key_env'):
         env[config['api_key_env']] = api_key

@@ -48,7 +48,7 @@ def test_single_instance_from_the_scalar_variables():
         'chips': [0], 'port': 8080, 'chips_var': 'vllm_serve_tensor_parallel_size (chips 0)', 'port_var': 'vllm_serve_port',
         'container_var': 'vllm_serve_container_name', 'env': {},
         'options': {'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1, 'max_model_len': 16384, 'extra_args': []},
-        'var_prefix': 'vllm_serve_'}]
+        'var_prefix': 'vllm_serve_', 'api_key_var': ''}]
 
 
 @pytest.mark.parametrize('variables, chips, chips_var', [
@@ -183,3 +183,26 @@ def test_problems_come_in_report_order():
 ])
 def test_image_tag_to_check(image, tag, expected):
     assert run(vllm_serve_image=image, vllm_serve_image_tag=tag)['image_tag'] == expected
+
+
+# ------------------------------------------------------------------ the API key
+def test_the_plan_holds_a_marker_naming_the_variable_not_the_key():
+    out = run(vllm_serve_api_key='sk-top-secret')
+    assert 'sk-top-secret' not in repr(out)
+    (entry,) = out['plan']
+    assert entry['options']['api_key'] == '<hidden: vllm_serve_api_key>'
+    assert entry['api_key_var'] == 'vllm_serve_api_key'
+
+
+def test_an_instance_key_is_named_by_its_field():
+    out = run(vllm_serve_api_key='sk-all', ascend_vllm_instances=[
+        {'name': 'a', 'api_key': 'sk-a'}, {'name': 'b', 'chips': [1]}, {'name': 'c', 'chips': [2], 'api_key': None}])
+    assert 'sk-a' not in repr(out) and 'sk-all' not in repr(out)
+    assert [entry['api_key_var'] for entry in out['plan']] == [
+        'ascend_vllm_instances[0].api_key', 'vllm_serve_api_key', 'vllm_serve_api_key']
+
+
+@pytest.mark.parametrize('key', [None, ''])
+def test_no_key_no_marker(key):
+    (entry,) = run(vllm_serve_api_key=key)['plan']
+    assert entry['api_key_var'] == '' and not entry['options'].get('api_key')
