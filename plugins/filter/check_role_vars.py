@@ -219,7 +219,13 @@ def _plain(value):
 
 
 def _validate(name, value, spec):
-    """Ansible's argument spec errors for one variable."""
+    """Ansible's argument spec errors for one variable.
+
+    A string where a list is expected is an error here, not split at its commas (Ansible's
+    conversion): "[0,1]" or "0, 1" copied from a spreadsheet would become "[0" and "1]".
+    """
+    if spec.get('type') == 'list' and isinstance(value, string_types):
+        return ['a string, not a list: write it as a YAML list']
     result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
     return [to_text(error) for error in result.errors]
 

@@ -87,7 +87,9 @@ def instance_plan(variables):
         raise AnsibleFilterError('instance_plan: give it the host variables (vars), not %r' % type(variables).__name__)
     list_var = 'ascend_vllm_instances' if 'ascend_vllm_instances' in variables else PREFIX + 'instances'
     instances = get(PREFIX + 'instances') or []
-    instances = list(instances) if isinstance(instances, (list, tuple, dict)) else [instances]
+    # Not a list (a string, a mapping): one entry that the plan reports as not a mapping,
+    # instead of walking the string's characters or the mapping's keys.
+    instances = list(instances) if isinstance(instances, (list, tuple)) else [instances]
     scalars = {
         'instance_name': get(PREFIX + 'instance_name', 'default'),
         'container_name': get(PREFIX + 'container_name', 'vllm-ascend'),
@@ -98,7 +100,8 @@ def instance_plan(variables):
     }
     plan = plan_instances(instances, scalars, list_var)
     settings = dict((name, get(name)) for name in SETTINGS)
-    settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''))
+    settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''),
+                    platform_groups=[name for name in get('group_names', []) or [] if name in PLATFORMS])
     return {
         'plan': plan,
         'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
