@@ -223,9 +223,12 @@ def _validate(name, value, spec):
 
     A string where a list is expected is an error here, not split at its commas (Ansible's
     conversion): "[0,1]" or "0, 1" copied from a spreadsheet would become "[0" and "1]".
+    Nor is a list or mapping where a string is expected turned into its Python text.
     """
     if spec.get('type') == 'list' and isinstance(value, string_types):
         return ['a string, not a list: write it as a YAML list']
+    if spec.get('type') == 'str' and isinstance(value, (list, dict)):
+        return ['a %s, not a string' % ('list' if isinstance(value, list) else 'mapping')]
     result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
     return [to_text(error) for error in result.errors]
 
