@@ -112,7 +112,7 @@ HIDDEN = '(value hidden)'
 def _show(value):
     """The value as the preflight report writes it (JSON, like Jinja's to_json)."""
     try:
-        return json.dumps(value, sort_keys=True)
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return to_text(value)
 

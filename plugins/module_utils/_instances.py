@@ -45,7 +45,7 @@ def to_json(value):
     # type: (Any) -> str
     """A value as the messages show it (Ansible's to_json: json.dumps with default separators)."""
     try:
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(value)
 
