@@ -104,10 +104,15 @@ _SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
 
 
+# A misspelt variable with one of these words in its name is taken for a secret.
+_SECRET_RE = re.compile(r'(key|token|secret|passw|credential)', re.I)
+HIDDEN = '(value hidden)'
+
+
 def _show(value):
     """The value as the preflight report writes it (JSON, like Jinja's to_json)."""
     try:
-        return json.dumps(value, sort_keys=True)
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return to_text(value)
 
@@ -214,7 +219,16 @@ def _plain(value):
 
 
 def _validate(name, value, spec):
-    """Ansible's argument spec errors for one variable."""
+    """Ansible's argument spec errors for one variable.
+
+    A string where a list is expected is an error here, not split at its commas (Ansible's
+    conversion): "[0,1]" or "0, 1" copied from a spreadsheet would become "[0" and "1]".
+    Nor is a list or mapping where a string is expected turned into its Python text.
+    """
+    if spec.get('type') == 'list' and isinstance(value, string_types):
+        return ['a string, not a list: write it as a YAML list']
+    if spec.get('type') == 'str' and isinstance(value, (list, dict)):
+        return ['a %s, not a string' % ('list' if isinstance(value, list) else 'mapping')]
     result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
     return [to_text(error) for error in result.errors]
 
@@ -265,8 +279,11 @@ def check_role_vars(variables, specs, prefixes=None):
                 if errors:
                     option = name if name in options else aliases[name][0]
                     problems.append({
-                        'check': 'variables', 'kind': 'type', 'variable': name, 'value': value, 'suggestion': None,
-                        'msg': '%s=%s: not %s (%s)' % (name, _show(value), _type_phrase(spec), '; '.join(errors)),
+                        'check': 'variables', 'kind': 'type', 'variable': name,
+                        'value': HIDDEN if spec.get('no_log') else value, 'suggestion': None,
+                        'msg': '%s=%s: not %s (%s)' % (
+                            name, HIDDEN if spec.get('no_log') else _show(value), _type_phrase(spec),
+                            '; '.join(errors).replace(_show(value), HIDDEN) if spec.get('no_log') else '; '.join(errors)),
                         'fix': 'set %s to %s%s' % (name, _type_phrase(spec), _example(spec, defaults.get(option)))})
                     break
             continue
@@ -276,6 +293,8 @@ def check_role_vars(variables, specs, prefixes=None):
         if suggestion is None:
             close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=SUGGESTION_CUTOFF)
             suggestion = close[0] if close else None
+        if _SECRET_RE.search(name) or (options.get(suggestion) or {}).get('no_log'):
+            shown, value = HIDDEN, HIDDEN
         rest = name[len(prefix):] if exact else ''
         if rest in profile_keys and rest not in ('description',):
             fix = ('remove it: %s is a platform profile field; set ascend_vllm_platform_overrides: {%s: %s} instead'

@@ -12,8 +12,9 @@ name: containers_to_remove
 short_description: The vLLM containers teardown removes
 version_added: 0.2.0
 description:
-  - The planned container names and, with O(all_managed), every container of the collection found on the node
-    (label C(ascend.vllm.managed-by)), each once.
+  - The planned container names that are the collection's (label C(ascend.vllm.managed-by) on the node) and, with
+    O(all_managed), every container of the collection found on the node, each once. A container with an
+    instance's name that the collection did not create is left alone.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 positional: managed, all_managed

@@ -17,7 +17,7 @@ description:
     the model cache is mounted read-only in place), whether the container spec must not be logged, and the model.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
-positional: config
+positional: config, api_key
 options:
   _input:
     description: One plan entry (an element of C(__vllm_serve_plan)).
@@ -27,6 +27,12 @@ options:
     description: Its vllm_config result (C(__vllm_serve_configs[name])).
     type: dict
     required: true
+  api_key:
+    description:
+      - The instance's API key (R(ascend.vllm.instance_api_key,ansible_collections.ascend.vllm.instance_api_key_filter)); the
+        plan carries only a marker. Use the result in a task with C(no_log) when it is set.
+    type: str
+    default: ''
 '''
 
 EXAMPLES = r'''
@@ -34,7 +40,8 @@ EXAMPLES = r'''
   ansible.builtin.include_role:
     name: ascend.vllm.container_run
   vars:
-    __container: "{{ instance | ascend.vllm.instance_container(__vllm_serve_configs[instance.name]) }}"
+    __container: "{{ instance | ascend.vllm.instance_container(__vllm_serve_configs[instance.name],
+                                                                 vars | ascend.vllm.instance_api_key(instance)) }}"
     container_run_env: "{{ __container.env }}"
     container_run_extra_mounts: "{{ __container.extra_mounts }}"
 '''
@@ -49,9 +56,9 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import plai
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import container_settings
 
 
-def instance_container(instance, config):
+def instance_container(instance, config, api_key=''):
     """{env, extra_mounts, no_log, model} of one instance's container."""
-    return container_settings(plain(instance), plain(config or {}))
+    return container_settings(plain(instance), plain(config or {}), api_key)
 
 
 class FilterModule(object):

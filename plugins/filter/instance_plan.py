@@ -51,7 +51,10 @@ _value:
     plan:
       description: One entry per instance with the keys C(index), C(name), C(named), C(unknown_keys),
         C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(env), C(options)
-        (the vllm_config options, instance values over the scalar ones, nulls left out) and C(var_prefix).
+        (the vllm_config options, instance values over the scalar ones, nulls left out), C(var_prefix) and
+        C(api_key_var). The plan never holds an API key: C(options.api_key) is the marker C(<hidden: VARIABLE>) and
+        C(api_key_var) names the variable the key is in (empty without a key); the key itself is read with
+        R(ascend.vllm.instance_api_key,ansible_collections.ascend.vllm.instance_api_key_filter) where it is needed.
       type: list
       elements: dict
     problems:
@@ -84,7 +87,9 @@ def instance_plan(variables):
         raise AnsibleFilterError('instance_plan: give it the host variables (vars), not %r' % type(variables).__name__)
     list_var = 'ascend_vllm_instances' if 'ascend_vllm_instances' in variables else PREFIX + 'instances'
     instances = get(PREFIX + 'instances') or []
-    instances = list(instances) if isinstance(instances, (list, tuple, dict)) else [instances]
+    # Not a list (a string, a mapping): one entry that the plan reports as not a mapping,
+    # instead of walking the string's characters or the mapping's keys.
+    instances = list(instances) if isinstance(instances, (list, tuple)) else [instances]
     scalars = {
         'instance_name': get(PREFIX + 'instance_name', 'default'),
         'container_name': get(PREFIX + 'container_name', 'vllm-ascend'),
@@ -95,7 +100,8 @@ def instance_plan(variables):
     }
     plan = plan_instances(instances, scalars, list_var)
     settings = dict((name, get(name)) for name in SETTINGS)
-    settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''))
+    settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''),
+                    platform_groups=[name for name in get('group_names', []) or [] if name in PLATFORMS])
     return {
         'plan': plan,
         'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),

@@ -39,7 +39,7 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: One C({name, container_name, chips, chips_var, port, host_memory_mb}) per instance.
+  description: One C({name, container_name, chips, chips_var, container_var, port, host_memory_mb}) per instance.
   type: list
   elements: dict
 '''
@@ -49,7 +49,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._serve import npu_chec
 
 
 def npu_check_instances(plan, configs=None):
-    """[{name, container_name, chips, chips_var, port, host_memory_mb}] for npu_check."""
+    """[{name, container_name, chips, chips_var, container_var, port, host_memory_mb}] for npu_check."""
     return _npu_check_instances(plain(plan or []), plain(configs or {}))
 
 

@@ -31,6 +31,11 @@ MINIMUMS = (
     ('vllm_serve_teardown_wait', 0, 60),
 )
 
+# What the plan carries instead of an API key: the key itself stays in the inventory
+# and is read (instance_api_key) only where the container's environment and the
+# readiness check need it, in tasks whose output is not logged.
+SECRET_MARKER = '<hidden: %s>'
+
 _CONTAINER_NAME_RE = r'^[a-zA-Z0-9][a-zA-Z0-9_.-]*$'
 _IPV4_RE = r'^([0-9]{1,3}[.]){3}[0-9]{1,3}$'
 _IPV6_RE = r'^[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F]*$'
@@ -40,7 +45,7 @@ def to_json(value):
     # type: (Any) -> str
     """A value as the messages show it (Ansible's to_json: json.dumps with default separators)."""
     try:
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(value)
 
@@ -147,8 +152,13 @@ def plan_instances(instances, scalars, list_var):
             next_chip = max(next_chip, max(int_chips) + 1)
         name = str(inst['name'] if 'name' in inst else 'instance%d' % index)
         default_container = scalars['container_name'] if len(raw) == 1 else '%s-%s' % (scalars['container_name'], name)
-        env = dict(scalars.get('env') or {})
-        env.update(inst.get('env') or {})
+        env = dict(scalars.get('env') or {}) if isinstance(scalars.get('env'), dict) else {}
+        own_env = inst.get('env')
+        env.update(own_env if isinstance(own_env, dict) else {})
+        key_var = ''
+        if options.get('api_key'):
+            key_var = where + '.api_key' if 'api_key' in own else 'vllm_serve_api_key'
+            options['api_key'] = SECRET_MARKER % key_var
         plan.append({
             'index': index,
             'name': name,
@@ -163,8 +173,90 @@ def plan_instances(instances, scalars, list_var):
             'env': env,
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
+            'api_key_var': key_var,
+            'shape': shape_of(raw[index], listed),
+            'own_env': own_env if own_env is None or isinstance(own_env, dict) else to_json(own_env),
+            'option_vars': dict((key, where + '.' + key if key in own else 'vllm_serve_' + key) for key in options),
         })
     return plan
+
+
+def api_key(instances, scalar_key, entry):
+    # type: (Any, Any, Dict[str, Any]) -> str
+    """The API key of a planned instance, read from the inventory values the plan left it in.
+
+    ``instances`` is ``vllm_serve_instances`` and ``scalar_key`` ``vllm_serve_api_key``,
+    as ``plan_instances`` read them; the instance's own ``api_key`` wins.
+    """
+    if not entry.get('api_key_var'):
+        return ''
+    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
+    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
+    if isinstance(inst, dict) and inst.get('api_key') is not None:
+        return str(inst['api_key'])
+    return '' if scalar_key is None else str(scalar_key)
+
+
+def shape_of(inst, listed):
+    # type: (Any, bool) -> str
+    """What an entry of the instance list is when it is not a mapping ('' when it is)."""
+    if not listed or isinstance(inst, dict):
+        return ''
+    return 'a string' if isinstance(inst, str) else 'null' if inst is None else type(inst).__name__
+
+
+# Options that take a list: a string there would be split or walked character by character.
+LIST_OPTIONS = ('cudagraph_batch_sizes', 'extra_args')
+_LIST_EXAMPLES = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
+
+
+def _model_path_problem(path, var):
+    # type: (Any, str) -> Optional[Dict[str, str]]
+    """model_path as given: absolute, normalised, no ~ and no .. (it is bind-mounted as written)."""
+    if not isinstance(path, str) or not path.startswith(('/', '~', '.')) and '/..' not in path:
+        return None
+    norm = os.path.normpath(path) if path.startswith('/') else ''
+    if path.startswith('~'):
+        why, fix = 'starts with ~, which nothing expands on the node', 'write the absolute path, e.g. /root/models/...'
+    elif not path.startswith('/'):
+        why, fix = 'is relative', 'write the absolute directory on the node, e.g. /data/models/Qwen3.5-2B'
+    elif '..' in path.split('/'):
+        why, fix = 'has a .. segment (it would resolve to %s)' % norm, 'write the directory itself, without ..'
+    elif norm != path and not (path.endswith('/') and norm == path.rstrip('/')):
+        why, fix = 'is not normalised (it means %s)' % norm, 'write it as %s' % norm
+    else:
+        return None
+    return {'check': 'paths', 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}
+
+
+def shape_problems(entry):
+    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+    """Values of the wrong shape: a non-mapping instance, a string for a list, nulls in env, odd model paths."""
+    prefix = entry['var_prefix']
+    if entry.get('shape'):
+        return [{'check': 'instances', 'msg': '%s is %s, not a mapping' % (prefix[:-1], entry['shape']),
+                 'fix': 'write each instance as a mapping, e.g. {name: chip0, chips: [0]}'}]
+    out = []
+    option_vars = entry.get('option_vars') or {}
+    for key in LIST_OPTIONS:
+        value = entry['options'].get(key)
+        if isinstance(value, str):
+            out.append({'check': 'settings', 'msg': '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
+                        'fix': 'write %s as a YAML list, e.g. %s' % (option_vars[key], _LIST_EXAMPLES[key])})
+    own_env = entry.get('own_env')
+    if isinstance(own_env, str):
+        out.append({'check': 'settings', 'msg': '%senv=%s is not a mapping' % (prefix, own_env),
+                    'fix': 'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix})
+        own_env = {}
+    for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
+        env_var = prefix + 'env' if name in (own_env or {}) and prefix.endswith('.') else 'vllm_serve_env'
+        if value is None or isinstance(value, (dict, list)):
+            out.append({'check': 'settings', 'msg': '%s.%s=%s is not a string' % (env_var, name, to_json(value)),
+                        'fix': 'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)})
+    problem = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
+    if problem:
+        out.append(problem)
+    return out
 
 
 def instance_problems(entry):
@@ -172,7 +264,9 @@ def instance_problems(entry):
     """What is wrong with one planned instance on its own."""
     prefix = entry['var_prefix']
     where = prefix[:-1] if prefix.endswith('.') else 'instance %s' % entry['name']
-    out = []
+    out = shape_problems(entry)
+    if entry.get('shape'):
+        return out
     if not entry['named']:
         out.append({'check': 'instances', 'msg': where + ' has no name', 'fix': 'give every instance a unique name'})
     if entry['unknown_keys']:
@@ -229,7 +323,12 @@ def host_problems(settings, platform_names):
     ``vllm_serve_publish_address`` and the variables of ``MINIMUMS``.
     """
     out = []
-    if not settings.get('platform'):
+    groups = settings.get('platform_groups') or []
+    if len(groups) > 1:
+        out.append({'check': 'platform', 'msg': 'host %s is in %d platform groups: %s' % (
+            settings['host'], len(groups), ', '.join(groups)),
+            'fix': 'put %s in one platform group only (one host is one kind of board)' % settings['host']})
+    elif not settings.get('platform'):
         names = list(platform_names)
         out.append({'check': 'platform', 'msg': 'no platform is set for %s' % settings['host'],
                     'fix': 'set ascend_vllm_platform (%s or %s) in group_vars, or put the host in the inventory '

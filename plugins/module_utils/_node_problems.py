@@ -74,6 +74,7 @@ def normalize_instances(instances):
             'container_name': inst.get('container_name', 'vllm-ascend'),
             'chips': [int(c) for c in inst.get('chips', [0])],
             'chips_var': inst.get('chips_var', 'chips of instance ' + name),
+            'container_var': inst.get('container_var', 'container_name of instance ' + name),
             'port': inst.get('port'),
             'host_memory_mb': int(inst.get('host_memory_mb') or 0),
         })
@@ -193,6 +194,31 @@ def docker_problems(docker, settings):
         return []
     return [_problem('docker', 'Docker Engine %s is older than %s' % (version, minimum),
                      'upgrade Docker Engine to %s or newer' % minimum)]
+
+
+def foreign_problems(containers, instances):
+    # type: (Dict[str, Any], List[Dict[str, Any]]) -> List[Dict[str, str]]
+    """A container with an instance's name that this collection did not create (no managed-by label).
+
+    The deploy would replace it without a word; it may be another user's. Only a
+    container whose labels were read counts (node_facts always reads them).
+    """
+    out = []
+    for inst in instances:
+        found = (containers or {}).get(inst['container_name']) or {}
+        if not found.get('exists') or 'labels' not in found:
+            continue
+        if (found.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm':
+            continue
+        name = inst['container_name']
+        out.append(_problem(
+            'containers',
+            '%s=%s (instance %s): a container of that name (%s) is on the node and was not created by ascend.vllm '
+            '(no %s label); the deploy would replace it' % (inst['container_var'], _text(name), inst['name'],
+                                                           found.get('status') or 'state unknown', MANAGED_LABEL),
+            'leave it alone by setting %s to another name; or, if it is yours and may go, remove it first '
+            '(`docker rm -f %s`) and the next run creates the instance in its place' % (inst['container_var'], name)))
+    return out
 
 
 def own_running(containers, instances):
@@ -428,6 +454,7 @@ def node_problems(facts, settings):
     instances = normalize_instances(settings.get('instances'))
     own = own_running(facts.get('containers'), instances)
     problems = platform_problems(settings) + path_problems(facts, settings, profile, instances)
+    problems += foreign_problems(facts.get('containers'), instances)
     problems += docker_problems(facts.get('docker') or {}, settings)
     problems += npu_smi_problems(facts, settings)
     if facts.get('npu') is not None:

@@ -69,6 +69,7 @@ def npu_check_instances(plan, configs):
         'container_name': entry['container_name'],
         'chips': [chip for chip in entry['chips'] if is_integer(chip)],
         'chips_var': entry['chips_var'],
+        'container_var': entry['container_var'],
         'port': entry['port'],
         'host_memory_mb': to_int(_get(configs.get(entry['name']), 'memory', 'usable_mb')),
     } for entry in plan]
@@ -132,10 +133,13 @@ def report(problems, host):
     return '\n'.join(lines) + '\n'
 
 
-def container_settings(entry, config):
-    # type: (Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
-    """env (with the API key under the server's variable), extra mounts and no_log of one container."""
-    api_key = entry['options'].get('api_key') or ''
+def container_settings(entry, config, api_key=''):
+    # type: (Dict[str, Any], Dict[str, Any], str) -> Dict[str, Any]
+    """env (with the API key under the server's variable), extra mounts and no_log of one container.
+
+    ``api_key`` is the key itself (``instance_api_key``): the plan only carries a marker.
+    """
+    api_key = api_key or ''
     env = dict(entry.get('env') or {})
     if api_key and config.get('api_key_env'):
         env[config['api_key_env']] = api_key
@@ -195,11 +199,17 @@ def left_out_line(host, status, reach):
 
 def containers_to_remove(plan, managed, all_managed):
     # type: (List[Dict[str, Any]], Optional[List[Dict[str, Any]]], bool) -> List[str]
-    """The planned container names, and with ``all_managed`` every container of ours on the node."""
-    names = [entry['container_name'] for entry in plan]
+    """The planned containers that are ours, and with ``all_managed`` every container of ours on the node.
+
+    ``managed`` lists the node's containers with this collection's label: a container with
+    an instance's name that we did not create (another user's) is left alone.
+    """
+    ours = []  # type: List[str]
+    for container in managed or []:
+        ours.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
+    names = [entry['container_name'] for entry in plan if entry['container_name'] in ours]
     if all_managed:
-        for container in managed or []:
-            names.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
+        names.extend(ours)
     out = []  # type: List[str]
     for name in names:
         if name not in out:

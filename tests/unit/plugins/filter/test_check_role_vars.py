@@ -207,3 +207,27 @@ def test_variables_the_collection_sets_are_documented_in_the_specs():
 
 def test_a_group_named_like_a_role_is_no_variable():
     assert check_role_vars({'vllm_serve': 1, 'npu_check': 1}, SPECS) == []
+
+
+@pytest.mark.parametrize('name, value', [
+    ('vllm_serve_extra_args', '--enforce-eager'),
+    ('vllm_serve_chips', '[0,1]'),
+    ('vllm_serve_cudagraph_batch_sizes', '1,2,4,8'),
+    ('ascend_vllm_instances', '[{name: a}]'),
+])
+def test_a_string_where_a_list_is_expected_is_not_split(name, value):
+    (problem,) = check_role_vars({name: value}, SPECS)
+    assert problem['kind'] == 'type' and problem['value'] == value
+    assert 'a string, not a list' in problem['msg']
+
+
+@pytest.mark.parametrize('variables', [
+    {'vllm_serve_api_key': ['sk-secret-1', 'sk-secret-2']},
+    {'vllm_serve_apikey': 'sk-secret-1'},
+    {'vllm_serve_token': 'sk-secret-1'},
+])
+def test_a_secret_is_named_but_never_shown(variables):
+    (problem,) = check_role_vars(variables, SPECS)
+    assert problem['variable'] == list(variables)[0]
+    assert 'sk-secret' not in repr(problem)
+    assert '(value hidden)' in problem['msg']

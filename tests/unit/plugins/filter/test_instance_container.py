@@ -18,9 +18,6 @@ def entry(**options):
 
 @pytest.mark.parametrize('options, env, mounts, no_log', [
     ({}, {'HF_ENDPOINT': 'h'}, [], False),
-    # The API key goes to the environment, never the command line, and hides the spec from the log.
-    ({'api_key': 's3cret'}, {'HF_ENDPOINT': 'h', 'VLLM_API_KEY': 's3cret'}, [], True),
-    ({'api_key': ''}, {'HF_ENDPOINT': 'h'}, [], False),
     ({'model_path': '/data/m'}, {'HF_ENDPOINT': 'h'}, [{'source': '/data/m', 'target': '/data/m', 'read_only': True}], False),
     ({'model_path': '/root/.cache/m'}, {'HF_ENDPOINT': 'h'}, [], False),
     ({'model_path': '/root/.cache'}, {'HF_ENDPOINT': 'h'}, [], False),
@@ -36,5 +33,20 @@ def test_model_from_the_settings_else_the_option():
     assert instance_container(entry(model='x'), {'settings': {}})['model'] == 'x'
 
 
+@pytest.mark.parametrize('key, env, no_log', [
+    # The API key goes to the environment, never the command line, and hides the spec from the log.
+    ('s3cret', {'HF_ENDPOINT': 'h', 'VLLM_API_KEY': 's3cret'}, True),
+    ('', {'HF_ENDPOINT': 'h'}, False),
+])
+def test_the_key_goes_to_the_environment(key, env, no_log):
+    # The plan's option is a marker; the key itself comes as the second argument.
+    out = instance_container(entry(api_key='<hidden: vllm_serve_api_key>'), CONFIG, key)
+    assert (out['env'], out['no_log']) == (env, no_log)
+
+
+def test_the_marker_never_reaches_the_environment():
+    assert instance_container(entry(api_key='<hidden: vllm_serve_api_key>'), CONFIG)['env'] == {'HF_ENDPOINT': 'h'}
+
+
 def test_no_api_key_variable_no_key():
-    assert instance_container(entry(api_key='k'), {'api_key_env': None})['env'] == {'HF_ENDPOINT': 'h'}
+    assert instance_container(entry(api_key='k'), {'api_key_env': None}, 'k')['env'] == {'HF_ENDPOINT': 'h'}

@@ -43,12 +43,14 @@ def lines(out):
 def test_single_instance_from_the_scalar_variables():
     out = run()
     assert out['problems'] == []
+    assert out['plan'][0].pop('option_vars')['max_model_len'] == 'vllm_serve_max_model_len'
+    assert (out['plan'][0].pop('shape'), out['plan'][0].pop('own_env')) == ('', None)
     assert out['plan'] == [{
         'index': 0, 'name': 'default', 'named': True, 'unknown_keys': [], 'container_name': 'vllm-ascend',
         'chips': [0], 'port': 8080, 'chips_var': 'vllm_serve_tensor_parallel_size (chips 0)', 'port_var': 'vllm_serve_port',
         'container_var': 'vllm_serve_container_name', 'env': {},
         'options': {'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1, 'max_model_len': 16384, 'extra_args': []},
-        'var_prefix': 'vllm_serve_'}]
+        'var_prefix': 'vllm_serve_', 'api_key_var': ''}]
 
 
 @pytest.mark.parametrize('variables, chips, chips_var', [
@@ -183,3 +185,68 @@ def test_problems_come_in_report_order():
 ])
 def test_image_tag_to_check(image, tag, expected):
     assert run(vllm_serve_image=image, vllm_serve_image_tag=tag)['image_tag'] == expected
+
+
+# ------------------------------------------------------------------ the API key
+def test_the_plan_holds_a_marker_naming_the_variable_not_the_key():
+    out = run(vllm_serve_api_key='sk-top-secret')
+    assert 'sk-top-secret' not in repr(out)
+    (entry,) = out['plan']
+    assert entry['options']['api_key'] == '<hidden: vllm_serve_api_key>'
+    assert entry['api_key_var'] == 'vllm_serve_api_key'
+
+
+def test_an_instance_key_is_named_by_its_field():
+    out = run(vllm_serve_api_key='sk-all', ascend_vllm_instances=[
+        {'name': 'a', 'api_key': 'sk-a'}, {'name': 'b', 'chips': [1]}, {'name': 'c', 'chips': [2], 'api_key': None}])
+    assert 'sk-a' not in repr(out) and 'sk-all' not in repr(out)
+    assert [entry['api_key_var'] for entry in out['plan']] == [
+        'ascend_vllm_instances[0].api_key', 'vllm_serve_api_key', 'vllm_serve_api_key']
+
+
+@pytest.mark.parametrize('key', [None, ''])
+def test_no_key_no_marker(key):
+    (entry,) = run(vllm_serve_api_key=key)['plan']
+    assert entry['api_key_var'] == '' and not entry['options'].get('api_key')
+
+
+
+# ------------------------------------------------------------- paths and shapes
+@pytest.mark.parametrize('variables, expected', [
+    ({'vllm_serve_model_path': '/root/.cache/../../etc'},
+     '[paths] vllm_serve_model_path="/root/.cache/../../etc" has a .. segment (it would resolve to /etc). '
+     'Fix: write the directory itself, without ..'),
+    ({'vllm_serve_model_path': '~/models/q'},
+     '[paths] vllm_serve_model_path="~/models/q" starts with ~, which nothing expands on the node. '
+     'Fix: write the absolute path, e.g. /root/models/...'),
+    ({'vllm_serve_model_path': '/data//m'},
+     '[paths] vllm_serve_model_path="/data//m" is not normalised (it means /data/m). Fix: write it as /data/m'),
+    ({'vllm_serve_extra_args': '--enforce-eager'},
+     '[settings] vllm_serve_extra_args="--enforce-eager" is a string, not a list. '
+     'Fix: write vllm_serve_extra_args as a YAML list, e.g. ["--enforce-eager"]'),
+    ({'ascend_vllm_instances': [{'name': 'a', 'cudagraph_batch_sizes': '[1,2]'}]},
+     '[settings] ascend_vllm_instances[0].cudagraph_batch_sizes="[1,2]" is a string, not a list. '
+     'Fix: write ascend_vllm_instances[0].cudagraph_batch_sizes as a YAML list, e.g. [1, 2, 4, 8]'),
+    ({'ascend_vllm_instances': [{'name': 'a', 'env': {'HF_ENDPOINT': None}}]},
+     '[settings] ascend_vllm_instances[0].env.HF_ENDPOINT=null is not a string. '
+     'Fix: give ascend_vllm_instances[0].env.HF_ENDPOINT a value in quotes (e.g. "1"), or remove the key'),
+    ({'vllm_serve_env': {'A': None}},
+     '[settings] vllm_serve_env.A=null is not a string. Fix: give vllm_serve_env.A a value in quotes (e.g. "1"), '
+     'or remove the key'),
+    ({'ascend_vllm_instances': ['chip0']},
+     '[instances] ascend_vllm_instances[0] is a string, not a mapping. '
+     'Fix: write each instance as a mapping, e.g. {name: chip0, chips: [0]}'),
+    ({'ascend_vllm_instances': '[{name: a}]'},
+     '[instances] ascend_vllm_instances[0] is a string, not a mapping. '
+     'Fix: write each instance as a mapping, e.g. {name: chip0, chips: [0]}'),
+    ({'group_names': ['atlas_200i_pro', 'atlas_300i_duo', 'web']},
+     '[platform] host node1 is in 2 platform groups: atlas_200i_pro, atlas_300i_duo. '
+     'Fix: put node1 in one platform group only (one host is one kind of board)'),
+])
+def test_paths_and_shapes(variables, expected):
+    assert lines(run(**variables)) == [expected]
+
+
+@pytest.mark.parametrize('path', ['/data/models/Qwen3.5-2B', '/data/models/Qwen3.5-2B/', 'Qwen/Qwen3.5-2B'])
+def test_plain_model_paths_pass(path):
+    assert lines(run(vllm_serve_model_path=path)) == []

@@ -8,8 +8,10 @@ import pytest
 
 from ansible_collections.ascend.vllm.plugins.filter.npu_check_instances import npu_check_instances
 
-PLAN = [{'name': 'a', 'container_name': 'vllm-ascend-a', 'chips': [0, 'x'], 'chips_var': 'vllm_serve_chips', 'port': 8080},
-        {'name': 'b', 'container_name': 'vllm-ascend-b', 'chips': [1], 'chips_var': 'x[1].chips', 'port': 8081}]
+PLAN = [{'name': 'a', 'container_name': 'vllm-ascend-a', 'chips': [0, 'x'], 'chips_var': 'vllm_serve_chips', 'port': 8080,
+         'container_var': 'vllm_serve_container_name'},
+        {'name': 'b', 'container_name': 'vllm-ascend-b', 'chips': [1], 'chips_var': 'x[1].chips', 'port': 8081,
+         'container_var': 'x[1].container_name'}]
 
 
 @pytest.mark.parametrize('configs, memory', [
@@ -21,4 +23,4 @@ def test_chips_port_and_host_memory(configs, memory):
     out = npu_check_instances(PLAN, configs)
     assert [entry['host_memory_mb'] for entry in out] == memory
     assert out[0] == {'name': 'a', 'container_name': 'vllm-ascend-a', 'chips': [0], 'chips_var': 'vllm_serve_chips',
-                      'port': 8080, 'host_memory_mb': memory[0]}
+                      'container_var': 'vllm_serve_container_name', 'port': 8080, 'host_memory_mb': memory[0]}

@@ -343,7 +343,8 @@ def test_report_and_summary(capture):
 
 def test_instances_are_filled_in():
     assert np.normalize_instances([{}]) == [{'name': 'default', 'container_name': 'vllm-ascend', 'chips': [0],
-                                             'chips_var': 'chips of instance default', 'port': None,
+                                             'chips_var': 'chips of instance default',
+                                             'container_var': 'container_name of instance default', 'port': None,
                                              'host_memory_mb': 0}]
 
 
@@ -352,3 +353,28 @@ def test_facts_are_not_changed(capture):
     before = copy.deepcopy(facts)
     np.node_problems(facts, settings())
     assert facts == before
+
+
+@pytest.mark.parametrize('labels, foreign', [
+    ({}, True),
+    ({'maintainer': 'someone'}, True),
+    ({'ascend.vllm.managed-by': 'someone-else'}, True),
+    ({'ascend.vllm.managed-by': 'ascend.vllm'}, False),
+])
+def test_a_container_we_did_not_create_stops_preflight(capture, labels, foreign):
+    facts = healthy(capture)
+    facts['containers'] = {'vllm-ascend': {'exists': True, 'running': False, 'status': 'exited', 'labels': labels,
+                                           'devices': [], 'ports': [], 'pids': []}}
+    inst = [{'name': 'default', 'container_name': 'vllm-ascend', 'chips': [0], 'port': 8080,
+             'container_var': 'vllm_serve_container_name'}]
+    problems = [p for p in np.node_problems(facts, settings(instances=inst))['problems'] if p['check'] == 'containers']
+    if not foreign:
+        assert problems == []
+        return
+    assert problems == [{
+        'check': 'containers',
+        'msg': 'vllm_serve_container_name=vllm-ascend (instance default): a container of that name (exited) is on '
+               'the node and was not created by ascend.vllm (no ascend.vllm.managed-by label); the deploy would '
+               'replace it',
+        'fix': 'leave it alone by setting vllm_serve_container_name to another name; or, if it is yours and may go, '
+               'remove it first (`docker rm -f vllm-ascend`) and the next run creates the instance in its place'}]
