@@ -102,6 +102,9 @@ SUGGESTION_CUTOFF = 0.6
 # Argument spec keys that describe a value (the rest is documentation).
 _SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
+# A dict or list option whose role default is a template has no spec default (the documentation
+# schema wants a real dict or list there); its description names the variable it defaults to.
+_DESCRIBED_ALIAS_RE = re.compile(r'\bdefaults to C\((%s\w+)\)' % GLOBAL_PREFIX)
 
 
 def _show(value):
@@ -146,6 +149,8 @@ def known_variables(specs, prefixes):
                 options.setdefault(name, dict((key, spec[key]) for key in _SPEC_KEYS if key in spec))
                 default = spec.get('default')
                 match = _ALIAS_RE.match(default) if isinstance(default, string_types) else None
+                if 'default' not in spec and not spec.get('required'):
+                    match = _DESCRIBED_ALIAS_RE.search(' '.join(_strings(spec.get('description'))))
                 if match:
                     aliases.setdefault(match.group(1), [])
                     if name not in aliases[match.group(1)]:
