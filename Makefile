@@ -11,10 +11,16 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: bench setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report
+.PHONY: bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs docs-setup ee-context
 
 setup:
 	@scripts/ensure-system.sh
+	@scripts/setup-venv.sh
+
+# A controller for real hardware: the pinned Python toolchain in .venv and this
+# checkout linked as ascend.vllm. No apt packages, no Docker Engine, no registry
+# (those are for the simulated nodes of `make setup`).
+controller:
 	@scripts/setup-venv.sh
 
 images: setup
@@ -72,3 +78,17 @@ reliability-report: setup
 
 test: lint sanity units integration sim molecule e2e reliability-bad-inputs reliability-faults
 	$(VENV)/bin/python tests/reliability/report.py tests/output/reliability/bad_inputs.json tests/output/reliability/faults.json
+
+# ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims
+# (they need Python >= 3.12): one venv per release under .venv/, then the same
+# sanity run as `make sanity`. Cold about TBD s, warm about TBD s.
+PY312 ?= $(HOME)/.pyenv/versions/3.12.1/bin/python3
+SANITY_CORES ?= 2.20.10 2.21.5
+sanity-newer: setup
+	@for core in $(SANITY_CORES); do \
+	  v=$(VENV)/core-$$core; \
+	  [ -x $$v/bin/ansible-test ] || { $(PY312) -m venv $$v && $$v/bin/pip install -q ansible-core==$$core; }; \
+	  echo "=== ansible-test sanity, ansible-core $$core"; start=$$(date +%s); \
+	  ANSIBLE_TEST=$$v/bin/ansible-test scripts/ansible-test.sh sanity --venv --python 3.12; \
+	  echo "=== ansible-core $$core sanity passed in $$(( $$(date +%s) - start )) s"; \
+	done
