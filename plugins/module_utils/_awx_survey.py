@@ -77,3 +77,30 @@ def survey_spec(template):
     return {'name': 'ascend.vllm %s' % template,
             'description': 'Overrides for this run; blank answers keep the inventory\'s values.',
             'spec': spec}
+
+
+def _injected(field):
+    # type: (str) -> str
+    # AWX renders its injector templates at launch; the string must reach AWX unrendered.
+    return '{{ ' + field + ' }}'
+
+
+def credential_types():
+    # type: () -> List[Dict[str, Any]]
+    """The credential types of the job templates: the service API key and registry credentials."""
+    return [
+        {'name': 'ascend.vllm API key', 'kind': 'cloud',
+         'description': 'The API key vLLM requires (VLLM_API_KEY in the container); sent by the smoke tests.',
+         'inputs': {'fields': [{'id': 'api_key', 'type': 'string', 'label': 'API key', 'secret': True}],
+                    'required': ['api_key']},
+         'injectors': {'extra_vars': {'vllm_serve_api_key': _injected('api_key')}}},
+        {'name': 'ascend.vllm registry', 'kind': 'cloud',
+         'description': 'Credentials of the registry the vllm-ascend image comes from (for a docker_login play).',
+         'inputs': {'fields': [{'id': 'host', 'type': 'string', 'label': 'Registry'},
+                               {'id': 'username', 'type': 'string', 'label': 'Username'},
+                               {'id': 'password', 'type': 'string', 'label': 'Password', 'secret': True}],
+                    'required': ['host', 'username', 'password']},
+         'injectors': {'extra_vars': {'awx_registry_host': _injected('host'),
+                                      'awx_registry_username': _injected('username'),
+                                      'awx_registry_password': _injected('password')}}},
+    ]

@@ -15,6 +15,7 @@ import sys
 import pytest
 import yaml
 
+from ansible_collections.ascend.vllm.plugins.filter.awx_credential_types import awx_credential_types
 from ansible_collections.ascend.vllm.plugins.filter.check_role_vars import check_role_vars
 from ansible_collections.ascend.vllm.plugins.filter.role_argument_specs import role_argument_specs
 from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names
@@ -24,16 +25,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..')
 PLAYBOOK = os.path.join(ROOT, 'playbooks', 'awx_objects.yml')
 
 
-class _Loader(yaml.SafeLoader):  # pylint: disable=too-many-ancestors
-    """Reads Ansible's !unsafe tag as the plain string it marks."""
-
-
-_Loader.add_constructor('!unsafe', lambda loader, node: loader.construct_scalar(node))
-
-
 def _play():
     with open(PLAYBOOK) as handle:
-        return yaml.load(handle, Loader=_Loader)[0]  # noqa: S506 - a SafeLoader subclass
+        return yaml.safe_load(handle)[0]
 
 
 def _task(module):
@@ -95,9 +89,16 @@ def test_survey_answers_pass_the_variable_check(rendered):
 
 def test_credential_types_inject_variables_the_roles_accept():
     specs = role_argument_specs(os.path.join(ROOT, 'roles'))
+    task = [t for t in _play()['tasks'] if 'awx.awx.credential_type' in t][0]
+    assert 'ascend.vllm.awx_credential_types' in task['loop']
+    types = awx_credential_types('all')
+    assert [t['name'] for t in types] == ['ascend.vllm API key', 'ascend.vllm registry']
     injected = {}
-    for task in _play()['tasks']:
-        if 'awx.awx.credential_type' in task:
-            injected.update(task['awx.awx.credential_type']['injectors']['extra_vars'])
-    assert 'vllm_serve_api_key' in injected
+    for kind in types:
+        fields = set(field['id'] for field in kind['inputs']['fields'])
+        for name, value in kind['injectors']['extra_vars'].items():
+            # AWX renders these at launch from the credential's own fields.
+            assert value.strip('{} ') in fields, (name, value)
+            injected[name] = value
+    assert injected['vllm_serve_api_key'] == '{{ api_key }}'
     assert check_role_vars(dict((name, 'x') for name in injected), specs) == []
