@@ -81,7 +81,8 @@ test: lint sanity units integration sim molecule e2e reliability-bad-inputs reli
 
 # ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims
 # (they need Python >= 3.12): one venv per release under .venv/, then the same
-# sanity run as `make sanity`. Cold about TBD s, warm about TBD s.
+# sanity run as `make sanity`. About 170 s per release on 2 cores (2.20: 167 s,
+# 2.21: 157 s measured), plus about 30 s once to create each venv.
 PY312 ?= $(HOME)/.pyenv/versions/3.12.1/bin/python3
 SANITY_CORES ?= 2.20.10 2.21.5
 sanity-newer: setup
