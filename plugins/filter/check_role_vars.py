@@ -85,9 +85,8 @@ import re
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
-from ansible.module_utils.six import string_types
+from collections.abc import Mapping
 
-from ansible.module_utils.six.moves.collections_abc import Mapping
 
 try:
     from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
@@ -102,6 +101,9 @@ SUGGESTION_CUTOFF = 0.6
 # Argument spec keys that describe a value (the rest is documentation).
 _SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
+# A dict or list option whose role default is a template has no spec default (the documentation
+# schema wants a real dict or list there); its description names the variable it defaults to.
+_DESCRIBED_ALIAS_RE = re.compile(r'\bdefaults to C\((%s\w+)\)' % GLOBAL_PREFIX)
 
 
 # A misspelt variable with one of these words in its name is taken for a secret.
@@ -118,7 +120,7 @@ def _show(value):
 
 
 def _strings(node):
-    if isinstance(node, string_types):
+    if isinstance(node, str):
         yield node
     elif isinstance(node, dict):
         for key, value in node.items():
@@ -150,7 +152,9 @@ def known_variables(specs, prefixes):
                 spec = spec or {}
                 options.setdefault(name, dict((key, spec[key]) for key in _SPEC_KEYS if key in spec))
                 default = spec.get('default')
-                match = _ALIAS_RE.match(default) if isinstance(default, string_types) else None
+                match = _ALIAS_RE.match(default) if isinstance(default, str) else None
+                if 'default' not in spec and not spec.get('required'):
+                    match = _DESCRIBED_ALIAS_RE.search(' '.join(_strings(spec.get('description'))))
                 if match:
                     aliases.setdefault(match.group(1), [])
                     if name not in aliases[match.group(1)]:
@@ -195,9 +199,9 @@ def _type_phrase(spec):
 
 
 def _example(spec, default):
-    if default is None or (isinstance(default, string_types) and '{{' in default):
+    if default is None or (isinstance(default, str) and '{{' in default):
         return ''
-    if isinstance(default, string_types) and not default:
+    if isinstance(default, str) and not default:
         return ''
     if isinstance(default, (list, dict)) and not default:
         return ''
@@ -212,7 +216,7 @@ def _plain(value):
         return [_plain(item) for item in value]
     if isinstance(value, bool) or value is None:
         return value
-    for kind in (int, float) + string_types:
+    for kind in (int, float, str):
         if isinstance(value, kind):
             return kind(value)
     return value

@@ -14,7 +14,7 @@ version_added: 0.2.0
 description:
   - Judges the image_pull role's variables on the controller, without contacting a node.
   - Returns the references a pull tries in registry order (C(<registry>/<repository>:<tag><suffix>),
-    C(<registry>/<repository>@<digest>) with a digest pin, or the exact O(_input.image_pull_image)),
+    C(<registry>/<repository>@<digest>) with a digest pin, or the exact C(image_pull_image)),
     the tag with the platform's suffix, and every problem of the inputs in the shape of the preflight
     report (C(check), C(msg), C(fix)); C(msg) names the variable and its value.
 author:

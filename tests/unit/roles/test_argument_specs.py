@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 
 import pytest
 import yaml
@@ -51,6 +52,23 @@ def _entry_points(role):
 
 def _is_template(value):
     return isinstance(value, str) and '{{' in value
+
+
+_DESCRIBED_RE = re.compile(r'\bdefaults to C\((ascend_vllm_\w+)\)')
+_TEMPLATE_RE = re.compile(r'^\{\{\s*(ascend_vllm_\w+)\s*\|\s*default\((?:\{\}|\[\])\)\s*\}\}$')
+
+
+def _described_default(option):
+    description = option.get('description') or ''
+    if isinstance(description, list):
+        description = ' '.join(description)
+    match = _DESCRIBED_RE.search(description)
+    return match.group(1) if match else None
+
+
+def _template_source(value):
+    match = _TEMPLATE_RE.match(value.strip()) if isinstance(value, str) else None
+    return match.group(1) if match else None
 
 
 def _entry_cases():
@@ -100,12 +118,22 @@ def test_spec_entries_are_complete_and_match_defaults(role, entry):
             problems.append('%s: list without elements' % name)
         if option.get('required'):
             continue
-        if 'default' not in option:
-            problems.append('%s: no default in the spec' % name)
-            continue
         if name not in defaults:
             problems.append('%s: not in defaults/main.yml' % name)
             continue
+        if 'default' not in option:
+            # The documentation schema (antsibull-docs) wants a real dict or list as a dict/list
+            # default; a role default that is a template is named in the description instead.
+            described = _described_default(option)
+            if described is None:
+                problems.append('%s: no default in the spec' % name)
+            elif kind not in ('dict', 'list') or described != _template_source(defaults[name]):
+                problems.append('%s: no spec default, and the description says it defaults to %s, '
+                                'while defaults/main.yml has %r' % (name, described, defaults[name]))
+            continue
+        if kind in ('dict', 'list') and _is_template(option['default']):
+            problems.append('%s: a %s option cannot have a template as its spec default (antsibull-docs '
+                            'rejects it): drop the default and say "defaults to C(<variable>)"' % (name, kind))
         if option['default'] != defaults[name]:
             problems.append('%s: spec default %r != defaults/main.yml %r' % (name, option['default'], defaults[name]))
         value = defaults[name]

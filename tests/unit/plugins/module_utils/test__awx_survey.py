@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The AWX surveys come from the platform profiles and the model catalog."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.filter.awx_survey import awx_survey
+from ansible_collections.ascend.vllm.plugins.module_utils import _awx_survey
+from ansible_collections.ascend.vllm.plugins.module_utils.models import get_model, model_names
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, profile_names
+
+QUESTIONS = ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_tensor_parallel_size',
+             'vllm_serve_max_model_len', 'vllm_serve_max_num_seqs', 'image_pull_tag', 'vllm_serve_port']
+
+
+def _by_variable(spec):
+    return dict((question['variable'], question) for question in spec['spec'])
+
+
+@pytest.mark.parametrize('template', ['preflight', 'deploy', 'verify', 'teardown'])
+def test_survey_choices_are_the_catalog(template):
+    questions = _by_variable(awx_survey(template))
+    assert [q['variable'] for q in awx_survey(template)['spec']] == QUESTIONS
+    assert questions['ascend_vllm_platform']['choices'] == profile_names() == sorted(PLATFORMS)
+    assert questions['vllm_serve_model']['choices'] == model_names()
+    assert set(questions['vllm_serve_model']['choices']) >= {'Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B', 'Qwen/Qwen3.5-9B'}
+    allowed = sorted(set(size for profile in PLATFORMS.values() for size in profile['allowed_tp']))
+    assert questions['vllm_serve_tensor_parallel_size']['choices'] == [str(size) for size in allowed] == ['1', '2']
+    longest = max(get_model(name)['max_position_embeddings'] for name in model_names())
+    assert questions['vllm_serve_max_model_len']['max'] == longest
+    assert (questions['vllm_serve_port']['min'], questions['vllm_serve_port']['max']) == (1, 65535)
+    # Unanswered questions pass nothing: the inventory's value stands.
+    assert all(not q['required'] and q['default'] == '' for q in questions.values())
+
+
+def test_a_platform_added_to_the_catalog_shows_up(monkeypatch):
+    extra = dict(PLATFORMS['atlas_300i_duo'], allowed_tp=[1, 2, 4])
+    monkeypatch.setitem(PLATFORMS, 'atlas_test_board', extra)
+    questions = _by_variable(awx_survey('deploy'))
+    assert 'atlas_test_board' in questions['ascend_vllm_platform']['choices']
+    assert questions['vllm_serve_tensor_parallel_size']['choices'] == ['1', '2', '4']
+
+
+def test_unknown_template_is_refused():
+    with pytest.raises(AnsibleFilterError, match='unknown job template .upgrade.'):
+        awx_survey('upgrade')
+
+
+def test_job_templates_list_matches_the_module():
+    assert _awx_survey.JOB_TEMPLATES == ('preflight', 'deploy', 'verify', 'teardown')
