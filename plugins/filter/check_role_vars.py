@@ -229,7 +229,7 @@ def _validate(name, value, spec):
     conversion): "[0,1]" or "0, 1" copied from a spreadsheet would become "[0" and "1]".
     Nor is a list or mapping where a string is expected turned into its Python text.
     """
-    if spec.get('type') == 'list' and isinstance(value, string_types):
+    if spec.get('type') == 'list' and isinstance(value, str):
         return ['a string, not a list: write it as a YAML list']
     if spec.get('type') == 'str' and isinstance(value, (list, dict)):
         return ['a %s, not a string' % ('list' if isinstance(value, list) else 'mapping')]
