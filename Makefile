@@ -82,7 +82,7 @@ bench: setup images
 reliability-report: setup
 	$(VENV)/bin/python tests/reliability/report.py
 
-test: lint sanity units integration sim molecule e2e reliability-bad-inputs reliability-faults
+test: lint docs sanity units integration sim molecule e2e reliability-bad-inputs reliability-faults
 	$(VENV)/bin/python tests/reliability/report.py tests/output/reliability/bad_inputs.json tests/output/reliability/faults.json
 
 # ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims
