@@ -1,6 +1,7 @@
 """Deploy-time benchmark on simulated Atlas nodes (tests/sim): one command, medians, both sides in one run.
 
     .venv/bin/python bench/deploy_bench.py [--runs 5] [--json tests/output/bench/deploy.json] [--tree DIR]
+                                           [--load-seconds 1]
 
 --tree measures the site.yml of another checkout of this repository (e.g. an older commit in
 a `git worktree`, linked as the collection with scripts/setup-venv.sh) against the same naive
@@ -127,12 +128,16 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", default=str(ROOT / "tests" / "output" / "bench" / "deploy.json"))
     parser.add_argument("--tree", default=str(ROOT), help="checkout whose site.yml is measured")
+    parser.add_argument("--load-seconds", type=float, default=1.0,
+                        help="seconds the stand-in vllm 'loads weights' (harness default 1; a real model takes minutes)")
     args = parser.parse_args()
     global TREE  # pylint: disable=global-statement
     TREE = Path(args.tree).resolve()
 
     up = sim.up([sim.NodeSpec.parse("%s:atlas_300i_duo" % name) for name in NODES])
     registry = up["registry"]
+    for name in NODES:
+        sim.fault(name, ["clear"] if args.load_seconds == 1.0 else ["load_seconds=%g" % args.load_seconds])
     work = Path(tempfile.mkdtemp(prefix="deploy-bench-"))
     one = inventory(work / "one.yml", NODES[:1], registry)
     four = inventory(work / "four.yml", NODES, registry)
@@ -197,7 +202,7 @@ def main() -> int:
         print("| %s | %s | %s | %s |" % (label, m[label], m[label + "_ctl_cpu"], m[label + "_node_cpu"]))
     out_path = Path(args.json)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps({"runs": args.runs, "tree": str(TREE), "medians": m, "samples": samples,
+    out_path.write_text(json.dumps({"runs": args.runs, "tree": str(TREE), "load_seconds": args.load_seconds, "medians": m, "samples": samples,
                                     "rejection_contacted_host": contacted,
                                     "machine": {"cpus": os.cpu_count()}}, indent=2))
     print("\nbench: samples in %s; remove the nodes with: tests/sim/simctl down %s" % (out_path, " ".join(NODES)))
