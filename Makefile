@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: eval-tests bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
+.PHONY: test-stage-1 test-stage-2 eval-tests bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
 
 setup:
 	@scripts/ensure-system.sh
@@ -82,8 +82,17 @@ bench: setup images
 reliability-report: setup
 	$(VENV)/bin/python tests/reliability/report.py
 
-test: lint docs sanity units integration sim molecule e2e reliability-bad-inputs reliability-faults
+# The suites on simulated nodes run in two stages of independent lanes (their nodes have
+# distinct names; the registry and images are shared, and `up`/`down` take the harness lock):
+# model loads, timeouts and pulls overlap while the 2 cores take turns.
+test: lint docs sanity units integration
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-stage-1
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-stage-2
 	$(VENV)/bin/python tests/reliability/report.py tests/output/reliability/bad_inputs.json tests/output/reliability/faults.json
+
+test-stage-1: e2e reliability-bad-inputs
+
+test-stage-2: sim molecule reliability-faults
 
 # ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims
 # (they need Python >= 3.12): one venv per release under .venv/, then the same
