@@ -49,7 +49,8 @@ _value:
   type: dict
   contains:
     plan:
-      description: One entry per instance with the keys C(index), C(name), C(named), C(unknown_keys),
+      description: >-
+        One entry per instance with the keys C(index), C(name), C(named), C(unknown_keys),
         C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(env), C(options)
         (the vllm_config options, instance values over the scalar ones, nulls left out), C(var_prefix) and
         C(api_key_var). The plan never holds an API key: C(options.api_key) is the marker C(<hidden: VARIABLE>) and
