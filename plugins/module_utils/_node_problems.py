@@ -214,8 +214,8 @@ def foreign_problems(containers, instances):
         out.append(_problem(
             'containers',
             '%s=%s (instance %s): a container of that name (%s) is on the node and was not created by ascend.vllm '
-            '(no %s label); the deploy would replace it' % (inst['container_var'], _text(name), inst['name'],
-                                                           found.get('status') or 'state unknown', MANAGED_LABEL),
+            '(no %s label); the deploy would replace it' % (
+                inst['container_var'], _text(name), inst['name'], found.get('status') or 'state unknown', MANAGED_LABEL),
             'leave it alone by setting %s to another name; or, if it is yours and may go, remove it first '
             '(`docker rm -f %s`) and the next run creates the instance in its place' % (inst['container_var'], name)))
     return out

@@ -210,7 +210,6 @@ def test_no_key_no_marker(key):
     assert entry['api_key_var'] == '' and not entry['options'].get('api_key')
 
 
-
 # ------------------------------------------------------------- paths and shapes
 @pytest.mark.parametrize('variables, expected', [
     ({'vllm_serve_model_path': '/root/.cache/../../etc'},
