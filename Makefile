@@ -86,11 +86,12 @@ reliability-report: setup
 # distinct names; the registry and images are shared, and `up`/`down` take the harness lock):
 # model loads, timeouts and pulls overlap while the 2 cores take turns.
 test: lint docs sanity units integration
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-stage-1
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-stage-1
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-stage-2
 	$(VENV)/bin/python tests/reliability/report.py tests/output/reliability/bad_inputs.json tests/output/reliability/faults.json
 
-test-stage-1: e2e reliability-bad-inputs
+# sanity-newer: ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims.
+test-stage-1: e2e reliability-bad-inputs sanity-newer
 
 test-stage-2: sim molecule reliability-faults
 

@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import shutil
 import subprocess
@@ -33,7 +34,7 @@ NOT_SHIPPED = ('tests/', 'tests', 'molecule', 'bench', 'scripts', 'Makefile', 'a
 
 
 @pytest.fixture(scope='module')
-def entries(tmp_path_factory):
+def tarball(tmp_path_factory):
     if GALAXY is None:
         pytest.fail('ansible-galaxy is not installed: run `make setup`')
     work = tmp_path_factory.mktemp('build')
@@ -52,9 +53,32 @@ def entries(tmp_path_factory):
     out = work / 'dist'
     subprocess.run([GALAXY, 'collection', 'build', str(src), '--output-path', str(out)],
                    check=True, capture_output=True)
-    [tarball] = list(out.iterdir())
+    [built] = list(out.iterdir())
+    return built
+
+
+@pytest.fixture(scope='module')
+def entries(tarball):
     with tarfile.open(str(tarball)) as tar:
         return [name[2:] if name.startswith('./') else name for name in tar.getnames()]
+
+
+def test_the_tarball_installs_offline_and_its_plugins_load(tarball, tmp_path):
+    """What an air-gapped site does: install the tarball without Galaxy, then use it."""
+    dest = tmp_path / 'collections'
+    # Away from this checkout's ansible.cfg, which makes the checkout itself the collection.
+    (tmp_path / 'ansible.cfg').write_text('[defaults]\n')
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(dest), ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'))
+    subprocess.run([GALAXY, 'collection', 'install', '--offline', '--no-deps', str(tarball), '-p', str(dest)],
+                   env=env, cwd=str(tmp_path), check=True, capture_output=True)
+    installed = dest / 'ansible_collections' / 'ascend' / 'vllm'
+    assert (installed / 'MANIFEST.json').is_file()
+    assert not (installed / 'tests').exists()
+    doc = subprocess.run([os.path.join(os.path.dirname(GALAXY), 'ansible-doc'), '--json', 'ascend.vllm.vllm_config',
+                          'ascend.vllm.node_facts', 'ascend.vllm.vllm_ready'], env=env, cwd=str(tmp_path),
+                         check=True, capture_output=True, text=True)
+    assert set(json.loads(doc.stdout)) == {'ascend.vllm.vllm_config', 'ascend.vllm.node_facts',
+                                           'ascend.vllm.vllm_ready'}
 
 
 @pytest.mark.parametrize('path', SHIPPED)
