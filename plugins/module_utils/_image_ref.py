@@ -17,6 +17,8 @@ import json
 import numbers
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report as _problem_report, truncate
+
 # What a registry, a repository and an image reference may look like (Docker's
 # reference grammar, simplified): no scheme, no spaces, lower-case repositories.
 REGISTRY_RE = r'^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._-]+)*$'
@@ -220,19 +222,13 @@ def present(node_images, refs, repository, tag, pinned):
     return {'ref': chosen, 'present': bool(found), 'refs': found, 'id': ids.get(chosen) if found else None}
 
 
-def _truncate(text, length=REASON_LENGTH, end='...', leeway=5):
-    # Jinja's truncate(300): cut at a word boundary, leave text within the leeway whole.
-    if len(text) <= length + leeway:
-        return text
-    return text[:length - len(end)].rsplit(' ', 1)[0] + end
-
-
 def classify_failure(raw):
     """{reason, missing} for a failed pull: the daemon's own words, and whether the registry said "not found"."""
     raw = 'failed' if raw is None else str(raw)
     found = _DAEMON_WORDS_RE.search(raw)
     reason = (found.group(1) if found else '') or raw
-    return {'reason': _truncate(re.sub(r'\s+', ' ', reason)), 'missing': _NOT_FOUND_RE.search(raw) is not None}
+    return {'reason': truncate(re.sub(r'\s+', ' ', reason), REASON_LENGTH),
+            'missing': _NOT_FOUND_RE.search(raw) is not None}
 
 
 def failure_message(host, refs, errors, inputs, tag):
@@ -263,6 +259,4 @@ def failure_message(host, refs, errors, inputs, tag):
 
 def problem_report(host, problems):
     """The message that stops a run on image input problems: a count, then one line per problem."""
-    lines = ['%d image problem(s) on %s; nothing was pulled:' % (len(problems), host)]
-    lines += ['- [%s] %s. Fix: %s' % (p.get('check'), p.get('msg'), p.get('fix')) for p in problems]
-    return '\n'.join(lines)
+    return _problem_report('%d image problem(s) on %s; nothing was pulled:' % (len(problems), host), problems)

@@ -65,24 +65,28 @@ class DockerApi(object):
             return HTTPConnection(hostport, timeout=self.timeout)
         raise DockerError('docker_host=%s is not unix:///path or tcp://host:port' % self.host)
 
-    def get(self, path):
-        """The decoded JSON body of GET ``path``; DockerError on any failure."""
+    def request(self, path):
+        """(HTTP status, raw body) of GET ``path``; DockerError when the engine cannot be reached."""
         conn = self._connection()
         try:
             conn.request('GET', path, headers={'Host': 'docker'})
             response = conn.getresponse()
-            body = response.read()
+            return response.status, response.read()
         except (OSError, socket.error, IOError) as exc:
             raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
         finally:
             conn.close()
+
+    def get(self, path):
+        """The decoded JSON body of GET ``path``; DockerError on any failure."""
+        status, body = self.request(path)
         text = body.decode('utf-8', 'replace')
-        if response.status >= 400:
+        if status >= 400:
             try:
                 detail = json.loads(text).get('message', text)
             except ValueError:
                 detail = text
-            raise DockerError('GET %s: HTTP %d: %s' % (path, response.status, detail.strip()), response.status)
+            raise DockerError('GET %s: HTTP %d: %s' % (path, status, detail.strip()), status)
         try:
             return json.loads(text) if text.strip() else None
         except ValueError:

@@ -18,6 +18,8 @@ from typing import Any, Dict, List, Optional
 
 from ansible.module_utils.compat.version import LooseVersion
 
+from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
+
 DEFAULT_TEMPLATE = '/dev/davinci{index}'
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 PLATFORM_NAMES = 'atlas_300i_duo, atlas_200i_pro or atlas_200i_pro_openeuler'
@@ -480,6 +482,4 @@ def summary(result, problems):
 def report(host, problems):
     # type: (str, List[Dict[str, str]]) -> str
     """The failure message listing every problem with its fix."""
-    lines = ['%d preflight problem(s) on %s:' % (len(problems), host)]
-    lines.extend('- [%s] %s. Fix: %s' % (p['check'], re.sub(r'[.]\s*$', '', p['msg']), p['fix']) for p in problems)
-    return '\n'.join(lines)
+    return problem_report('%d preflight problem(s) on %s:' % (len(problems), host), problems)

@@ -22,13 +22,15 @@ import calendar
 import http.client as httplib
 import json
 import re
-import socket
 import struct
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
 from urllib.parse import quote, urlencode
 from urllib.request import ProxyHandler, Request, build_opener
+
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 
 # What vLLM logs once the API server listens (uvicorn).
 MARKER = 'Application startup complete.'
@@ -50,17 +52,6 @@ STATES = ('ready', 'crashed', 'exited', 'gone', 'absent', 'not_running', 'timeou
 
 
 # ------------------------------------------------------------------ pure helpers
-def truncate(text, length):
-    # type: (str, int) -> str
-    """Jinja's ``truncate(length)`` (word boundary, ``...``, leeway 5), as the role used to do."""
-    if len(text) <= length + 5:
-        return text
-    cut = text[:length - 3]
-    if ' ' in cut:
-        cut = cut.rsplit(' ', 1)[0]
-    return cut + '...'
-
-
 def strip_prefix(line):
     # type: (str) -> str
     """A log line without vLLM's process and logger prefix."""
@@ -408,20 +399,6 @@ def _http_error(method, path, status, text):
 
 
 # ------------------------------------------------------------------ the node's probes
-class _UnixHTTPConnection(httplib.HTTPConnection):
-    def __init__(self, socket_path, timeout):
-        # type: (str, float) -> None
-        httplib.HTTPConnection.__init__(self, 'localhost', timeout=timeout)
-        self.socket_path = socket_path
-
-    def connect(self):
-        # type: () -> None
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        sock.connect(self.socket_path)
-        self.sock = sock
-
-
 def socket_path(docker_host):
     # type: (str) -> str
     """The socket file of a ``unix://`` Docker host; ValueError for any other kind."""
@@ -436,17 +413,14 @@ class DockerSocket(object):
 
     def __init__(self, path, timeout=30.0):
         # type: (str, float) -> None
-        self.path, self.timeout = path, timeout
+        self.api = DockerApi('unix://' + path, timeout)
 
     def _get(self, path, params=None):
         # type: (str, Optional[Dict[str, Any]]) -> Tuple[int, bytes]
-        conn = _UnixHTTPConnection(self.path, self.timeout)
         try:
-            conn.request('GET', path + ('?' + urlencode(params) if params else ''))
-            response = conn.getresponse()
-            return response.status, response.read()
-        finally:
-            conn.close()
+            return self.api.request(path + ('?' + urlencode(params) if params else ''))
+        except DockerError as exc:
+            raise IOError(str(exc))
 
     def inspect(self, name):
         # type: (str) -> Optional[Dict[str, Any]]

@@ -15,6 +15,7 @@ __metaclass__ = type
 import re
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, to_int, to_json
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
@@ -126,11 +127,8 @@ def missing_model_dirs(stats):
 def report(problems, host):
     # type: (List[Dict[str, Any]], str) -> str
     """The preflight failure message: a count line, then one line per problem with its fix."""
-    lines = ['%d preflight problem(s) on %s; nothing was pulled or started:' % (len(problems), host)]
-    for problem in problems:
-        lines.append('- [%s] %s. Fix: %s' % (problem['check'], re.sub(r'[.]\s*$', '', str(problem['msg'])),
-                                             problem['fix']))
-    return '\n'.join(lines) + '\n'
+    header = '%d preflight problem(s) on %s; nothing was pulled or started:' % (len(problems), host)
+    return problem_report(header, problems) + '\n'
 
 
 def container_settings(entry, config, api_key=''):
@@ -151,14 +149,6 @@ def container_settings(entry, config, api_key=''):
     settings = config.get('settings') or {}
     return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key),
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
-
-
-def truncate(text, length):
-    # type: (str, int) -> str
-    """Jinja's ``truncate`` (word boundary, '...', leeway 5)."""
-    if len(text) <= length + 5:
-        return text
-    return text[:length - 3].rsplit(' ', 1)[0] + '...'
 
 
 def summary_lines(plan, status, check_mode=False):
