@@ -14,7 +14,7 @@ version_added: 0.2.0
 description:
   - >-
     One line per host, C(HOST: NOT deployed, REASON): unreachable or not answering the preflight ping (from
-    C(__ascend_vllm_reach), which playbooks/preflight.yml registers), an instance that failed (from
+    C(__npu_check_node), the node read that playbooks/preflight.yml registers), an instance that failed (from
     C(vllm_serve_status)), or an earlier error.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
@@ -26,7 +26,7 @@ options:
     elements: str
     required: true
   hostvars:
-    description: C(hostvars); only C(vllm_serve_status) and C(__ascend_vllm_reach) of those hosts are read.
+    description: C(hostvars); only C(vllm_serve_status) and C(__npu_check_node) of those hosts are read.
     type: dict
     required: true
 '''
@@ -56,11 +56,7 @@ def hosts_left_out(hosts, hostvars):
         variables = hostvars[host]
         status = plain(variables['vllm_serve_status']) if 'vllm_serve_status' in variables else {}
         # The first task that contacts a node: preflight's node read (npu_check gather).
-        reach = {}
-        for name in ('__ascend_vllm_reach', '__npu_check_node'):
-            if name in variables:
-                reach = plain(variables[name])
-                break
+        reach = plain(variables['__npu_check_node']) if '__npu_check_node' in variables else {}
         lines.append(left_out_line(host, status, reach))
     return lines
 

@@ -12,18 +12,15 @@ LONG = 'word ' * 80
 
 
 @pytest.mark.parametrize('variables, expected', [
-    ({'__ascend_vllm_reach': {'unreachable': True, 'msg': 'Failed to connect\n  to the host'}},
+    ({'__npu_check_node': {'unreachable': True, 'msg': 'Failed to connect\n  to the host'}},
      'n2: NOT deployed, unreachable: Failed to connect to the host'),
-    ({'__ascend_vllm_reach': {'failed': True}}, 'n2: NOT deployed, did not answer: no answer'),
-    ({'__ascend_vllm_reach': {'unreachable': True, 'msg': LONG}},
+    ({'__npu_check_node': {'failed': True}}, 'n2: NOT deployed, did not answer: no answer'),
+    ({'__npu_check_node': {'unreachable': True, 'msg': LONG}},
      'n2: NOT deployed, unreachable: ' + ('word ' * 39).strip() + '...'),
-    ({'__ascend_vllm_reach': {},
+    ({'__npu_check_node': {},
       'vllm_serve_status': {'a': {'state': 'ready'}, 'b': {'state': 'failed', 'error': 'crashed'}, 'c': {'state': 'failed'}}},
      'n2: NOT deployed, failed: instance b, instance c -- crashed'),
     ({}, 'n2: NOT deployed, failed before serving (see its error above)'),
-    # Preflight's node read is the first contact with the node.
-    ({'__npu_check_node': {'unreachable': True, 'msg': 'container not running'}},
-     'n2: NOT deployed, unreachable: container not running'),
 ])
 def test_reason_per_host(variables, expected):
     assert hosts_left_out(['n2'], {'n2': variables}) == [expected]
