@@ -6,7 +6,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 import os
 import subprocess
@@ -17,11 +16,11 @@ from unittest import mock
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.ascend.vllm.plugins.action.vllm_config import ActionModule
 from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan
 from ansible_collections.ascend.vllm.plugins.modules import vllm_config as vllm_config_module
+from moduleargs import set_module_args as _module_args  # noqa: E402 pylint: disable=wrong-import-position
 
 GUIDE = {'platform': 'atlas_300i_duo', 'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1,
          'max_model_len': 16384, 'max_num_seqs': 32}
@@ -60,19 +59,6 @@ def run_action(args, check_mode=False):
 
 class _Exit(Exception):
     pass
-
-
-@contextlib.contextmanager
-def _module_args(args):
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:  # ansible-core < 2.19
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
-            yield
-    else:
-        with patch_module_args(args):
-            yield
 
 
 def run_module(args, check_mode=False):

@@ -6,15 +6,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
-import json
 
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.ascend.vllm.plugins.modules import node_facts
+from moduleargs import set_module_args as module_args  # noqa: E402 pylint: disable=wrong-import-position
 
 
 class ExitJson(Exception):
@@ -32,20 +30,6 @@ def _exit_json(self, **kwargs):
 
 def _fail_json(self, msg, **kwargs):
     raise FailJson(dict(kwargs, msg=msg, failed=True))
-
-
-@contextlib.contextmanager
-def module_args(args):
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:  # ansible-core < 2.19
-        payload = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(basic, '_ANSIBLE_ARGS', payload)
-            yield
-    else:
-        with patch_module_args(args):
-            yield
 
 
 @pytest.fixture(autouse=True)

@@ -5,18 +5,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
-import json
 import os
 import stat
 
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.ascend.vllm.plugins.module_utils import _node_npu
 from ansible_collections.ascend.vllm.plugins.modules import npu_facts
+from moduleargs import set_module_args as module_args  # noqa: E402 pylint: disable=wrong-import-position
 
 VERSION_INFO = 'Version=24.1.rc2.2\nascendhal_version=7.35.23\npackage_version=24.1.rc2.2\n'
 
@@ -38,20 +36,6 @@ def _fail_json(self, msg, **kwargs):
     kwargs['failed'] = True
     kwargs['msg'] = msg
     raise FailJson(kwargs)
-
-
-@contextlib.contextmanager
-def module_args(args):
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:  # ansible-core < 2.19
-        payload = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(basic, '_ANSIBLE_ARGS', payload)
-            yield
-    else:
-        with patch_module_args(args):
-            yield
 
 
 @pytest.fixture(autouse=True)

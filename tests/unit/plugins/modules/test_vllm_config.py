@@ -6,15 +6,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.ascend.vllm.plugins.modules import vllm_config
+from moduleargs import set_module_args  # noqa: E402 pylint: disable=wrong-import-position
 
 
 class AnsibleExitJson(Exception):
@@ -33,21 +32,6 @@ def _exit_json(self, **kwargs):
 def _fail_json(self, **kwargs):
     kwargs['failed'] = True
     raise AnsibleFailJson(kwargs)
-
-
-@contextlib.contextmanager
-def set_module_args(args):
-    """ansible-core >= 2.19 reads module args through patch_module_args; older cores through _ANSIBLE_ARGS."""
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:
-        payload = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(basic, '_ANSIBLE_ARGS', payload)
-            yield
-    else:
-        with patch_module_args(args):
-            yield
 
 
 @pytest.fixture(autouse=True)

@@ -11,19 +11,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
-import json
 import os
 
 import pytest
 import yaml
 
 from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.ascend.vllm.plugins.module_utils import planner, vllm_options
 from ansible_collections.ascend.vllm.plugins.module_utils.models import GUIDE_DEFAULTS, MODELS
 from ansible_collections.ascend.vllm.plugins.modules import vllm_config
+from moduleargs import set_module_args as _module_args  # noqa: E402 pylint: disable=wrong-import-position
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 ROLE = os.path.join(ROOT, 'roles', 'vllm_serve')
@@ -31,19 +29,6 @@ ROLE = os.path.join(ROOT, 'roles', 'vllm_serve')
 
 class _Done(Exception):
     pass
-
-
-@contextlib.contextmanager
-def _module_args(args):
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:  # ansible-core < 2.19
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args})))
-            yield
-    else:
-        with patch_module_args(args):
-            yield
 
 
 def run_module(args, monkeypatch):

@@ -6,7 +6,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 import os
 import socketserver
@@ -21,6 +20,7 @@ import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.ascend.vllm.plugins.modules import vllm_ready
+from moduleargs import set_module_args as module_args  # noqa: E402 pylint: disable=wrong-import-position
 
 API_KEY = 'sk-secret-7f3a'
 
@@ -46,13 +46,6 @@ def _fail_json(self, msg, **kwargs):
 def patch_exit_fail(monkeypatch):
     monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
     monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)
-
-
-@contextlib.contextmanager
-def module_args(args):
-    from ansible.module_utils.testing import patch_module_args
-    with patch_module_args(args):
-        yield
 
 
 def run_module(args):

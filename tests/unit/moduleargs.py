@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Run a module's main() in-process with given arguments (shared by the module unit tests)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import contextlib
+import json
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+
+@contextlib.contextmanager
+def set_module_args(args):
+    """ansible-core >= 2.19 reads module args through patch_module_args; older cores through _ANSIBLE_ARGS."""
+    try:
+        from ansible.module_utils.testing import patch_module_args
+    except ImportError:  # ansible-core < 2.19
+        payload = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(basic, '_ANSIBLE_ARGS', payload)
+            yield
+    else:
+        with patch_module_args(args):
+            yield
