@@ -136,10 +136,10 @@ def balancer_plan(plan, served, keys, settings):
                              'API keys' % (', '.join(entry['name'] for entry in members), name),
                              'fix': 'give them the same api_key (a request goes to any of them), or set '
                                     'balancer_enabled: false'})
-        if len(digests) == 1 and len([entry for entry in members if keys.get(entry['name'])]) < len(members):
+        keyless = [entry['name'] for entry in members if not keys.get(entry['name'])]
+        if len(digests) == 1 and keyless:
             problems.append({'check': 'balancer', 'msg': 'of the instances serving %s behind one balancer, %s have '
-                             'no API key' % (name, ', '.join(entry['name'] for entry in members
-                                                              if not keys.get(entry['name']))),
+                             'no API key' % (name, ', '.join(keyless)),
                              'fix': 'give every instance of %s the same api_key, or set balancer_enabled: false' % name})
         frontends.append({
             'name': re.sub(_PROXY_NAME_RE, '_', name),

@@ -124,7 +124,6 @@ def test_no_key_in_output_files_or_the_balancer(tmp_path):
     assert hits == []
 
 
-
 @pytest.mark.parametrize("node", ["fleetsec1", "fleetsec2"])
 def test_instances_get_only_their_chips_and_read_only_driver_files(node):
     """Atlas 300I DUO: not privileged, its own chip's device plus the manager devices, driver files read-only."""

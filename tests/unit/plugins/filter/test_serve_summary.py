@@ -45,8 +45,8 @@ def test_unauthenticated_exposure_is_repeated(exposure, expected):
 @pytest.mark.parametrize('exposure, plan', [
     ({'publish_address': '127.0.0.1', 'allow_unauthenticated': True}, PLAN),
     ({'publish_address': '', 'allow_unauthenticated': False}, PLAN),
-    ({'publish_address': '', 'allow_unauthenticated': True}, [dict(entry, api_key_var='vllm_serve_api_key')
-                                                             for entry in PLAN]),
+    ({'publish_address': '', 'allow_unauthenticated': True},
+     [dict(entry, api_key_var='vllm_serve_api_key') for entry in PLAN]),
 ])
 def test_no_warning_when_local_or_keyed(exposure, plan):
     assert len(serve_summary(plan, {}, False, exposure)) == 2

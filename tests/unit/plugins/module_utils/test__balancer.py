@@ -71,8 +71,8 @@ def test_four_instances_of_one_model_behind_one_frontend():
 def test_one_frontend_per_model_counting_up_from_the_port():
     plan = [entry('a', 8080, 'big/model'), entry('b', 8081, 'big/model'), entry('c', 8082, 'small')]
     out = balancer_plan(plan, {}, {}, SETTINGS)
-    assert [(f['name'], f['port'], len(f['servers'])) for f in out['frontends']] == [('big_model', 8000, 2),
-                                                                                    ('small', 8001, 1)]
+    got = [(f['name'], f['port'], len(f['servers'])) for f in out['frontends']]
+    assert got == [('big_model', 8000, 2), ('small', 8001, 1)]
 
 
 def test_key_digests_not_keys():
