@@ -18,7 +18,9 @@ description:
     node's loopback address.
   - >-
     The balancer is on when C(balancer_enabled) is true, off when it is false, and by default (null) on when some
-    model is served by more than one instance.
+    model is served by more than one instance. Two models served under one name are two frontends. By default a
+    model whose instances have different API keys is left out (its instances serve on their own ports); with
+    C(balancer_enabled) true that is a problem.
   - >-
     Reports in the preflight report shape (C(check), C(msg), C(fix)) ports that are not port numbers or that an
     instance uses, instances of one frontend with different API keys, and a balancer published beyond the node

@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import hashlib
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, is_loopback, to_json
@@ -37,12 +37,15 @@ def key_digest(key):
 
 def groups(plan, served):
     # type: (List[Dict[str, Any]], Dict[str, str]) -> List[Tuple[str, List[Dict[str, Any]]]]
-    """The instances grouped by served model name, in plan order: [(served name, [entries])]."""
+    """The instances grouped by model and served model name, in plan order: [(served name, [entries])].
+
+    Two models served under one name (each catalog model defaults to qwen3.5) are two groups.
+    """
     out = []  # type: List[Tuple[str, List[Dict[str, Any]]]]
     for entry in plan:
         name = served.get(entry['name']) or entry['options'].get('served_model_name') or DEFAULT_SERVED
         for group_name, members in out:
-            if group_name == name:
+            if group_name == name and members[0]['options'].get('model') == entry['options'].get('model'):
                 members.append(entry)
                 break
         else:
@@ -50,18 +53,39 @@ def groups(plan, served):
     return out
 
 
-def enabled(setting, grouped):
-    # type: (Any, List[Tuple[str, List[Dict[str, Any]]]]) -> Tuple[bool, str]
-    """Whether the host runs a balancer, and why (the summary says it)."""
-    several = [name for name, members in grouped if len(members) > 1]
+def key_problems(name, members, keys):
+    # type: (str, List[Dict[str, Any]], Dict[str, str]) -> List[Dict[str, str]]
+    """Instances of one frontend whose API keys differ (a request may go to any of them)."""
+    digests = set(key_digest(keys[entry['name']]) for entry in members if keys.get(entry['name']))
+    keyless = [entry['name'] for entry in members if not keys.get(entry['name'])]
+    if len(digests) > 1:
+        return [{'check': 'balancer', 'msg': 'instances %s serve %s behind one balancer with different API keys' % (
+            ', '.join(entry['name'] for entry in members), name),
+            'fix': 'give them the same api_key (a request goes to any of them), or set balancer_enabled: false'}]
+    if digests and keyless:
+        return [{'check': 'balancer', 'msg': 'of the instances serving %s behind one balancer, %s have no API key' % (
+            name, ', '.join(keyless)),
+            'fix': 'give every instance of %s the same api_key, or set balancer_enabled: false' % name}]
+    return []
+
+
+def enabled(setting, grouped, mixed=()):
+    # type: (Any, List[Tuple[str, List[Dict[str, Any]]]], Sequence[str]) -> Tuple[bool, str]
+    """Whether the host runs a balancer, and why (the summary says it).
+
+    By default a model served by several instances with different API keys (``mixed``) is
+    not balanced (its instances keep serving on their own ports).
+    """
+    several = [name for name, members in grouped if len(members) > 1 and name not in mixed]
     choice = _to_bool(setting) if setting is not None else None
     if choice is False:
         return False, 'off (balancer_enabled: false)'
     if choice is True:
         return True, 'on (balancer_enabled: true)'
+    left = '; not %s: different API keys' % ', '.join(mixed) if mixed else ''
     if several:
-        return True, 'on: more than one instance serves %s' % ', '.join(several)
-    return False, 'off: no model is served by more than one instance'
+        return True, 'on: more than one instance serves %s%s' % (', '.join(several), left)
+    return False, 'off: no model is served by more than one instance%s' % left
 
 
 def _port_problems(settings, used, count):
@@ -124,25 +148,24 @@ def balancer_plan(plan, served, keys, settings):
     ``allow_unauthenticated`` (the balancer_* variables).
     """
     grouped = groups(plan, served)
-    on, why = enabled(settings.get('enabled'), grouped)
+    checked = [(name, members, key_problems(name, members, keys)) for name, members in grouped]
+    mixed = [name for name, members, found in checked if found and len(members) > 1]
+    on, why = enabled(settings.get('enabled'), grouped, mixed)
+    auto = settings.get('enabled') is None
     problems = []  # type: List[Dict[str, str]]
     frontends = []  # type: List[Dict[str, Any]]
     key_digests = {}  # type: Dict[str, List[str]]
     base = settings.get('port')
-    for index, (name, members) in enumerate(grouped):
+    for name, members, found in checked:
+        if found and auto:
+            continue
+        problems += found
         digests = sorted(set(key_digest(keys[entry['name']]) for entry in members if keys.get(entry['name'])))
-        if len(digests) > 1:
-            problems.append({'check': 'balancer', 'msg': 'instances %s serve %s behind one balancer with different '
-                             'API keys' % (', '.join(entry['name'] for entry in members), name),
-                             'fix': 'give them the same api_key (a request goes to any of them), or set '
-                                    'balancer_enabled: false'})
-        keyless = [entry['name'] for entry in members if not keys.get(entry['name'])]
-        if len(digests) == 1 and keyless:
-            problems.append({'check': 'balancer', 'msg': 'of the instances serving %s behind one balancer, %s have '
-                             'no API key' % (name, ', '.join(keyless)),
-                             'fix': 'give every instance of %s the same api_key, or set balancer_enabled: false' % name})
+        proxy = re.sub(_PROXY_NAME_RE, '_', name)
+        proxy = proxy if proxy not in key_digests else '%s_%d' % (proxy, len(frontends))
+        index = len(frontends)
         frontends.append({
-            'name': re.sub(_PROXY_NAME_RE, '_', name),
+            'name': proxy,
             'served': name,
             'model': members[0]['options'].get('model', ''),
             'port': int(base) + index if is_integer(base) else None,
@@ -151,7 +174,7 @@ def balancer_plan(plan, served, keys, settings):
                          'port': entry['port']} for entry in members],
             'key_required': bool(digests),
         })
-        key_digests[frontends[-1]['name']] = digests
+        key_digests[proxy] = digests
     if on:
         used = dict((int(entry['port']), 'instance %s\'s' % entry['name']) for entry in plan if is_integer(entry['port']))
         problems += _port_problems(settings, used, len(frontends))

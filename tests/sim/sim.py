@@ -651,7 +651,9 @@ def remove_node(name: str) -> None:
 def inventory_text(nodes: list[dict], registry: str) -> str:
     lines = ["# Written by tests/sim/simctl: simulated Atlas nodes (test harness only).",
              "all:", "  vars:", "    ascend_sim: true",
-             '    image_pull_registries: ["%s"]' % registry, "  children:"]
+             '    image_pull_registries: ["%s"]' % registry,
+             # The balancer role's HAProxy image is in the same registry.
+             '    balancer_registries: ["%s"]' % registry, "  children:"]
     for platform in PLATFORMS:
         members = [n for n in nodes if n["platform"] == platform]
         lines.append("    %s:" % platform)

@@ -106,7 +106,7 @@ def test_key_digests_not_keys():
 ])
 def test_problems_name_the_variable_and_the_fix(keys, settings, expected):
     plan = [entry('a', 8080), entry('b', 8081)]
-    out = balancer_plan(plan, {}, keys, dict(SETTINGS, **settings))
+    out = balancer_plan(plan, {}, keys, dict(SETTINGS, enabled=True, **settings))
     assert ['[%s] %s. Fix: %s' % (p['check'], p['msg'], p['fix']) for p in out['problems']] == expected
 
 
@@ -129,3 +129,23 @@ def test_summary_lines():
         'API key required']
     assert summary_lines({'enabled': False, 'why': 'off: x'}) == ['balancer: off: x']
     assert summary_lines(None) == []
+
+
+def test_two_models_under_one_served_name_are_two_frontends():
+    plan = [entry('small', 8080), entry('large', 8081, model='Qwen/Qwen3.5-9B')]
+    assert balancer_plan(plan, {}, {}, SETTINGS)['enabled'] is False
+    out = balancer_plan(plan, {}, {}, dict(SETTINGS, enabled=True))
+    assert [(f['name'], f['model'], f['port']) for f in out['frontends']] == [
+        ('qwen3.5', 'Qwen/Qwen3.5-2B', 8000), ('qwen3.5_1', 'Qwen/Qwen3.5-9B', 8001)]
+
+
+def test_by_default_instances_with_different_keys_are_not_balanced():
+    plan = [entry('a', 8080), entry('b', 8081)]
+    out = balancer_plan(plan, {}, {'a': 'k1', 'b': 'k2'}, SETTINGS)
+    assert (out['enabled'], out['why'], out['problems']) == (
+        False, 'off: no model is served by more than one instance; not qwen3.5: different API keys', [])
+    plan.append(entry('c', 8082, 'small'))
+    plan.append(entry('d', 8083, 'small'))
+    out = balancer_plan(plan, {}, {'a': 'k1', 'b': 'k2'}, SETTINGS)
+    assert out['why'] == 'on: more than one instance serves small; not qwen3.5: different API keys'
+    assert [f['served'] for f in out['frontends']] == ['small'] and out['problems'] == []
