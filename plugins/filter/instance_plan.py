@@ -76,7 +76,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATF
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
 
 PREFIX = 'vllm_serve_'
-SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address') + tuple(item[0] for item in MINIMUMS)
+SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
+            'vllm_serve_model_roots') + tuple(item[0] for item in MINIMUMS)
 
 
 def instance_plan(variables):

@@ -315,6 +315,39 @@ def _at_least(value, minimum):
     return isinstance(value, str) and re.match(r'^[0-9]+$', value) is not None and int(value) >= minimum
 
 
+def _listen_problems(host):
+    # type: (Any) -> List[Dict[str, str]]
+    """vllm_serve_host is where vLLM listens inside the container, which has its own network:
+    the published port reaches it only on every address.  A value that is no address at all
+    is vllm_config's (rule_names) to report."""
+    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
+            re.match(_IPV4_RE, host) or re.match(_IPV6_RE, host) or host == 'localhost'):
+        return []
+    return [{'check': 'ports',
+             'msg': 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so the '
+                    'port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
+             'fix': 'set vllm_serve_host: 0.0.0.0 and choose the node address with vllm_serve_publish_address '
+                    '(e.g. %s)' % ('127.0.0.1' if host in ('localhost', '::1') or host.startswith('127.') else host)}]
+
+
+def _roots_problems(roots):
+    # type: (Any) -> List[Dict[str, str]]
+    """vllm_serve_model_roots: absolute, normalised node directories."""
+    if roots is None:
+        return []
+    if not isinstance(roots, list):
+        return [{'check': 'paths', 'msg': 'vllm_serve_model_roots=%s is not a list' % to_json(roots),
+                 'fix': 'set vllm_serve_model_roots to a list of directories, e.g. ["/data/models"]'}]
+    out = []
+    for index, root in enumerate(roots):
+        normal = os.path.normpath(root) if isinstance(root, str) and root.startswith('/') else None
+        if normal is None or normal != root.rstrip('/') or '/..' in root or normal == '/':
+            out.append({'check': 'paths', 'msg': 'vllm_serve_model_roots[%d]=%s is not an absolute, normalised '
+                                                 'directory below /' % (index, to_json(root)),
+                        'fix': 'write it as an absolute path without .., ~, . or // segments, e.g. /data/models'})
+    return out
+
+
 def host_problems(settings, platform_names):
     # type: (Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
     """Host-level settings: platform set, model cache dir, publish address, minimums.
@@ -344,6 +377,7 @@ def host_problems(settings, platform_names):
         out.append({'check': 'ports', 'msg': 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
                     'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
                            'the port is vllm_serve_port), or "" to publish on every address'})
+    out += _listen_problems(settings.get('vllm_serve_host')) + _roots_problems(settings.get('vllm_serve_model_roots'))
     for name, minimum, example in MINIMUMS:
         value = settings.get(name)
         if not _at_least(value, minimum):

@@ -15,7 +15,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _
 from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (
     NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
 
-SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory')
+SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
 
 
@@ -62,4 +62,6 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         out['disk'] = _node_probe.disk(engine.get('root_dir') or DEFAULT_DOCKER_ROOT, proc=proc)
     if 'memory' in subsets:
         out['memory'] = _node_probe.memory(proc=proc)
+    if 'addresses' in subsets:
+        out['addresses'] = _node_probe.addresses(proc=proc)
     return out

@@ -26,6 +26,8 @@ description:
     whether a connection to it is accepted within O(probe_timeout) seconds.
   - Free space of the filesystem holding Docker's data root, and the host's available
     memory (C(MemAvailable)).
+  - The node's own IPv4 and IPv6 addresses (what C(ip addr) lists, read from C(/proc/net)), which
+    a publish address must be one of.
   - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
     is returned as data, never as a failure; the controller turns it into problems.
 author:
@@ -70,8 +72,8 @@ options:
     description: What to read; leave out parts that are not needed (for example only V(memory) to measure again).
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory]
-    default: [paths, npu, docker, ports, disk, memory]
+    choices: [paths, npu, docker, ports, disk, memory, addresses]
+    default: [paths, npu, docker, ports, disk, memory, addresses]
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -116,11 +118,12 @@ EXAMPLES = r'''
 
 RETURN = r'''
 paths:
-  description: Per path of O(paths) whether it exists (a dangling link does) and what it is.
+  description: Per path of O(paths) whether it exists (a dangling link does), what it is and, when it leads
+    somewhere, C(realpath) (links resolved).
   returned: when V(paths) is gathered
   type: dict
   sample:
-    /dev/davinci0: {exists: true, isdir: false, isreg: false, ischr: true, islnk: false}
+    /dev/davinci0: {exists: true, isdir: false, isreg: false, ischr: true, islnk: false, realpath: /dev/davinci0}
 npu:
   description: What C(npu-smi info) lists, in the shape of M(ascend.vllm.npu_facts)'s C(npu); null when it failed.
   returned: when V(npu) is gathered
@@ -202,6 +205,12 @@ memory:
   returned: when V(memory) is gathered
   type: dict
   sample: {available_mb: 20112, total_mb: 23800}
+addresses:
+  description: The node's own IPv4 and IPv6 addresses (loopback included).
+  returned: when V(addresses) is gathered
+  type: list
+  elements: str
+  sample: [127.0.0.1, 192.168.1.20, "::1"]
 '''
 
 import os
