@@ -63,6 +63,13 @@ options:
     description: The node's own addresses (node_facts' C(addresses)); unset checks nothing.
     type: list
     elements: str
+  pins:
+    description: The digest pins (the filter C(ascend.vllm.image_pins)), checked against O(registry_answers).
+    type: list
+    elements: dict
+  registry_answers:
+    description: What the registries said the pinned tags point to (node_facts' C(manifests)).
+    type: dict
 '''
 
 EXAMPLES = r'''
@@ -80,6 +87,7 @@ _value:
   elements: dict
 '''
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import pin_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
     config_problems, missing_model_dirs, model_path_problems, publish_address_problems)
@@ -87,7 +95,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
 
 def preflight_problems(problems, configs=None, model_stats=None, model_dirs=None, node_paths=None,
                        local_models=None, cache_dir='/root/.cache', model_roots=None, publish_address='',
-                       node_addresses=None):
+                       node_addresses=None, pins=None, registry_answers=None):
     """The problems so far, the configuration violations, the missing and the misplaced model directories."""
     stats = plain(model_stats or [])
     paths = plain(node_paths or {})
@@ -97,6 +105,7 @@ def preflight_problems(problems, configs=None, model_stats=None, model_dirs=None
     placed = model_path_problems(plain(local_models or []), plain(configs or {}), cache_dir, plain(model_roots or []),
                                  paths)
     placed += publish_address_problems(publish_address, plain(node_addresses))
+    placed += pin_problems(plain(pins or []), plain(registry_answers or {}))
     return plain(problems or []) + config_problems(plain(configs or {})) + missing_model_dirs(stats) + placed
 
 

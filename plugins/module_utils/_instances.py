@@ -399,12 +399,12 @@ def plan_problems(plan, list_var, settings, platform_names):
 
 def image_tag(tag, image):
     # type: (Optional[str], Any) -> Optional[str]
-    """The tag checked against the model's minimum: image_pull's, else the one in the
-    image reference (a digest reference has none to check)."""
-    if tag is not None:
-        return tag
+    """The tag checked against the model's minimum: the one written in the image reference
+    that runs (vllm_serve_image) when it is a vllm-ascend release tag, else image_pull's; a
+    digest reference without a tag has none of its own."""
     image = image if isinstance(image, str) else ''
-    base = os.path.basename(image)
-    if ':' in base and '@' not in image:
-        return base.split(':')[-1]
-    return None
+    base = os.path.basename(image.split('@', 1)[0])
+    written = base.split(':')[-1] if ':' in base else None
+    if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
+        return written
+    return tag if tag is not None else written

@@ -68,11 +68,25 @@ options:
     description: The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (no TLS).
     type: str
     default: unix:///var/run/docker.sock
-  gather:
-    description: What to read; leave out parts that are not needed (for example only V(memory) to measure again).
+  manifests:
+    description:
+      - Image references C(registry/repository:tag) to ask their registry about (see RV(manifests)), from the node,
+        where a pull happens; only read with V(manifests) in O(gather).
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory, addresses]
+    default: []
+  registry_timeout:
+    description: Seconds one request to a registry may take.
+    type: float
+    default: 10.0
+  gather:
+    description:
+      - What to read; leave out parts that are not needed (for example only V(memory) to measure again).
+      - V(manifests) (asks the registries of O(manifests); not gathered unless named) is the only part that
+        leaves the node.
+    type: list
+    elements: str
+    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests]
     default: [paths, npu, docker, ports, disk, memory, addresses]
 attributes:
   check_mode:
@@ -211,6 +225,19 @@ addresses:
   type: list
   elements: str
   sample: [127.0.0.1, 192.168.1.20, "::1"]
+manifests:
+  description:
+    - Per reference of O(manifests) what its registry says the tag points to; C(digest) is the manifest digest
+      (C(Docker-Content-Digest)), C(children) the platform manifests when that is an index, C(status) the HTTP
+      status and C(error) why there is no digest (no answer, no such tag).
+  returned: when V(manifests) is gathered
+  type: dict
+  sample:
+    quay.io/ascend/vllm-ascend:v0.23.0-310p:
+      digest: sha256:4f1c...
+      children: []
+      status: 200
+      error: null
 '''
 
 import os
@@ -230,7 +257,9 @@ def main():
             ports=dict(type='list', elements='int', default=[]),
             probe_timeout=dict(type='float', default=1.0),
             docker_host=dict(type='str', default='unix:///var/run/docker.sock'),
-            gather=dict(type='list', elements='str', choices=list(SUBSETS), default=list(SUBSETS)),
+            manifests=dict(type='list', elements='str', default=[]),
+            registry_timeout=dict(type='float', default=10.0),
+            gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests'], default=list(SUBSETS)),
         ),
         supports_check_mode=True,
     )
