@@ -107,7 +107,7 @@ def instance_plan(variables):
     return {
         'plan': plan,
         'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
-        'image_tag': image_tag(get(PREFIX + 'image_tag'), get(PREFIX + 'image', '')),
+        'image_tag': image_tag(get(PREFIX + 'image_tag'), get(PREFIX + 'image', ''), get('image_pull_image', '')),
     }
 
 

@@ -397,14 +397,22 @@ def plan_problems(plan, list_var, settings, platform_names):
     return platform + shared_problems(plan, list_var) + rest
 
 
-def image_tag(tag, image):
-    # type: (Optional[str], Any) -> Optional[str]
-    """The tag checked against the model's minimum: the one written in the image reference
-    that runs (vllm_serve_image) when it is a vllm-ascend release tag, else image_pull's; a
-    digest reference without a tag has none of its own."""
-    image = image if isinstance(image, str) else ''
-    base = os.path.basename(image.split('@', 1)[0])
-    written = base.split(':')[-1] if ':' in base else None
-    if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
-        return written
-    return tag if tag is not None else written
+def _written_tag(image):
+    # type: (Any) -> Optional[str]
+    base = os.path.basename(image.split('@', 1)[0]) if isinstance(image, str) else ''
+    return base.split(':')[-1] if ':' in base else None
+
+
+def image_tag(tag, image, pulled=''):
+    # type: (Optional[str], Any, Any) -> Optional[str]
+    """What vllm_config checks against the model's minimum: the image reference as the user
+    wrote it (vllm_serve_image, else image_pull_image) when it carries a vllm-ascend release
+    tag -- vllm_config reads the tag out of it and problems show the reference --, else
+    image_pull's tag, else the reference's own tag; a digest-only reference has none."""
+    for ref in (image, pulled):
+        written = _written_tag(ref)
+        if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
+            return ref
+    if tag is not None:
+        return tag
+    return image if _written_tag(image) else None

@@ -177,14 +177,24 @@ def test_problems_come_in_report_order():
 
 
 @pytest.mark.parametrize('image, tag, expected', [
-    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', None, 'v0.23.0-310p'),
+    # A release tag written in the reference wins (it is what runs); vllm_config reads the
+    # tag out of the reference and problems show the reference as written.
+    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', None, 'quay.io/ascend/vllm-ascend:v0.23.0-310p'),
+    ('quay.io/ascend/vllm-ascend:v0.11.0-310p', 'v0.23.0-310p', 'quay.io/ascend/vllm-ascend:v0.11.0-310p'),
+    ('r:5000/a/b:v0.11.0-310p@sha256:' + 'a' * 64, 'v0.23.0-310p', 'r:5000/a/b:v0.11.0-310p@sha256:' + 'a' * 64),
     ('localhost:5000/vllm-ascend', None, None),
     ('localhost:5000/vllm-ascend@sha256:abcd', None, None),
     ('', None, None),
     ('x:y', 'v0.22.0', 'v0.22.0'),
+    ('x:latest', None, 'x:latest'),
 ])
 def test_image_tag_to_check(image, tag, expected):
     assert run(vllm_serve_image=image, vllm_serve_image_tag=tag)['image_tag'] == expected
+
+
+def test_image_pull_image_tag_is_checked_as_written():
+    out = run(vllm_serve_image='', vllm_serve_image_tag='v0.23.0-310p', image_pull_image='q.io/a/b:v0.11.0-310p')
+    assert out['image_tag'] == 'q.io/a/b:v0.11.0-310p'
 
 
 # ------------------------------------------------------------------ the API key
