@@ -259,3 +259,30 @@ def test_paths_and_shapes(variables, expected):
 @pytest.mark.parametrize('path', ['/data/models/Qwen3.5-2B', '/data/models/Qwen3.5-2B/', 'Qwen/Qwen3.5-2B'])
 def test_plain_model_paths_pass(path):
     assert lines(run(vllm_serve_model_path=path)) == []
+
+
+# ------------------------------------------------------------------ listen address and model roots
+
+@pytest.mark.parametrize('host, fix', [('127.0.0.1', '127.0.0.1'), ('localhost', '127.0.0.1'), ('10.0.0.5', '10.0.0.5')])
+def test_a_listen_address_other_than_every_address_is_refused(host, fix):
+    found = [p for p in run(vllm_serve_host=host)['problems'] if p['check'] == 'ports']
+    assert found[0]['msg'].startswith('vllm_serve_host="%s": vLLM listens inside the container' % host)
+    assert 'vllm_serve_host: 0.0.0.0' in found[0]['fix'] and '(e.g. %s)' % fix in found[0]['fix']
+
+
+@pytest.mark.parametrize('host', ['0.0.0.0', '::', '0.0.0.0 ', 'http://x'])
+def test_every_address_passes_and_a_malformed_one_is_left_to_vllm_config(host):
+    assert run(vllm_serve_host=host)['problems'] == []
+
+
+@pytest.mark.parametrize('roots, bad', [
+    ('/data/models', 'is not a list'), (['data/models'], 'absolute'), (['/data/../etc'], 'normalised'),
+    (['~/models'], 'absolute'), (['/'], 'below /'), (['/data//models'], 'normalised'),
+])
+def test_model_roots_are_absolute_normalised_directories(roots, bad):
+    found = [p for p in run(vllm_serve_model_roots=roots)['problems'] if 'vllm_serve_model_roots' in p['msg']]
+    assert found and bad in found[0]['msg']
+
+
+def test_good_model_roots_pass():
+    assert run(vllm_serve_model_roots=['/data/models', '/mnt/nfs/models/'])['problems'] == []
