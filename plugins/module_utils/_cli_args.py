@@ -66,7 +66,8 @@ def _flag_name(token):
 
 # argparse reads "-1" / "-0.5" as a value, not as an option (vLLM has no numeric options).
 _NEGATIVE_NUMBER_RE = re.compile(r'^-[0-9]+$|^-[0-9]*\.[0-9]+$')
-_TAKES_VALUE = ('value', 'json', 'values', 'optional')
+# En dash, em dash, minus sign: what autocorrect makes of "--".
+_DASHES = (u'\u2013', u'\u2014', u'\u2212')
 
 
 def split_extra_args(items):
@@ -187,6 +188,11 @@ def extra_arg_problems(words):
             inline = '=' in word or (word.startswith('-O') and len(word) > 2)
             index += 0 if inline else _values_after(FLAGS.get(managed, 'value'), words[index:])
             last = None
+            continue
+        if word[:1] in _DASHES:
+            out.append((word, '%r starts with %r, a dash a word processor or spreadsheet put there; vLLM flags '
+                              'start with two ASCII hyphens (vLLM stops with "unrecognized arguments")' % (word, word[0]),
+                        'retype it as --%s' % word.lstrip(''.join(_DASHES) + '-')))
             continue
         if _is_value(word):
             if last:

@@ -532,7 +532,7 @@ def rule_extra_args(ctx):
     if len(extra) != len(given) and not unsplit:
         ctx.warn('extra_args: items with several arguments were split like a shell line: %s' % extra)
     for word, problem, fix in extra_arg_problems(extra):
-        ctx.violation('extra_args', word, problem, '%s (in %s)' % (fix, name_of('extra_args')))
+        ctx.violation('extra_args', word, problem, 'in %s, %s' % (name_of('extra_args'), fix))
     ctx.extra = extra
     if _enables_npugraph_ex(extra):
         ctx.violation('extra_args', given,

@@ -87,6 +87,8 @@ def test_flags_vllm_accepts_pass(items):
     (['--uds', '/tmp/s'], '--uds', ['Unix socket'], ['remove']),
     (['-h'], '-h', ['prints its help'], ['remove']),
     (['-x'], '-x', ['not a vllm serve flag'], ['remove']),
+    ([u'\u2013-enforce-eager'], u'\u2013-enforce-eager', ['a dash a word processor'], ['retype it as --enforce-eager']),
+    ([u'\u2014seed', '1'], u'\u2014seed', ['two ASCII hyphens'], ['--seed']),
 ])
 def test_flags_vllm_refuses_are_named(items, word, words_in_problem, words_in_fix):
     found = problems(*items)
