@@ -243,8 +243,8 @@ def test_pins_name_the_tag_to_ask_about():
     assert exact == [{'ref': 'r.io:5000/a/b:v0.23.0-310p', 'digest': PIN,
                       'candidate': 'r.io:5000/a/b:v0.23.0-310p@' + PIN, 'variable': 'image_pull_image'}]
     digest = pins(['q.io/a/b@' + PIN, 'm.io/a/b@' + PIN], 'v0.23.0-310p', '')
-    assert [(p['ref'], p['variable']) for p in digest] == [('q.io/a/b:v0.23.0-310p', 'image_pull_digest'),
-                                                          ('m.io/a/b:v0.23.0-310p', 'image_pull_digest')]
+    assert [(p['ref'], p['variable']) for p in digest] == [
+        ('q.io/a/b:v0.23.0-310p', 'image_pull_digest'), ('m.io/a/b:v0.23.0-310p', 'image_pull_digest')]
     # A digest-only exact image names no tag; an unpinned candidate is not a pin.
     assert pins(['q.io/a/b@' + PIN], 'v0.23.0-310p', 'q.io/a/b@' + PIN) == []
     assert pins(['q.io/a/b:v0.23.0-310p'], 'v0.23.0-310p', '') == []

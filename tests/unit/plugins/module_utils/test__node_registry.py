@@ -100,7 +100,8 @@ def test_without_a_digest_header_the_manifest_is_hashed():
 def test_no_such_tag_and_no_answer_are_reported_not_raised():
     missing = tag_digest('r.io/a/b:v9', fetch=Registry({}))
     assert (missing['digest'], missing['status']) == (None, 404) and 'HTTP 404' in missing['error']
-    down = tag_digest('r.io/a/b:v1', fetch=Registry({('HEAD', 'https://r.io/v2/a/b/manifests/v1'): IOError('refused'),
-                                                  ('HEAD', 'http://r.io/v2/a/b/manifests/v1'): IOError('refused')}))
+    down = tag_digest('r.io/a/b:v1', fetch=Registry({
+        ('HEAD', 'https://r.io/v2/a/b/manifests/v1'): IOError('refused'),
+        ('HEAD', 'http://r.io/v2/a/b/manifests/v1'): IOError('refused')}))
     assert down['digest'] is None and down['status'] is None and 'refused' in down['error']
     assert tag_digest('r.io/a/b', fetch=Registry({}))['error'] == 'no tag in r.io/a/b'

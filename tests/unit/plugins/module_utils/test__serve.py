@@ -15,7 +15,6 @@ def wanted(path, host=None, prefix='vllm_serve_'):
     return {'name': 'default', 'path': path, 'host': host or path, 'prefix': prefix}
 
 
-
 DIR = {'exists': True, 'isdir': True, 'isreg': False}
 FILE = {'exists': True, 'isdir': False, 'isreg': True}
 
