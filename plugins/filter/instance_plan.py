@@ -51,7 +51,9 @@ _value:
     plan:
       description: >-
         One entry per instance with the keys C(index), C(name), C(named), C(unknown_keys),
-        C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(env), C(options)
+        C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(container_from) (for a
+        container name built from C(vllm_serve_container_name) and the instance name: that variable's value, the
+        name's variable and value, else null), C(env), C(options)
         (the vllm_config options, instance values over the scalar ones, nulls left out), C(var_prefix) and
         C(api_key_var). The plan never holds an API key: C(options.api_key) is the marker C(<hidden: VARIABLE>) and
         C(api_key_var) names the variable the key is in (empty without a key); the key itself is read with

@@ -66,8 +66,8 @@ def _flag_name(token):
 
 # argparse reads "-1" / "-0.5" as a value, not as an option (vLLM has no numeric options).
 _NEGATIVE_NUMBER_RE = re.compile(r'^-[0-9]+$|^-[0-9]*\.[0-9]+$')
-# En dash, em dash, minus sign: what autocorrect makes of "--".
-_DASHES = (u'\u2013', u'\u2014', u'\u2212')
+# En dash, em dash, minus sign, full-width hyphen: what autocorrect or an input method makes of "--".
+_DASHES = (u'\u2013', u'\u2014', u'\u2212', u'\uff0d')
 
 
 def split_extra_args(items):

@@ -169,7 +169,11 @@ def plan_instances(instances, scalars, list_var):
             'port': inst['port'] if 'port' in inst else to_int(scalars['port']) + index,
             'chips_var': chips_var,
             'port_var': where + '.port' if 'port' in inst else 'vllm_serve_port' + (' + %d' % index if index else ''),
-            'container_var': where + '.container_name' if 'container_name' in inst else 'vllm_serve_container_name',
+            'container_var': where + '.container_name' if 'container_name' in inst or len(raw) > 1
+                             else 'vllm_serve_container_name',
+            # A name built from vllm_serve_container_name and the instance's name: what the user typed.
+            'container_from': [to_json(scalars['container_name']), where + '.name', to_json(name)]
+                              if 'container_name' not in inst and len(raw) > 1 else None,
             'env': env,
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
@@ -285,7 +289,13 @@ def instance_problems(entry):
         out.append({'check': 'instances', 'msg': '%s=%s is not a port number' % (entry['port_var'], to_json(port)),
                     'fix': 'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]})
     name = entry['container_name']
-    if not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+    built = entry.get('container_from')
+    if built and not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s: the container name %s made from it and vllm_serve_container_name=%s is not a '
+                           'Docker container name' % (built[1], built[2], to_json(name), built[0]),
+                    'fix': 'give %s only letters, digits, _, . and -, or set %s' % (built[1], entry['container_var'])})
+    elif not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
         out.append({'check': 'instances',
                     'msg': '%s=%s is not a Docker container name' % (entry['container_var'], to_json(name)),
                     'fix': 'set %s to letters, digits, _, . and - (starting with a letter or digit)'

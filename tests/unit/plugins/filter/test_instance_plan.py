@@ -48,7 +48,7 @@ def test_single_instance_from_the_scalar_variables():
     assert out['plan'] == [{
         'index': 0, 'name': 'default', 'named': True, 'unknown_keys': [], 'container_name': 'vllm-ascend',
         'chips': [0], 'port': 8080, 'chips_var': 'vllm_serve_tensor_parallel_size (chips 0)', 'port_var': 'vllm_serve_port',
-        'container_var': 'vllm_serve_container_name', 'env': {},
+        'container_var': 'vllm_serve_container_name', 'container_from': None, 'env': {},
         'options': {'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1, 'max_model_len': 16384, 'extra_args': []},
         'var_prefix': 'vllm_serve_', 'api_key_var': ''}]
 
@@ -286,3 +286,12 @@ def test_model_roots_are_absolute_normalised_directories(roots, bad):
 
 def test_good_model_roots_pass():
     assert run(vllm_serve_model_roots=['/data/models', '/mnt/nfs/models/'])['problems'] == []
+
+
+def test_a_container_name_built_from_an_instance_name_names_what_the_user_typed():
+    out = run(ascend_vllm_instances=[{'name': 'my model', 'chips': [0]}, {'name': 'b', 'chips': [1]}])
+    found = [line for line in lines(out) if 'Docker container name' in line]
+    assert found == ['[instances] ascend_vllm_instances[0].name="my model": the container name "vllm-ascend-my model" '
+                     'made from it and vllm_serve_container_name="vllm-ascend" is not a Docker container name. Fix: '
+                     'give ascend_vllm_instances[0].name only letters, digits, _, . and -, or set '
+                     'ascend_vllm_instances[0].container_name']

@@ -89,6 +89,7 @@ def test_flags_vllm_accepts_pass(items):
     (['-x'], '-x', ['not a vllm serve flag'], ['remove']),
     ([u'\u2013-enforce-eager'], u'\u2013-enforce-eager', ['a dash a word processor'], ['retype it as --enforce-eager']),
     ([u'\u2014seed', '1'], u'\u2014seed', ['two ASCII hyphens'], ['--seed']),
+    ([u'\uff0d\uff0denforce-eager'], u'\uff0d\uff0denforce-eager', ['a dash'], ['retype it as --enforce-eager']),
 ])
 def test_flags_vllm_refuses_are_named(items, word, words_in_problem, words_in_fix):
     found = problems(*items)
