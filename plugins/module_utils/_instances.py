@@ -169,11 +169,11 @@ def plan_instances(instances, scalars, list_var):
             'port': inst['port'] if 'port' in inst else to_int(scalars['port']) + index,
             'chips_var': chips_var,
             'port_var': where + '.port' if 'port' in inst else 'vllm_serve_port' + (' + %d' % index if index else ''),
-            'container_var': where + '.container_name' if 'container_name' in inst or len(raw) > 1
-                             else 'vllm_serve_container_name',
+            'container_var': (where + '.container_name' if 'container_name' in inst or len(raw) > 1
+                              else 'vllm_serve_container_name'),
             # A name built from vllm_serve_container_name and the instance's name: what the user typed.
-            'container_from': [to_json(scalars['container_name']), where + '.name', to_json(name)]
-                              if 'container_name' not in inst and len(raw) > 1 else None,
+            'container_from': ([to_json(scalars['container_name']), where + '.name', to_json(name)]
+                               if 'container_name' not in inst and len(raw) > 1 else None),
             'env': env,
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
