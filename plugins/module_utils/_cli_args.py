@@ -16,8 +16,8 @@ import re
 import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import compact_json, format_utilization
-from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import ALIASES, CONFLICTS, FLAGS
+from ansible_collections.ascend.vllm.plugins.module_utils._coerce import compact_json, format_utilization, parse_human_int
+from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import ALIASES, CONFLICTS, FLAGS, VALUE_TYPE
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import did_you_mean
 
 # Guide 5.1: "需要使用包含 "ascend_compilation_config": {"enable_npugraph_ex": false} 的
@@ -116,6 +116,32 @@ def _known_flag(word):
     return None, False
 
 
+_VALUE_WORDS = {
+    'int': ('an integer', 'int'),
+    'float': ('a number', 'float'),
+    'hint': ('an integer or a size such as 8192, 8k or 8K', 'human_readable_int'),
+}
+
+
+def _value_problem(flag, value):
+    # type: (str, str) -> Optional[Tuple[str, str]]
+    """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
+    kind = VALUE_TYPE.get(flag)
+    try:
+        if kind == 'int':
+            int(value)
+        elif kind == 'float':
+            float(value)
+        elif kind == 'hint':
+            parse_human_int(value)
+        return None
+    except ValueError:
+        what, convert = _VALUE_WORDS[kind]
+        return ('%s takes %s, not %r (vLLM stops with "argument %s: invalid %s value")' % (flag, what, value, flag,
+                                                                                           convert),
+                'give %s %s, e.g. %s' % (flag, what, '8192' if kind == 'hint' else '1'))
+
+
 def _flag_problem(word, flag, negated, following):
     # type: (str, str, bool, List[str]) -> Tuple[Optional[str], str, int]
     """(what is wrong with one flag word or None, the fix, how many following words it takes)."""
@@ -134,14 +160,16 @@ def _flag_problem(word, flag, negated, following):
     if has_inline:
         if not inline.strip():
             return '%s has an empty value after "="' % flag, 'give %s a value: %s=VALUE' % (flag, name), 0
-        return None, '', 0
+        bad = _value_problem(flag, inline)
+        return (bad[0], bad[1], 0) if bad else (None, '', 0)
     if kind == 'optional':
         return None, '', min(values, 1)
     if values == 0:
         return ('%s is missing its value (vLLM stops with "expected %s argument")'
                 % (flag, 'at least one' if kind == 'values' else 'one'),
                 'put the value right after %s, as its own item or as %s=VALUE' % (name, name), 0)
-    return None, '', values
+    bad = _value_problem(flag, following[0])
+    return (bad[0], bad[1], values) if bad else (None, '', values)
 
 
 def _values_after(kind, following):

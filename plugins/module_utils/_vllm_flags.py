@@ -20,6 +20,10 @@ How vLLM builds the parser (``get_kwargs``) decides the kind of each flag:
 - ``json``: one value, a JSON object, or its keys one by one (``--x.key=V``);
 - ``values``: one or more values (``nargs='+'``: list and set fields);
 - ``optional``: a value or none (``nargs='?'``: ``--hf-token``).
+
+``value/int``, ``value/float`` and ``value/hint`` mark the flags whose value vLLM converts
+with ``int``, ``float`` or its ``human_readable_int`` (``8k``, ``8K``): the common numeric
+ones an operator sets, not every numeric flag.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -38,7 +42,7 @@ tokenizer value
 tokenizer-mode value
 trust-remote-code switch
 dtype value
-seed value
+seed value/int
 hf-config-path value
 allowed-local-media-path value
 allowed-media-domains values
@@ -51,7 +55,7 @@ quantization-config json
 allow-deprecated-quantization switch
 enforce-eager switch
 enable-return-routed-experts switch
-max-logprobs value
+max-logprobs value/int
 logprobs-mode value
 use-fp64-gumbel switch
 disable-sliding-window switch
@@ -71,12 +75,12 @@ model-impl value
 override-attention-dtype value
 logits-processors values
 io-processor-plugin value
-renderer-num-workers value
+renderer-num-workers value/int
 load-format value
 download-dir value
 safetensors-load-strategy value
 safetensors-prefetch-num-threads value
-safetensors-prefetch-block-size value
+safetensors-prefetch-block-size value/hint
 model-loader-extra-config json
 ignore-patterns values
 use-tqdm-on-load switch
@@ -88,9 +92,9 @@ mamba-cache-philox-rounds value
 reasoning-parser value
 reasoning-parser-plugin value
 distributed-executor-backend value
-pipeline-parallel-size value -pp
+pipeline-parallel-size value/int -pp
 master-addr value
-master-port value
+master-port value/int
 nnodes value -n
 node-rank value -r
 distributed-timeout-seconds value
@@ -104,7 +108,7 @@ dcp-comm-backend value
 dcp-kv-cache-interleave-size value
 cp-kv-cache-interleave-size value
 prefill-context-parallel-size value -pcp
-data-parallel-size value -dp
+data-parallel-size value/int -dp
 data-parallel-rank value -dpn
 data-parallel-start-rank value -dpr
 data-parallel-size-local value -dpl
@@ -118,7 +122,7 @@ enable-expert-parallel switch -ep
 enable-ep-weight-filter switch
 all2all-backend value
 enable-dbo switch
-ubatch-size value
+ubatch-size value/int
 enable-elastic-ep switch
 dbo-decode-token-threshold value
 dbo-prefill-token-threshold value
@@ -126,16 +130,16 @@ disable-nccl-for-dp-synchronization switch
 enable-eplb switch
 eplb-config json
 expert-placement-strategy value
-max-parallel-loading-workers value
+max-parallel-loading-workers value/int
 ray-workers-use-nsight switch
 disable-custom-all-reduce switch
 worker-cls value
 worker-extension-cls value
-block-size value
+block-size value/int
 gpu-memory-utilization value
-kv-cache-memory-bytes value
+kv-cache-memory-bytes value/hint
 kv-cache-dtype value
-num-gpu-blocks-override value
+num-gpu-blocks-override value/int
 enable-prefix-caching switch
 prefix-caching-hash-algo value
 calculate-kv-scales switch
@@ -143,12 +147,12 @@ kv-cache-dtype-skip-layers values
 kv-sharing-fast-prefill switch
 mamba-cache-dtype value
 mamba-ssm-cache-dtype value
-mamba-block-size value
+mamba-block-size value/int
 mamba-cache-mode value
-kv-offloading-size value
+kv-offloading-size value/float
 kv-offloading-backend value
 offload-backend value
-cpu-offload-gb value
+cpu-offload-gb value/float
 cpu-offload-params values
 offload-group-size value
 offload-num-in-group value
@@ -159,7 +163,7 @@ limit-mm-per-prompt json
 enable-mm-embeds switch
 media-io-kwargs json
 mm-processor-kwargs json
-mm-processor-cache-gb value
+mm-processor-cache-gb value/float
 mm-processor-cache-type value
 mm-shm-cache-max-object-size-mb value
 mm-encoder-only switch
@@ -171,14 +175,14 @@ mm-encoder-fp8-scale-save-path value
 mm-encoder-fp8-scale-save-margin value
 interleave-mm-strings switch
 skip-mm-profiling switch
-video-pruning-rate value
+video-pruning-rate value/float
 mm-tensor-ipc value
 enable-lora switch
-max-loras value
-max-lora-rank value
+max-loras value/int
+max-lora-rank value/int
 lora-dtype value
 enable-tower-connector-lora switch
-max-cpu-loras value
+max-cpu-loras value/int
 fully-sharded-loras switch
 lora-target-modules values
 default-mm-loras json
@@ -188,16 +192,16 @@ show-hidden-metrics-for-version value
 otlp-traces-endpoint value
 collect-detailed-traces values
 kv-cache-metrics switch
-kv-cache-metrics-sample value
+kv-cache-metrics-sample value/float
 cudagraph-metrics switch
 enable-layerwise-nvtx-tracing switch
 enable-mfu-metrics switch
 enable-logging-iteration-details switch
-max-num-batched-tokens value
+max-num-batched-tokens value/hint
 max-num-seqs value
-max-num-partial-prefills value
-max-long-partial-prefills value
-long-prefill-token-threshold value
+max-num-partial-prefills value/int
+max-long-partial-prefills value/int
+long-prefill-token-threshold value/int
 scheduling-policy value
 enable-chunked-prefill switch
 disable-chunked-mm-input switch
@@ -205,7 +209,7 @@ scheduler-cls value
 scheduler-reserve-full-isl switch
 disable-hybrid-kv-cache-manager switch
 async-scheduling switch
-stream-interval value
+stream-interval value/int
 cudagraph-capture-sizes values
 max-cudagraph-capture-size value
 ir-op-priority json
@@ -232,11 +236,11 @@ weight-transfer-config json
 disable-log-stats flag
 aggregate-engine-logging flag
 fail-on-environ-validation switch
-shutdown-timeout value
+shutdown-timeout value/int
 gdn-prefill-backend value
 enable-log-requests switch
 headless flag
-api-server-count value -asc
+api-server-count value/int -asc
 config value
 grpc flag
 lora-modules values
@@ -252,7 +256,7 @@ tool-call-parser value
 tool-parser-plugin value
 tool-server value
 log-config-file value
-max-log-len value
+max-log-len value/int
 enable-prompt-tokens-details switch
 enable-server-load-tracking switch
 enable-force-include-usage switch
@@ -298,21 +302,26 @@ help flag -h
 KINDS = ('switch', 'flag', 'value', 'json', 'values', 'optional')
 
 
+VALUE_TYPES = ('int', 'float', 'hint')
+
+
 def _parse(table):
-    flags, aliases = {}, {}
+    flags, aliases, types = {}, {}, {}
     for line in table.strip().splitlines():
         words = line.split()
-        name, kind = '--' + words[0], words[1]
-        if kind not in KINDS:
-            raise ValueError('unknown flag kind %r of %s' % (kind, name))
+        name, (kind, _sep, value_type) = '--' + words[0], words[1].partition('/')
+        if kind not in KINDS or (value_type and value_type not in VALUE_TYPES):
+            raise ValueError('unknown flag kind %r of %s' % (words[1], name))
         flags[name] = kind
+        if value_type:
+            types[name] = value_type
         for alias in words[2:]:
             aliases[alias] = name
-    return flags, aliases
+    return flags, aliases, types
 
 
-# {"--flag": kind} and {"-alias": "--flag"}.
-FLAGS, ALIASES = _parse(_TABLE)
+# {"--flag": kind}, {"-alias": "--flag"} and {"--flag": value type}.
+FLAGS, ALIASES, VALUE_TYPE = _parse(_TABLE)
 
 # Flags vLLM accepts that would undo what the planner sets or keep the server
 # from serving the managed port: {flag: why}.

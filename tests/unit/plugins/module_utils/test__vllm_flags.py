@@ -60,6 +60,8 @@ def test_an_item_that_cannot_be_split_is_reported():
     ['--max_num_batched_tokens=4096'], ['--seed', '-1'], ['--hf-token'], ['--hf-token', 'abc'],
     ['--allowed-media-domains', 'a.com', 'b.com'], ['--kv-transfer-config.kv_role=kv_both'],
     ['-q', 'ascend'], ['-ep'], ['--enforce-eager --seed 1'], ['--middleware', 'x.y'],
+    ['--max-num-batched-tokens', '8K'], ['--max-num-batched-tokens=16k'], ['--cpu-offload-gb', '0.5'],
+    ['--seed', ' 7 '], ['--block-size', '128'],
 ])
 def test_flags_vllm_accepts_pass(items):
     assert problems(*items) == []
@@ -87,6 +89,12 @@ def test_flags_vllm_accepts_pass(items):
     (['--uds', '/tmp/s'], '--uds', ['Unix socket'], ['remove']),
     (['-h'], '-h', ['prints its help'], ['remove']),
     (['-x'], '-x', ['not a vllm serve flag'], ['remove']),
+    (['--seed', '8k'], '--seed', ["takes an integer, not '8k'", 'invalid int value'], ['e.g. 1']),
+    (['--seed=TRUE'], '--seed=TRUE', ["not 'TRUE'"], ['an integer']),
+    (['--max-num-batched-tokens', '8 k'], '--max-num-batched-tokens', ["not '8 k'", 'human_readable_int'],
+     ['8192, 8k or 8K']),
+    (['--max-num-batched-tokens', '1.5K'], '--max-num-batched-tokens', ["not '1.5K'"], ['8k']),
+    (['--cpu-offload-gb', '4GB'], '--cpu-offload-gb', ["takes a number, not '4GB'", 'invalid float value'], ['number']),
     ([u'\u2013-enforce-eager'], u'\u2013-enforce-eager', ['a dash a word processor'], ['retype it as --enforce-eager']),
     ([u'\u2014seed', '1'], u'\u2014seed', ['two ASCII hyphens'], ['--seed']),
     ([u'\uff0d\uff0denforce-eager'], u'\uff0d\uff0denforce-eager', ['a dash'], ['retype it as --enforce-eager']),
