@@ -67,7 +67,8 @@ def _element_errors(question, answers):
     if kind == "multiplechoice":
         return [] if value in question["choices"] else ["%s: %r not one of %s" % (name, value, question["choices"])]
     if kind == "integer":
-        if type(value) is not int:  # pylint: disable=unidiomatic-typecheck  (AWX checks exactly this)
+        # AWX checks the exact type (a bool is refused too).
+        if type(value) is not int:  # pylint: disable=unidiomatic-typecheck
             return ["%s: %r is not an integer" % (name, value)]
         size = value
     elif kind in ("text", "textarea", "password"):

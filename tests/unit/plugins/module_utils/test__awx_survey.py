@@ -46,7 +46,7 @@ def _awx_applies_default(question):
     if question['type'] == 'multiplechoice':
         return default in question['choices']
     if question['type'] == 'integer':
-        return type(default) is int and question['min'] <= default <= question['max']  # noqa: E721
+        return isinstance(default, int) and question['min'] <= default <= question['max']
     assert question['type'] == 'text', question
     return isinstance(default, str) and question['min'] <= len(default) <= question['max']
 
