@@ -86,7 +86,7 @@ def test_galaxy_version_is_the_newest_release_or_the_next():
     assert SemanticVersion(GALAXY_VERSION) >= SemanticVersion(NEWEST), (GALAXY_VERSION, NEWEST)
 
 
-@pytest.mark.parametrize('kind, name, added', _content(), ids=lambda v: str(v))
+@pytest.mark.parametrize('kind, name, added', _content(), ids=str)
 def test_version_added_is_released_with_the_plugin_or_next(kind, name, added):
     assert added, '%s %s has no version_added (new content: %s)' % (kind, name, GALAXY_VERSION)
     assert SemanticVersion(str(added)) <= SemanticVersion(GALAXY_VERSION), \
