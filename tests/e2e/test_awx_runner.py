@@ -360,6 +360,8 @@ def test_the_events_hold_the_smoke_tests_completion(jobs):
     ready = [event["event_data"] for event in jobs["deploy"].events()
              if event["event"] == "runner_on_ok" and event["event_data"].get("task_action") == "ascend.vllm.vllm_ready"]
     assert [data["host"] for data in ready] == [NODE]
+    # The roles ran from the collection the project sync installed, not from this checkout.
+    assert ready[0]["task_path"].startswith(str(jobs["deploy"].collections) + os.sep), ready[0]["task_path"]
     result = ready[0]["res"]
     assert result["state"] == "ready" and result["completion"].strip() and result["chat"].strip()
     assert result["models"] == [ready[0]["res"]["invocation"]["module_args"]["served_model_name"]]
@@ -386,5 +388,6 @@ def test_a_refused_answer_fails_in_preflight_and_leaves_the_node_alone(jobs):
     message = failed[0]["res"]["msg"]
     assert "vllm_serve_max_model_len=%d" % refused.extra_vars["vllm_serve_max_model_len"] in message, message
     assert "nothing was pulled or started" in message and "Fix:" in message, message
-    assert refused.stats()["failures"].get(NODE), refused.stats()
+    assert failed[0]["task_path"].startswith(str(refused.collections) + os.sep), failed[0]["task_path"]
+    assert refused.stats()["failures"].get(NODE) and refused.stats()["changed"] == {}, refused.stats()
     assert jobs["after"] == jobs["before"]
