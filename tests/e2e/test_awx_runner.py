@@ -24,6 +24,7 @@ Atlas 300I DUO node (tests/sim), with the playbooks and plugins of this checkout
 ``ansible-runner run`` then runs site.yml with the project as the working directory and no
 ANSIBLE_CONFIG, so the project's own ansible.cfg applies as it does in AWX.
 """
+import configparser
 import json
 import os
 import re
@@ -154,7 +155,8 @@ def project_sync(pdd):
 
 
 def collection_objects(pdd, collections):
-    """The deploy survey and the credential types, rendered by the synced copy of the collection."""
+    """The deploy survey and the credential types, rendered by the synced copy of the collection (the only
+    ascend.vllm on ANSIBLE_COLLECTIONS_PATH), as playbooks/awx_objects.yml renders them for AWX."""
     expression = ("{{ {'survey': 'deploy' | ascend.vllm.awx_survey,"
                   " 'credential_types': 'all' | ascend.vllm.awx_credential_types} }}")
     env = awx_env({"ANSIBLE_COLLECTIONS_PATH": str(collections), "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
@@ -162,11 +164,7 @@ def collection_objects(pdd, collections):
     proc = subprocess.run([str(BIN / "ansible"), "localhost", "-m", "ansible.builtin.debug", "-a", "msg=" + expression],
                           cwd=pdd / "project", env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    objects = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"]
-    # The filter must be the synced copy's, not this checkout's.
-    origin = collections / "ansible_collections" / "ascend" / "vllm" / "plugins" / "filter" / "awx_survey.py"
-    assert origin.is_file()
-    return objects
+    return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"]
 
 
 def inventory_script(pdd, registry):
@@ -201,7 +199,7 @@ def job_envvars(pdd, job_id):
     AWX's own callback plugin (indirect_instance_count) is left out: it ships with AWX, not with Ansible.
     """
     config = {}
-    parser = __import__("configparser").ConfigParser()
+    parser = configparser.ConfigParser()
     parser.read(str(pdd / "project" / "ansible.cfg"))
     if parser.has_section("defaults"):
         config = dict(parser.items("defaults"))
