@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: test-stage-1 test-stage-2 eval-tests bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
+.PHONY: awx-runner test-stage-1 test-stage-2 eval-tests bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
 
 setup:
 	@scripts/ensure-system.sh
@@ -57,6 +57,11 @@ molecule: setup images
 
 e2e: setup images
 	$(PYTEST) tests/e2e -q
+
+# The deploy job as AWX runs it (ansible-runner, AWX-style private data directory, one simulated
+# node; about 70 s). Part of `make e2e`; this target runs it alone.
+awx-runner: setup images
+	$(PYTEST) tests/e2e/test_awx_runner.py -q
 
 # Both reliability suites run in `make test` (CI); each writes its per-case
 # results to tests/output/reliability/<suite>.json for the report.

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: container_spec
 short_description: The devices, mounts, environment, labels and ports of one vLLM container
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Builds the platform- and instance-specific arguments of M(community.docker.docker_container) from a
     platform profile (see P(ascend.vllm.platform_profile#filter)) and the container_run variables, that is the

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: eval_inputs
 short_description: Check the eval role's variables and read its datasets, on the controller
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - >-
     Judges the C(eval_*) variables before any request is sent: known datasets, a local directory per dataset

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: image_pull_plan
 short_description: The image candidates, the tag and the problems of the image_pull inputs
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Judges the image_pull role's variables on the controller, without contacting a node.
   - Returns the references a pull tries in registry order (C(<registry>/<repository>:<tag><suffix>),

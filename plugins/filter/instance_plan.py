@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: instance_plan
 short_description: The vLLM instances of a host, and what is wrong with them
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     Turns the vllm_serve role's variables (the instance list C(vllm_serve_instances), which defaults to

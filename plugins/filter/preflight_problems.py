@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: preflight_problems
 short_description: Every preflight problem of a vLLM host, in report order
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Appends to the problems found so far (image, plan, node) one problem per M(ascend.vllm.vllm_config) violation of
     every instance (or the module's error when it reported none), then one per local model directory the node does

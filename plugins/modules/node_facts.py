@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: node_facts
 short_description: Read everything the preflight of an Atlas node needs, in one run
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Gathers in one module run what the C(ascend.vllm.npu_check) role judges, so a node
     preflight costs one round trip to the node.

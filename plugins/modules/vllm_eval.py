@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: vllm_eval
 short_description: Probe deployed vLLM instances, score gsm8k and sweep performance from the node
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - The builtin runner of the C(ascend.vllm.eval) role. Runs where the server is (the vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, section 7 points AISBench at C(127.0.0.1)) and talks to each instance over its
