@@ -64,7 +64,7 @@ options:
     type: list
     elements: str
   pins:
-    description: The digest pins (the filter C(ascend.vllm.image_pins)), checked against O(registry_answers).
+    description: The digest pins (the C(pins) of the filter C(ascend.vllm.image_pull_plan)), checked against O(registry_answers).
     type: list
     elements: dict
   registry_answers:

@@ -198,9 +198,10 @@ def candidates(inputs, tag):
 
 
 def judge(inputs, profile_suffix, controller_isfile):
-    """{candidates, image_tag, problems}: everything the controller can say about the image inputs."""
+    """{candidates, image_tag, pins, problems}: everything the controller can say about the image inputs."""
     tag = image_tag(inputs, profile_suffix)
-    return {'candidates': candidates(inputs, tag), 'image_tag': tag,
+    refs = candidates(inputs, tag)
+    return {'candidates': refs, 'image_tag': tag, 'pins': pins(refs, tag, inputs.get('image_pull_image') or ''),
             'problems': image_problems(inputs, controller_isfile)}
 
 

@@ -238,6 +238,13 @@ def test_the_release_tag_written_in_image_pull_image_is_the_tag(image, expected)
     assert image_tag(_inputs(image_pull_image=image), '-310p') == expected
 
 
+def test_judge_lists_the_pins():
+    judged = judge(_inputs(image_pull_digest=PIN, image_pull_registries=['q.io']), '-310p', lambda path: False)
+    assert judged['pins'] == [{'ref': 'q.io/ascend/vllm-ascend:v0.23.0-310p', 'digest': PIN,
+                               'candidate': 'q.io/ascend/vllm-ascend@' + PIN, 'variable': 'image_pull_digest'}]
+    assert judge(_inputs(), '-310p', lambda path: False)['pins'] == []
+
+
 def test_pins_name_the_tag_to_ask_about():
     exact = pins(['r.io:5000/a/b:v0.23.0-310p@' + PIN], 'v0.23.0-310p', 'r.io:5000/a/b:v0.23.0-310p@' + PIN)
     assert exact == [{'ref': 'r.io:5000/a/b:v0.23.0-310p', 'digest': PIN,
