@@ -38,6 +38,47 @@ def _mount(source, target=None, read_only=True):
 # ``model_cache_mount``.
 _MODEL_CACHE_MOUNT = _mount('/root/.cache', read_only=False)
 
+# The serving process's environment (docs/image-contract.md has the whole contract).
+# The guide starts the image with "docker run ... -it $IMAGE bash" and types
+# "vllm serve" into that interactive shell, which reads /root/.bashrc.  The
+# collection runs "vllm serve" as the container's command (through the image's
+# ENTRYPOINT, never replacing it), which reads no .bashrc; so the profile gives,
+# as container environment, what the image sets only in .bashrc.  "${NAME}"
+# expands to the image's own ENV value of NAME (read from the image on the node),
+# the way the .bashrc lines build on it.
+#
+# vllm-ascend Dockerfile.310p at v0.23.0 and v0.23.0rc1 (the images of the guide)
+# append to /root/.bashrc, in this order:
+#   export LD_PRELOAD=/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2:$LD_PRELOAD
+#   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/lib
+#   export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:/usr/lib64:/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:$LD_LIBRARY_PATH
+# The first two are written with double quotes, so $LD_PRELOAD (empty) and
+# $LD_LIBRARY_PATH (the image's ENV value) were expanded at build time: the shell
+# ends with "<jemalloc>:" and "<three dirs>:<image ENV value>:/usr/local/lib".
+# Dockerfile.310p.openEuler (same releases) preloads /usr/lib64/libjemalloc.so.2.
+# On the Atlas 200I Pro the guide mounts board libraries into /usr/lib64; only
+# this .bashrc line puts /usr/lib64 on the library path.
+# OMP_NUM_THREADS=1 and TASK_QUEUE_ENABLE=1 are the image's own ENV values
+# (Dockerfile.310p "ENV SOC_VERSION=... TASK_QUEUE_ENABLE=1 OMP_NUM_THREADS=1"), the
+# values vllm-ascend's tutorials export (e.g. "Qwen3.5-27B" tutorial, v0.23.0); the
+# profile restates them so that an operator changes them in one place.
+_BASHRC_LD_LIBRARY_PATH = ('/usr/local/Ascend/driver/lib64:/usr/lib64:'
+                           '/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:${LD_LIBRARY_PATH}:/usr/local/lib')
+
+
+def _environment(jemalloc):
+    # type: (str) -> Dict[str, str]
+    return {
+        'LD_LIBRARY_PATH': _BASHRC_LD_LIBRARY_PATH,
+        'LD_PRELOAD': jemalloc + ':',
+        'OMP_NUM_THREADS': '1',
+        'TASK_QUEUE_ENABLE': '1',
+    }
+
+
+_UBUNTU_ENVIRONMENT = _environment('/usr/lib/aarch64-linux-gnu/libjemalloc.so.2')
+_OPENEULER_ENVIRONMENT = _environment('/usr/lib64/libjemalloc.so.2')
+
 PLATFORMS = {
     'atlas_300i_duo': {
         'description': 'Atlas 300I DUO inference card (two 310P3 chips per card, PCIe EP mode)',
@@ -73,6 +114,8 @@ PLATFORMS = {
         ],
         # Guide 4.1: "-v /root/.cache:/root/.cache" (ModelScope/HF downloads land here).
         'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
+        # The -310p image (Ubuntu): its .bashrc additions, see _environment above.
+        'environment': dict(_UBUNTU_ENVIRONMENT),
         # Guide 4.1: "-p 8080:8080".
         'guide_port_mapping': '8080:8080',
     },
@@ -117,6 +160,9 @@ PLATFORMS = {
             _mount('/usr/lib64/libtensorflow.so'),
         ],
         'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
+        # The -310p image (Ubuntu): /usr/lib64 on the library path is what makes the
+        # board libraries mounted there loadable.
+        'environment': dict(_UBUNTU_ENVIRONMENT),
         'guide_port_mapping': '8080:8080',
     },
     'atlas_200i_pro_openeuler': {
@@ -154,6 +200,8 @@ PLATFORMS = {
             _mount('/usr/lib64/libtensorflow.so'),
         ],
         'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
+        # The -310p-openeuler image: jemalloc under /usr/lib64 (Dockerfile.310p.openEuler).
+        'environment': dict(_OPENEULER_ENVIRONMENT),
         'guide_port_mapping': '8080:8080',
     },
 }  # type: Dict[str, Dict[str, Any]]
@@ -213,7 +261,7 @@ def _apply_overrides(name, profile, overrides):
         reference = profile[key]
         _check_type(name, key, value, reference)
         if isinstance(reference, dict):
-            bad = sorted(set(value) - set(reference))
+            bad = sorted(set(value) - set(reference)) if key not in OPEN_DICT_FIELDS else []
             if bad:
                 raise ValueError('unknown key(s) %s in platform override %s; valid keys: %s'
                                  % (', '.join(bad), key, ', '.join(sorted(reference))))
@@ -228,8 +276,12 @@ def _apply_overrides(name, profile, overrides):
 # Fields an inventory-defined platform (``ascend_vllm_platform_spec``) must give
 # when it is not ``based_on`` a built-in profile.  ``guide_*`` fields only serve
 # the comparison with the guide's own command lines and are optional there.
+# ``environment`` is optional too (an image whose plain ENV is enough needs none).
+OPTIONAL_SPEC_FIELDS = ('os_family', 'environment')
 REQUIRED_SPEC_FIELDS = tuple(sorted(
-    key for key in PLATFORMS['atlas_300i_duo'] if not key.startswith('guide_') and key != 'os_family'))
+    key for key in PLATFORMS['atlas_300i_duo'] if not key.startswith('guide_') and key not in OPTIONAL_SPEC_FIELDS))
+# Dict fields whose override may add keys (an operator adds variables to ``environment``).
+OPEN_DICT_FIELDS = ('environment',)
 SPEC_ONLY_KEYS = ('based_on',)
 
 
@@ -321,7 +373,7 @@ def overrides_fix(reference, overrides, variable):
         if key not in reference:
             parts.append('%s is not a profile field%s' % (key, did_you_mean(key, sorted(reference))))
         elif isinstance(reference[key], dict) and isinstance(overrides[key], dict):
-            for sub in sorted(set(overrides[key]) - set(reference[key])):
+            for sub in [] if key in OPEN_DICT_FIELDS else sorted(set(overrides[key]) - set(reference[key])):
                 parts.append('%s.%s is not a field%s' % (key, sub, did_you_mean(sub, sorted(reference[key]))))
         elif type(reference[key]) is not type(overrides[key]) and not (
                 isinstance(reference[key], str) and isinstance(overrides[key], str)):
