@@ -21,9 +21,43 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 
+# What each host path the guide mounts is ("file" or "dir") and what installs it, for the
+# preflight's mount check (plugins/module_utils/_node_problems.py).  Ascend's driver package
+# (Ascend-hdk-310p-npu-driver) installs /usr/local/Ascend/driver, npu-smi, /usr/local/dcmi and
+# /etc/ascend_install.info; the Atlas 200I Pro's board software (its driver and firmware
+# package) the rest of the 200I Pro lines' files, except the OS libraries named by package.
+DRIVER_PACKAGE = 'the Ascend NPU driver package (Ascend-hdk-310p-npu-driver)'
+BOARD_PACKAGE = "the Atlas 200I Pro board's driver and firmware package"
+MOUNT_SOURCES = {
+    '/usr/local/dcmi': ('dir', DRIVER_PACKAGE),
+    '/usr/local/bin/npu-smi': ('file', DRIVER_PACKAGE),
+    '/usr/local/Ascend/driver/lib64': ('dir', DRIVER_PACKAGE),
+    '/usr/local/Ascend/driver/version.info': ('file', DRIVER_PACKAGE),
+    '/etc/ascend_install.info': ('file', DRIVER_PACKAGE),
+    '/usr/local/sbin/npu-smi': ('file', BOARD_PACKAGE),
+    '/etc/sys_version.conf': ('file', BOARD_PACKAGE),
+    '/etc/ld.so.conf.d/mind_so.conf': ('file', BOARD_PACKAGE),
+    '/etc/hdcBasic.cfg': ('file', BOARD_PACKAGE),
+    '/var/dmp_daemon': ('file', BOARD_PACKAGE),
+    '/var/slogd': ('file', BOARD_PACKAGE),
+    '/etc/slog.conf': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libmmpa.so': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libstackcore.so': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libtensorflow.so': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libcrypto.so.1.1': ('file', BOARD_PACKAGE + ' or the OS OpenSSL 1.1 libraries'),
+    '/usr/lib/aarch64-linux-gnu/libyaml-0.so.2': ('file', 'the Ubuntu package libyaml-0-2'),
+    '/usr/lib64/libyaml-0.so.2.0.9': ('file', 'the openEuler package libyaml'),
+    '/usr/lib64/libsemanage.so.2': ('file', 'the openEuler package libsemanage'),
+}  # type: Dict[str, Tuple[str, str]]
+
+
 def _mount(source, target=None, read_only=True):
     # type: (str, Optional[str], bool) -> Dict[str, Any]
-    return {'source': source, 'target': target or source, 'read_only': read_only}
+    mount = {'source': source, 'target': target or source, 'read_only': read_only}
+    known = MOUNT_SOURCES.get(source.rstrip('/'))
+    if known:
+        mount['kind'], mount['provided_by'] = known
+    return mount
 
 
 # Read-only is the default for every guide mount: they are driver libraries,
