@@ -79,7 +79,7 @@ _MODEL_CACHE_MOUNT = _mount('/root/.cache', read_only=False)
 # ENTRYPOINT, never replacing it), which reads no .bashrc; so the profile gives,
 # as container environment, what the image sets only in .bashrc.  "${NAME}"
 # expands to the image's own ENV value of NAME (read from the image on the node),
-# the way the .bashrc lines build on it.
+# the way the .bashrc lines build on it, and "$(uname -m)" to the image's machine.
 #
 # vllm-ascend Dockerfile.310p at v0.23.0 and v0.23.0rc1 (the images of the guide)
 # append to /root/.bashrc, in this order:
@@ -110,7 +110,8 @@ def _environment(jemalloc):
     }
 
 
-_UBUNTU_ENVIRONMENT = _environment('/usr/lib/aarch64-linux-gnu/libjemalloc.so.2')
+# "$(uname -m)" is the image's machine (aarch64 on the Atlas 200I Pro), as in the Dockerfile line.
+_UBUNTU_ENVIRONMENT = _environment('/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2')
 _OPENEULER_ENVIRONMENT = _environment('/usr/lib64/libjemalloc.so.2')
 
 PLATFORMS = {

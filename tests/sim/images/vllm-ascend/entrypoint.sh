@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Stand-in for /usr/local/bin/entrypoint.sh of the vllm-ascend 310P images (test harness only).
 # Same behaviour as the script vllm-ascend's Dockerfile.310p / Dockerfile.310p.openEuler (v0.23.0,
 # v0.23.0rc1) generate: with no "accelerators" line in lspci (RC mode, Atlas 200I Pro) start the log

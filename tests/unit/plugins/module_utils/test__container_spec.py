@@ -151,3 +151,15 @@ def test_operator_changes_and_adds_profile_environment():
 def test_image_env_unknown_leaves_an_empty_reference():
     spec = container_spec(get_profile('atlas_200i_pro'), _inputs([0]))
     assert spec['env']['LD_LIBRARY_PATH'] == BASHRC_PREFIX + ':/usr/local/lib'
+
+
+@pytest.mark.parametrize('arch, path', [
+    ('arm64', '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2:'),
+    ('amd64', '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2:'),
+    (None, '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2:'),
+])
+def test_jemalloc_follows_the_image_architecture_like_the_bashrc_line(arch, path):
+    """Dockerfile.310p writes /usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2 into .bashrc."""
+    inputs = _inputs([0], container_run_image_env=IMAGE_ENV, container_run_image_arch=arch)
+    spec = container_spec(get_profile('atlas_300i_duo'), inputs)
+    assert spec['env']['LD_PRELOAD'] == path

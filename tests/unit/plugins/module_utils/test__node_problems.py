@@ -397,8 +397,8 @@ def test_a_container_we_did_not_create_stops_preflight(capture, labels, foreign)
 def test_missing_mount_names_its_package_and_the_fix(platform, path, package):
     profile = get_profile(platform)
     facts = {'paths': {path: {'exists': False}}}
-    problems = np.mount_problems(facts, dict(profile, mounts=[m for m in profile['mounts']
-                                                             if m['source'] == path]))
+    only = [m for m in profile['mounts'] if m['source'] == path]
+    problems = np.mount_problems(facts, dict(profile, mounts=only))
     assert problems == [{'check': 'mounts', 'msg': '%s is missing (provided by %s); the container bind-mounts it '
                          'and Docker would refuse to start' % (path, package),
                          'fix': "install %s, or change the platform profile's mounts in "
