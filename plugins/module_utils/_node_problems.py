@@ -205,9 +205,10 @@ def mount_problems(facts, profile, enabled=True):
             out.append(_problem('mounts', '%s is missing%s; the container bind-mounts it and Docker would refuse to '
                                 'start' % (path, source), fix))
         elif kind == 'dir' and not found.get('isdir') or kind == 'file' and found.get('isdir'):
+            # E.g. an empty directory an earlier `docker run -v` created in place of a missing file.
             out.append(_problem('mounts', '%s is a %s, the container expects a %s%s' % (
                 path, 'directory' if found.get('isdir') else 'non-directory', 'directory' if kind == 'dir' else 'file',
-                source), fix))
+                source), 'remove %s, then %s' % (path, fix)))
     return out
 
 

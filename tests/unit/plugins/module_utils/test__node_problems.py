@@ -410,3 +410,11 @@ def test_an_added_mount_without_kind_is_checked_for_existence_only():
     assert np.mount_problems({'paths': {'/opt/x': {'exists': True, 'isreg': True}}}, profile) == []
     assert [p['msg'] for p in np.mount_problems({'paths': {}}, profile)] == [
         '/opt/x is missing; the container bind-mounts it and Docker would refuse to start']
+
+
+def test_a_mount_of_the_wrong_kind_is_removed_first():
+    facts = {'paths': {'/etc/hdcBasic.cfg': {'exists': True, 'isdir': True}}}
+    profile = {'mounts': [m for m in get_profile('atlas_200i_pro')['mounts'] if m['source'] == '/etc/hdcBasic.cfg']}
+    assert [p['fix'] for p in np.mount_problems(facts, profile)] == [
+        "remove /etc/hdcBasic.cfg, then install the Atlas 200I Pro board's driver and firmware package, "
+        "or change the platform profile's mounts in ascend_vllm_platform_overrides"]
