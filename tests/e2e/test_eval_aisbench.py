@@ -3,9 +3,10 @@
 AISBench (ais-bench-benchmark 3.1.20260630) runs on the controller from the cached environment
 `make aisbench` installs once per machine (the Makefile's e2e target does it first) against the
 stand-in server of one simulated Atlas 300I DUO node serving Qwen/Qwen3.5-2B (guide reference
-gsm8k 77.71), at the node's address on the simulated network. The test writes a 4-question
-gsm8k-format dataset (test.jsonl and the train.jsonl AISBench's loader also opens) and tells the
-stand-in to answer three right, so AISBench's own score is exactly 75.00:
+gsm8k 77.71, textvqa 76.09), at the node's address on the simulated network. The test writes
+4-question gsm8k and textvqa sets in AISBench's layouts (gsm8k: test.jsonl and the train.jsonl its
+loader also opens; textvqa: questions, annotations, PNG images) and tells the stand-in to answer
+three of each right, so AISBench's own scores are exactly 75.00:
 - bad inputs (no AISBench installation, a gsm8k directory without train.jsonl) stop the play
   naming the variable, its value and the fix (the install command), before any request;
 - at eval_tolerance 5 the gate passes: results.json holds AISBench's score and per-question
@@ -25,18 +26,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
+import eval_datasets  # noqa: E402  pylint: disable=wrong-import-position
 
 PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
 NODE = PREFIX + "-evalais"
 VENV = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ascend-vllm" / "aisbench-3.1.20260630"
-QUESTIONS = [  # (question, gold, the stand-in's reply)
-    ("Ann has 3 apples and buys 4 more. How many apples?", "7", "3 + 4 = 7 apples. answer:7"),
-    ("A box holds 12 eggs. How many eggs in 3 boxes?", "36", "12 * 3 = 36. answer:36"),
-    ("Tom reads 20 pages a day for 5 days. Pages?", "100", "20 * 5 = 100 pages. answer:100"),
-    ("A train goes 60 km/h for 2 hours. Distance?", "120", "60 + 2 = 62. answer:62"),  # the wrong one
-]
-ANSWERS = [{"contains": "Question: " + q, "reply": reply} for q, _gold, reply in QUESTIONS]
 SETTINGS = {"eval_runner": "aisbench", "eval_concurrency": [1, 4], "eval_perf_requests": 8,
             "eval_perf_input_len": 16, "eval_perf_output_len": 12, "eval_batch_size": 4, "eval_tolerance": 5.0}
 
@@ -51,12 +47,8 @@ def served_requests():
 class Site:
     def __init__(self, registry, workdir, address):
         self.address = address
-        self.dataset = workdir / "gsm8k"
-        self.dataset.mkdir()
-        rows = "".join(json.dumps({"question": q, "answer": "Work.\n#### %s" % gold}) + "\n"
-                       for q, gold, _r in QUESTIONS)
-        (self.dataset / "test.jsonl").write_text(rows)
-        (self.dataset / "train.jsonl").write_text(rows)
+        self.dataset = eval_datasets.write_gsm8k(workdir / "gsm8k")
+        self.textvqa = eval_datasets.write_textvqa(workdir / "textvqa")
         self.reports = workdir / "reports"
         group_vars = yaml.safe_load((ROOT / "inventories" / "demo" / "group_vars" / "atlas_300i_duo.yml").read_text())
         group_vars["image_pull_registries"] = [registry]
@@ -75,8 +67,8 @@ class Site:
         return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200, check=False)
 
     def evaluate(self, run_id, **changes):
-        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset)}, eval_report_dir=str(self.reports),
-                     eval_run_id=run_id)
+        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset), "textvqa": str(self.textvqa)},
+                     eval_report_dir=str(self.reports), eval_run_id=run_id)
         extra.update(changes)
         return self.playbook("playbooks/eval.yml", extra)
 
@@ -90,7 +82,7 @@ def site(tmp_path_factory):
     try:
         sim.fault(NODE, ["token_delay=0.002"])
         sim.exec_node(NODE, ["sh", "-c", "mkdir -p /root/.cache/vllm-sim && cat > /root/.cache/vllm-sim/answers.json"],
-                      input=json.dumps(ANSWERS), check=True)
+                      input=json.dumps(eval_datasets.answers()), check=True)
         address = sim.docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
                              "ascend-sim-" + NODE).stdout.strip()
         site = Site(info["registry"], tmp_path_factory.mktemp("evalais"), address)
@@ -111,7 +103,7 @@ def site(tmp_path_factory):
 def test_bad_input_stops_before_any_load(site, tmp_path, change, words):
     if change == "no-train":
         (tmp_path / "test.jsonl").write_text((site.dataset / "test.jsonl").read_text())
-        change = {"eval_dataset_dirs": {"gsm8k": str(tmp_path)}}
+        change = {"eval_dataset_dirs": {"gsm8k": str(tmp_path)}, "eval_datasets": ["gsm8k"]}
     before = served_requests()
     proc = site.evaluate("bad", **change)
     assert proc.returncode != 0
@@ -123,7 +115,7 @@ def test_bad_input_stops_before_any_load(site, tmp_path, change, words):
 
 
 def test_gate_passes_with_aisbench_scores_and_perf(site):
-    proc = site.evaluate("pass")
+    proc = site.evaluate("pass", eval_datasets=["gsm8k", "textvqa"])
     assert proc.returncode == 0, proc.stdout[-6000:]
     run = site.reports / "pass"
     raw = json.loads((run / "results.json").read_text())
@@ -133,8 +125,12 @@ def test_gate_passes_with_aisbench_scores_and_perf(site):
     assert (acc["accuracy"], acc["correct"], acc["total"]) == (75.0, 3, 4)
     assert [(d["pred"], d["answer"], d["correct"]) for d in acc["details"]] == [
         ("7", "7", True), ("36", "36", True), ("100", "100", True), ("62", "120", False)]
+    tv = inst["accuracy"]["textvqa"]
+    assert (tv["accuracy"], tv["correct"], tv["total"]) == (75.0, 3, 4)
+    assert [d["pred"].strip() for d in tv["details"]] == ["Stop.", "Coca-Cola", "three", "blue"]
     summary = (run / "summary.md").read_text()
     assert "| %s | default | Qwen/Qwen3.5-2B | gsm8k | 75.00 | 77.71 | 72.71 | 3/4 | pass |" % NODE in summary
+    assert "| %s | default | Qwen/Qwen3.5-2B | textvqa | 75.00 | 76.09 | 71.09 | 3/4 | pass |" % NODE in summary
     levels = inst["performance"]
     assert [lv["concurrency"] for lv in levels] == [1, 4]
     for lv in levels:
@@ -165,7 +161,7 @@ def test_gate_passes_with_aisbench_scores_and_perf(site):
 
 
 def test_gate_fails_at_a_stricter_tolerance_and_names_it(site):
-    proc = site.evaluate("strict", eval_tolerance=2.0, eval_performance=False)
+    proc = site.evaluate("strict", eval_tolerance=2.0, eval_performance=False, eval_datasets=["gsm8k"])
     assert proc.returncode != 0
     assert ("%s/default: gsm8k accuracy 75.00 is below the reference 77.71 by more than eval_tolerance=2.0 "
             "(floor 75.71)" % NODE) in proc.stdout, proc.stdout[-4000:]
