@@ -149,12 +149,12 @@ def write(path, text):
         handle.write(text)
 
 
-def ais_bench(module, args, what):
-    """Run ais_bench; fail the module naming what it was doing and the end of its output."""
+def ais_bench(module, args, what, cwd):
+    """Run ais_bench in cwd (it writes a tmp/ folder there); fail naming what it was doing and its last lines."""
     cmd = [os.path.join(module.params['venv'], 'bin', 'ais_bench')] + args
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=module.params['timeout'], check=False,
-                              stdin=subprocess.DEVNULL, env=dict(os.environ, TERM='dumb'))
+                              stdin=subprocess.DEVNULL, env=dict(os.environ, TERM='dumb'), cwd=cwd)
     except subprocess.TimeoutExpired:
         module.fail_json(msg='%s: ais_bench took more than %d s (timeout)' % (what, module.params['timeout']))
     if proc.returncode != 0:
@@ -175,7 +175,7 @@ def accuracy(module, entry, target, base):
     config = os.path.join(base, 'accuracy.py')
     write(config, accuracy_config('%s/%s' % (params['where'], entry['name']), target, params, dirs))
     what = '%s/%s accuracy' % (params['where'], entry['name'])
-    ais_bench(module, [config, '-w', os.path.join(base, 'accuracy'), '--dump-eval-details'], what)
+    ais_bench(module, [config, '-w', os.path.join(base, 'accuracy'), '--dump-eval-details'], what, base)
     run = latest_run(os.path.join(base, 'accuracy'))
     scores = read_accuracy(run) if run else {}
     missing = sorted(set(params['dataset_dirs']) - set(scores))
@@ -199,7 +199,7 @@ def performance(module, entry, target, base):
     write(config, perf_config('%s/%s' % (params['where'], entry['name']), target, params, dataset, tokenizer))
     what = '%s/%s performance' % (params['where'], entry['name'])
     ais_bench(module, [config, '-m', 'perf', '-w', os.path.join(base, 'performance'), '--max-num-workers', '1'],
-              what)
+              what, base)
     run = latest_run(os.path.join(base, 'performance'))
     try:
         return read_performance(run, params['concurrency']), run
@@ -210,7 +210,7 @@ def performance(module, entry, target, base):
 
 def evaluate(module, entry):
     params = module.params
-    base = os.path.join(params['workdir'], str(entry['name']))
+    base = os.path.abspath(os.path.join(params['workdir'], str(entry['name'])))
     os.makedirs(base, exist_ok=True)
     target = {'host': params['host'], 'port': entry['port'], 'served': entry.get('served'),
               'model': entry.get('model')}
