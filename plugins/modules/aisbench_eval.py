@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: aisbench_eval
 short_description: Score datasets and sweep performance of vLLM instances with AISBench
-version_added: 0.1.0
+version_added: 0.2.0
 description:
   - The AISBench runner of the C(ascend.vllm.eval) role (C(eval_runner=aisbench)). Runs on the controller, where
     AISBench (C(ais-bench-benchmark), pinned) lives in a cached virtual environment (C(make aisbench)), and
