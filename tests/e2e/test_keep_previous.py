@@ -110,8 +110,9 @@ def test_a_failed_change_brings_the_previous_container_back(node):
     # The cause, from the new container's own log lines (shown), and what happened.
     assert out.count(CRASH) >= 2, out[-6000:]
     assert "Show the last log lines of the container" in out
-    assert "Instance default (vllm-ascend" in out and "the changed container failed and was removed" in out
-    assert "The previous container was restored and serves again" in out
+    assert "Instance default (vllm-ascend, http://127.0.0.1:8080) on keep-duo did not take the change" in out
+    assert "The changed container's last 50 log lines are shown above" in out
+    assert "It was removed and the previous container was restored: it serves again" in out
     # Exactly as before: the same container (id, image, command), the same answers, nothing else.
     after = node.containers()
     assert after == before, (before, after)
@@ -137,7 +138,7 @@ def test_a_failed_change_of_the_served_name_restores_the_old_name(node):
     node.host_vars["vllm_serve_served_model_name"] = "qwen-never"
     node.host_vars["vllm_serve_env"] = {"VLLM_SIM_CRASH": CRASH}
     proc = node.playbook()
-    assert proc.returncode != 0 and "The previous container was restored and serves again" in proc.stdout
+    assert proc.returncode != 0 and "the previous container was restored: it serves again" in proc.stdout
     assert node.containers() == before
     assert node.answers() == answers == (["qwen-kept"], answers[1])
 
