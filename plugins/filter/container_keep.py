@@ -31,7 +31,9 @@ options:
     type: raw
     required: true
   previous:
-    description: The M(community.docker.docker_container_info) result of C(<name>-previous).
+    description:
+      - C(<name>-previous) as npu_check reports it (C(npu_check_result.containers[name ~ '-previous'])) or as
+        M(community.docker.docker_container_info) returns it.
     type: raw
   enabled:
     description: C(container_run_keep_previous); false decides nothing is kept.
@@ -57,8 +59,8 @@ RETURN = r'''
 _value:
   description:
     - C(probe) (ask docker_container in check mode), C(keep) (stop and rename the container now), C(leftover) (a
-      kept container from an interrupted run is there), C(kept) (this run has a container to come back to) and
-      C(why) (one line).
+      kept container from an interrupted run is there), C(kept) (this run has a container to come back to),
+      C(unchanged) (the probe found nothing to do, so the real call is not needed) and C(why) (one line).
   type: dict
 '''
 
@@ -69,7 +71,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._keep import keep_plan
 
 
 def container_keep(existing, previous=None, enabled=True, probe=None):
-    """{probe, keep, leftover, kept, why} for one container."""
+    """{probe, keep, leftover, kept, unchanged, why} for one container."""
     return keep_plan(plain(existing), plain(previous), boolean(enabled, strict=False),
                      None if probe is None else plain(probe))
 

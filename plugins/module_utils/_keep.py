@@ -76,6 +76,8 @@ def keep_plan(existing, previous, enabled=True, probe=None):
       restart back-off): ask docker_container in check mode whether it would replace it.
     - ``keep``: the probe says it would: stop it and rename it to ``<name>-previous``.
     - ``kept``: this run has a container to come back to (leftover or kept now).
+    - ``unchanged``: the probe found nothing to do at all (not even a start or an
+      in-place update), so the real call is skipped: a re-run costs one call, not two.
     - ``why``: one line for the log.
 
     ``probe`` is the registered check-mode result (None before it ran).  A container
@@ -83,7 +85,7 @@ def keep_plan(existing, previous, enabled=True, probe=None):
     neither is anything when ``enabled`` is false.
     """
     current, kept = container_state(existing), container_state(previous)
-    plan = {'leftover': False, 'probe': False, 'keep': False, 'kept': False}
+    plan = {'leftover': False, 'probe': False, 'keep': False, 'kept': False, 'unchanged': False}
     if not enabled:
         return dict(plan, why='keeping the previous container is turned off')
     if kept['exists'] and not kept['ours']:
@@ -101,6 +103,8 @@ def keep_plan(existing, previous, enabled=True, probe=None):
     if probe is None:
         return dict(plan, why='the container serves; ask whether the new spec replaces it')
     if not replaces(probe):
+        # The probe found nothing at all to do: the real call would not either.
+        plan['unchanged'] = not probe.get('changed') and not probe.get('skipped') and not probe.get('failed')
         return dict(plan, why='the spec is unchanged (or changes in place); nothing is kept')
     return dict(plan, keep=True, kept=True, why='the spec changed; the serving container is kept stopped')
 
@@ -145,3 +149,23 @@ def served_model_name(argv, default=''):
         if position < len(argv) and not argv[position].startswith('-'):
             return argv[position]
     return default
+
+
+def restore_note(after, restored=None):
+    # type: (str, Any) -> str
+    """The sentence the failure message ends with when the kept container was put back.
+
+    ``after`` is after_ready's answer, ``restored`` the vllm_ready result of the restored
+    container (previous.yml).  Empty when nothing was restored.
+    """
+    if after != 'restore':
+        return ''
+    restored = restored if isinstance(restored, dict) else {}
+    if restored.get('state') == 'ready':
+        return (' It was removed and the previous container was restored: it serves again (same container, image '
+                'and settings as before this run); fix the change and run again.')
+    note = (' It was removed and the previous container was restored, but does not serve either: %s.'
+            % (restored.get('error') or restored.get('msg') or 'it was not checked'))
+    if restored.get('state') == 'crashed':
+        note += ' It is stopped and kept with its logs.'
+    return note

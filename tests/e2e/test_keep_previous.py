@@ -11,6 +11,7 @@ One simulated Atlas 300I DUO node (tests/sim), the real site.yml and teardown.ym
 """
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ NAME = "vllm-ascend"
 PREVIOUS = NAME + "-previous"
 MANAGED = "label=ascend.vllm.managed-by=ascend.vllm"
 CRASH = "RuntimeError: keep-test refuses to start"
+RECAP = re.compile(r"^%s\s+: ok=\d+\s+changed=(\d+)\s+unreachable=\d+\s+failed=(\d+)" % NODE, re.M)
 
 
 class Node:
@@ -101,6 +103,10 @@ def test_a_failed_change_brings_the_previous_container_back(node):
     before = node.containers()
     assert list(before) == [NAME] and before[NAME][2] == "running", before
     answers = node.answers()
+    # Nothing changed: nothing is kept, replaced or even touched (the check-mode probe answers for the real call).
+    again = node.playbook()
+    assert again.returncode == 0 and RECAP.search(again.stdout).groups() == ("0", "0"), again.stdout[-3000:]
+    assert node.containers() == before
 
     # A change that re-creates the container with a vLLM that crashes on start.
     node.host_vars["vllm_serve_env"] = {"VLLM_SIM_CRASH": CRASH}

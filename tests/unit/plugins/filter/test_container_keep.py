@@ -32,3 +32,10 @@ def test_served_model_name_filter():
     served = Served().filters()['served_model_name']
     assert served(['vllm', 'serve', 'm', '--served-model-name', 'qwen3.5']) == 'qwen3.5'
     assert served([], 'qwen3.5') == 'qwen3.5'
+
+
+def test_container_restore_note():
+    from ansible_collections.ascend.vllm.plugins.filter.container_restore_note import FilterModule as Note
+    note = Note().filters()['container_restore_note']
+    assert note('drop', {'state': 'ready'}) == '' and note('none') == ''
+    assert 'restored: it serves again' in note('restore', {'state': 'ready'})

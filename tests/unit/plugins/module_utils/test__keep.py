@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils._keep import (
-    after_ready, container_state, keep_plan, previous_name, replaces, served_model_name,
+    after_ready, container_state, keep_plan, previous_name, replaces, restore_note, served_model_name,
 )
 
 OURS = {'ascend.vllm.managed-by': 'ascend.vllm', 'ascend.vllm.instance': 'default'}
@@ -58,10 +58,17 @@ def test_a_serving_container_is_probed_then_kept_when_the_spec_replaces_it():
     assert after['keep'] and after['kept'] and not after['leftover']
 
 
-@pytest.mark.parametrize('probe', [UPDATE, SAME, {'skipped': True}])
-def test_nothing_is_kept_when_the_container_stays(probe):
+@pytest.mark.parametrize('probe, unchanged', [(UPDATE, False), (SAME, True), ({'skipped': True}, False),
+                                               ({'failed': True, 'msg': 'x'}, False)])
+def test_nothing_is_kept_when_the_container_stays(probe, unchanged):
     plan = keep_plan(SERVING_INFO, NO_PREVIOUS, True, probe)
     assert plan['probe'] and not plan['keep'] and not plan['kept']
+    # Only a probe that found nothing to do spares the real call.
+    assert plan['unchanged'] is unchanged
+
+
+def test_a_replacing_probe_is_not_unchanged():
+    assert not keep_plan(SERVING, NO_PREVIOUS, True, RECREATE)['unchanged']
 
 
 @pytest.mark.parametrize('existing, why', [
@@ -118,3 +125,21 @@ def test_after_ready(previous, failed, check_mode, expected):
 ])
 def test_served_model_name(argv, expected):
     assert served_model_name(argv, 'fallback') == expected
+
+
+@pytest.mark.parametrize('after, restored, expected', [
+    ('none', None, ''),
+    ('drop', {'state': 'ready'}, ''),
+    ('restore', {'state': 'ready'}, ' It was removed and the previous container was restored: it serves again (same '
+                                    'container, image and settings as before this run); fix the change and run again.'),
+    ('restore', {'state': 'timeout', 'error': 'no 200 from /health within 60s'},
+     ' It was removed and the previous container was restored, but does not serve either: '
+     'no 200 from /health within 60s.'),
+    ('restore', {'state': 'crashed', 'error': 'vLLM crashed while starting'},
+     ' It was removed and the previous container was restored, but does not serve either: '
+     'vLLM crashed while starting. It is stopped and kept with its logs.'),
+    ('restore', None, ' It was removed and the previous container was restored, but does not serve either: '
+                      'it was not checked.'),
+])
+def test_restore_note(after, restored, expected):
+    assert restore_note(after, restored) == expected
