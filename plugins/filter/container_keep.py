@@ -22,7 +22,7 @@ description:
     the current container is then not kept on top of it.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
-positional: previous, enabled, probe
+positional: previous, enabled, probe, instance
 options:
   _input:
     description:
@@ -42,6 +42,11 @@ options:
   probe:
     description: The registered result of the check-mode docker_container call; null before it ran.
     type: raw
+  instance:
+    description:
+      - The instance's name (C(container_run_instance)). A C(<name>-previous) whose C(ascend.vllm.instance) label names
+        another instance is not this one's kept container; nothing is kept then.
+    type: str
 '''
 
 EXAMPLES = r'''
@@ -70,10 +75,10 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import plai
 from ansible_collections.ascend.vllm.plugins.module_utils._keep import keep_plan
 
 
-def container_keep(existing, previous=None, enabled=True, probe=None):
+def container_keep(existing, previous=None, enabled=True, probe=None, instance=None):
     """{probe, keep, leftover, kept, unchanged, why} for one container."""
     return keep_plan(plain(existing), plain(previous), boolean(enabled, strict=False),
-                     None if probe is None else plain(probe))
+                     None if probe is None else plain(probe), instance)
 
 
 class FilterModule(object):

@@ -22,6 +22,7 @@ from typing import Any, Dict, Optional
 PREVIOUS_SUFFIX = '-previous'
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 MANAGED_VALUE = 'ascend.vllm'
+INSTANCE_LABEL = 'ascend.vllm.instance'
 
 
 def previous_name(name):
@@ -39,7 +40,7 @@ def container_state(found):
     (``{exists, container: <docker inspect>}``); anything else is "no container".
     """
     if not isinstance(found, dict) or not found.get('exists'):
-        return {'exists': False, 'running': False, 'restarting': False, 'ours': False}
+        return {'exists': False, 'running': False, 'restarting': False, 'ours': False, 'instance': None}
     if isinstance(found.get('container'), dict):
         inspect = found['container']
         state = inspect.get('State') or {}
@@ -49,7 +50,7 @@ def container_state(found):
         labels = found.get('labels') or {}
         running, restarting = found.get('running'), found.get('restarting')
     return {'exists': True, 'running': bool(running), 'restarting': bool(restarting),
-            'ours': labels.get(MANAGED_LABEL) == MANAGED_VALUE}
+            'ours': labels.get(MANAGED_LABEL) == MANAGED_VALUE, 'instance': labels.get(INSTANCE_LABEL)}
 
 
 def replaces(probe):
@@ -65,8 +66,8 @@ def replaces(probe):
     return any(isinstance(action, dict) and 'created' in action for action in probe.get('actions') or [])
 
 
-def keep_plan(existing, previous, enabled=True, probe=None):
-    # type: (Any, Any, bool, Any) -> Dict[str, Any]
+def keep_plan(existing, previous, enabled=True, probe=None, instance=None):
+    # type: (Any, Any, bool, Any, Optional[str]) -> Dict[str, Any]
     """What container_run does before it creates or updates the container.
 
     - ``leftover``: a stopped ``<name>-previous`` of ours is on the node (a run was
@@ -82,7 +83,9 @@ def keep_plan(existing, previous, enabled=True, probe=None):
 
     ``probe`` is the registered check-mode result (None before it ran).  A container
     that is not running, crash-loops, or is not ours (another user's) is not kept;
-    neither is anything when ``enabled`` is false.
+    neither is anything when ``enabled`` is false.  With ``instance``, a
+    ``<name>-previous`` labelled for another instance (another instance's container
+    whose name happens to end so) is not this instance's and blocks keeping too.
     """
     current, kept = container_state(existing), container_state(previous)
     plan = {'leftover': False, 'probe': False, 'keep': False, 'kept': False, 'unchanged': False}
@@ -90,6 +93,8 @@ def keep_plan(existing, previous, enabled=True, probe=None):
         return dict(plan, why='keeping the previous container is turned off')
     if kept['exists'] and not kept['ours']:
         return dict(plan, why='a container of the kept name was not created by ascend.vllm; nothing is kept')
+    if kept['exists'] and instance and kept['instance'] != instance:
+        return dict(plan, why='a container of the kept name belongs to instance %s; nothing is kept' % kept['instance'])
     if kept['exists']:
         return dict(plan, leftover=True, kept=True,
                     why='a container kept by an interrupted run is the one to come back to')

@@ -377,10 +377,12 @@ def scn_changed_config_crash(case, node=D):
     kept = mark_kept(node)
     before = fl.container_named(node)
     new_model = "Qwen/Qwen3.5-4B"
-    # Only the first start crashes: the new container's. The previous one, restored, starts.
-    fl.sim.fault(node, ["crash=mamba", "crash_count=1"])
+    fl.clear_faults(node)
+    # Only the new container crashes (the stand-in reads VLLM_SIM_CRASH from its environment, which
+    # the change sets); the previous one, restored, starts as before. The fix drops that setting.
     inv = inventory("changed-" + node, {node: {}})
-    run = case.run(fl.site(case.case, inv, {"vllm_serve_model": new_model}))
+    run = case.run(fl.site(case.case, inv, {"vllm_serve_model": new_model,
+                                            "vllm_serve_env": {"VLLM_SIM_CRASH": "mamba"}}))
     msg = fatal_messages(run.output)
     case.check("message", run.rc != 0 and "crashed while starting" in msg and fl.CONTAINER in msg
                and "did not take the change" in msg, "no clear crash message: %s" % msg[:800])

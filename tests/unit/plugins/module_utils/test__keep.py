@@ -30,7 +30,8 @@ def test_the_kept_name_has_a_fixed_suffix():
 
 @pytest.mark.parametrize('found', [SERVING, SERVING_INFO])
 def test_both_shapes_of_a_container_read_alike(found):
-    assert container_state(found) == {'exists': True, 'running': True, 'restarting': False, 'ours': True}
+    assert container_state(found) == {'exists': True, 'running': True, 'restarting': False, 'ours': True,
+                                      'instance': 'default'}
 
 
 @pytest.mark.parametrize('found', [None, {}, {'exists': False}, 'text', {'exists': True, 'container': None}])
@@ -143,3 +144,15 @@ def test_served_model_name(argv, expected):
 ])
 def test_restore_note(after, restored, expected):
     assert restore_note(after, restored) == expected
+
+
+def test_another_instances_container_under_the_kept_name_is_not_ours_to_keep_or_drop():
+    # Instances "a" (vllm-ascend-a) and "a-previous" (vllm-ascend-a-previous, running) on one host.
+    other = {'exists': True, 'running': True, 'restarting': False,
+             'labels': dict(OURS, **{'ascend.vllm.instance': 'a-previous'})}
+    plan = keep_plan(SERVING, other, True, RECREATE, 'a')
+    assert not (plan['probe'] or plan['keep'] or plan['kept'] or plan['leftover'])
+    assert 'belongs to instance a-previous' in plan['why']
+    # Its own kept container is recognised by the same label.
+    mine = dict(other, running=False, labels=dict(OURS, **{'ascend.vllm.instance': 'a'}))
+    assert keep_plan(SERVING, mine, True, None, 'a')['leftover']
