@@ -17,7 +17,7 @@ description:
     (C(POST /containers/{name}/rename)). The container keeps its id, image, settings,
     logs and state; only the name changes. community.docker has no module for this.
   - Idempotent - when O(name) is gone and O(new_name) exists the rename is taken as done
-    (RV(changed=false)).
+    (C(changed=false)).
   - Fails, changing nothing, when both names exist (O(new_name) is taken), when neither
     exists, or with O(managed_only) when O(name) was not created by ascend.vllm.
   - The C(ascend.vllm.container_run) role uses it to keep a serving container under

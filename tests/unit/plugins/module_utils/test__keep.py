@@ -59,8 +59,9 @@ def test_a_serving_container_is_probed_then_kept_when_the_spec_replaces_it():
     assert after['keep'] and after['kept'] and not after['leftover']
 
 
-@pytest.mark.parametrize('probe, unchanged', [(UPDATE, False), (SAME, True), ({'skipped': True}, False),
-                                               ({'failed': True, 'msg': 'x'}, False)])
+@pytest.mark.parametrize('probe, unchanged', [
+    (UPDATE, False), (SAME, True), ({'skipped': True}, False), ({'failed': True, 'msg': 'x'}, False),
+])
 def test_nothing_is_kept_when_the_container_stays(probe, unchanged):
     plan = keep_plan(SERVING_INFO, NO_PREVIOUS, True, probe)
     assert plan['probe'] and not plan['keep'] and not plan['kept']
