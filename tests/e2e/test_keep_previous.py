@@ -5,7 +5,7 @@ One simulated Atlas 300I DUO node (tests/sim), the real site.yml and teardown.ym
   vllm_serve_env) fails the run naming the cause with the new container's log lines,
   and afterwards the node answers /v1/models and a completion exactly as before, from
   the same container (id, image) and nothing else of ours runs or is left;
-- a change that works is applied and the kept container is gone;
+- a change that works is applied and the kept container is gone (check mode first changes nothing);
 - a kept container left by an interrupted run is removed once the next run's
   container serves, and teardown removes one too.
 """
@@ -48,10 +48,10 @@ class Node:
         path.write_text(yaml.safe_dump(inv))
         return path
 
-    def playbook(self, name="site.yml"):
+    def playbook(self, name="site.yml", *args):
         env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
         return subprocess.run(
-            [str(Path(sys.executable).parent / "ansible-playbook"), name, "-i", str(self.inventory())],
+            [str(Path(sys.executable).parent / "ansible-playbook"), name, "-i", str(self.inventory()), *args],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
 
     @staticmethod
@@ -130,6 +130,10 @@ def test_a_change_that_works_is_applied_and_the_kept_container_removed(node):
     before = node.containers()
     node.host_vars["vllm_serve_env"] = {"KEEP_TEST": "1"}
     node.host_vars["vllm_serve_served_model_name"] = "qwen-kept"
+    # Check mode reports the change and keeps, replaces and removes nothing.
+    check = node.playbook("site.yml", "--check")
+    assert check.returncode == 0, check.stdout[-4000:]
+    assert node.containers() == before
     proc = node.playbook()
     assert proc.returncode == 0, proc.stdout[-4000:]
     after = node.containers()
