@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
 
+from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
 
 DEFAULT_TEMPLATE = '/dev/davinci{index}'
@@ -146,7 +147,9 @@ def node_query(settings):
         'paths': unique,
         'npu_smi_path': settings.get('npu_smi_path') or profile.get('npu_smi_path') or '',
         'driver_version_file': settings['driver_version_file'],
-        'containers': sorted(set(inst['container_name'] for inst in instances)),
+        # Each instance's container and the one a deploy keeps while replacing it (container_run).
+        'containers': sorted(set(name for inst in instances
+                                 for name in (inst['container_name'], previous_name(inst['container_name'])))),
         'ports': sorted(set(int(inst['port']) for inst in _ports(instances))) if settings.get('ports', True) else [],
     }
 

@@ -16,6 +16,7 @@ import re
 import socket
 from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, to_int, to_json
 
@@ -283,12 +284,14 @@ def containers_to_remove(plan, managed, all_managed):
     """The planned containers that are ours, and with ``all_managed`` every container of ours on the node.
 
     ``managed`` lists the node's containers with this collection's label: a container with
-    an instance's name that we did not create (another user's) is left alone.
+    an instance's name that we did not create (another user's) is left alone.  Each
+    instance's kept container (``<name>-previous``, left by an interrupted deploy) goes too.
     """
     ours = []  # type: List[str]
     for container in managed or []:
         ours.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
-    names = [entry['container_name'] for entry in plan if entry['container_name'] in ours]
+    names = [name for entry in plan for name in (entry['container_name'], previous_name(entry['container_name']))
+             if name in ours]
     if all_managed:
         names.extend(ours)
     out = []  # type: List[str]

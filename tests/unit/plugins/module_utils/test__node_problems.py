@@ -71,7 +71,7 @@ def test_node_query_asks_for_driver_devices_mounts_and_ports():
     assert '/usr/local/Ascend/driver/lib64' in query['paths']
     assert query['paths'][-1] == '/data/models'
     assert query['npu_smi_path'] == '/usr/local/bin/npu-smi'
-    assert query['containers'] == ['vllm-ascend'] and query['ports'] == [8080]
+    assert query['containers'] == ['vllm-ascend', 'vllm-ascend-previous'] and query['ports'] == [8080]
 
 
 def test_node_query_without_ports_or_mounts():
