@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: test-stage-1 test-stage-2 eval-tests bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
+.PHONY: awx-runner test-stage-1 test-stage-2 eval-tests aisbench eval-aisbench bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
 
 setup:
 	@scripts/ensure-system.sh
@@ -55,8 +55,25 @@ molecule: setup images
 	  echo "=== $$s passed in $$(( $$(date +%s) - start )) s"; \
 	done
 
+# tests/e2e/test_eval_aisbench.py (AISBench itself) is its own lane, eval-aisbench.
 e2e: setup images
-	$(PYTEST) tests/e2e -q
+	$(PYTEST) tests/e2e -q --ignore=tests/e2e/test_eval_aisbench.py
+
+# playbooks/eval.yml with eval_runner: aisbench on one simulated node; installs AISBench first when
+# the cached environment is missing (once per machine). About 6 min on 2 cores, plus the install once.
+eval-aisbench: setup images aisbench
+	$(PYTEST) tests/e2e/test_eval_aisbench.py -q
+
+# The deploy job as AWX runs it (ansible-runner, AWX-style private data directory, one simulated
+# node; about 70 s). Part of `make e2e`; this target runs it alone.
+awx-runner: setup images
+	$(PYTEST) tests/e2e/test_awx_runner.py -q
+
+# AISBench (ais-bench-benchmark, pinned) for eval_runner: aisbench, in a cached virtual environment
+# outside the checkout keyed by its version (~/.cache/ascend-vllm/aisbench-<version>), CPU-only torch:
+# about 130-230 s and 2.2 GB the first time on 2 cores, about 10 s when cached.
+aisbench:
+	@scripts/aisbench-venv.sh
 
 # Both reliability suites run in `make test` (CI); each writes its per-case
 # results to tests/output/reliability/<suite>.json for the report.
@@ -70,10 +87,12 @@ reliability: reliability-bad-inputs reliability-faults
 	$(VENV)/bin/python tests/reliability/report.py
 
 # Evaluation after deploy (roles/eval): unit tests of its Python and playbooks/eval.yml
-# for real on two simulated nodes (accuracy gate, sweep, report, bad inputs).
-eval-tests: setup images
-	$(PYTEST) tests/unit/plugins/module_utils/test__eval.py tests/unit/plugins/module_utils/test__eval_report.py -q
-	$(PYTEST) tests/e2e/test_eval.py -q
+# for real on simulated nodes with both runners (accuracy gate, sweep, report, bad inputs).
+eval-tests: setup images aisbench
+	$(PYTEST) tests/unit/plugins/module_utils/test__eval.py tests/unit/plugins/module_utils/test__eval_report.py \
+	  tests/unit/plugins/module_utils/test__eval_aisbench.py tests/unit/plugins/module_utils/test__eval_textvqa.py \
+	  tests/unit/plugins/filter/test_eval_inputs.py -q
+	$(PYTEST) tests/e2e/test_eval.py tests/e2e/test_eval_aisbench.py -q
 
 # Deploy-time benchmark on simulated nodes (docs/performance.md quotes it). Not part of `make test`.
 bench: setup images
@@ -93,7 +112,7 @@ test: lint docs sanity units integration
 # sanity-newer: ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims.
 test-stage-1: e2e reliability-bad-inputs sanity-newer
 
-test-stage-2: sim molecule reliability-faults
+test-stage-2: sim molecule reliability-faults eval-aisbench
 
 # ansible-test sanity on the newer ansible-core releases meta/runtime.yml claims
 # (they need Python >= 3.12): one venv per release under .venv/, then the same

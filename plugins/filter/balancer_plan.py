@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: balancer_plan
 short_description: The load balancer of a host, its frontends and what is wrong with them
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - >-
     Groups the host's vLLM instances (the vllm_serve plan) by the model name they serve. Each group is one HAProxy

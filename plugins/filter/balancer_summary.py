@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: balancer_summary
 short_description: The summary lines of a host's load balancer
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - >-
     C(balancer: SERVED at http://ADDRESS:PORT across a, b (why)), one line per frontend, with C(, API key required)

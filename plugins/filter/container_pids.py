@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: container_pids
 short_description: Host process ids from docker top results
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - The pids printed by C(docker top NAME -eo pid) in a registered loop; headers and failed calls are skipped.
 author:

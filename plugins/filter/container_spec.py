@@ -10,14 +10,15 @@ DOCUMENTATION = r'''
 ---
 name: container_spec
 short_description: The devices, mounts, environment, labels and ports of one vLLM container
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Builds the platform- and instance-specific arguments of M(community.docker.docker_container) from a
     platform profile (see P(ascend.vllm.platform_profile#filter)) and the container_run variables, that is the
     instance's chips from C(chip_device_template) then C(manager_devices); the profile's C(mounts), the model
-    cache at C(model_cache_mount) and the extra mounts, all as read-only-aware binds; the environment with
-    every value a string; the C(ascend.vllm.*) labels; the guide's C(-p PORT:PORT); C(shm_size) and
-    C(privileged).
+    cache at C(model_cache_mount) and the extra mounts, all as read-only-aware binds; the environment (the
+    profile's C(environment) with C(${NAME}) expanded against the image's own ENV and C($(uname -m)) to the
+    image's machine, then C(container_run_command_env), then C(container_run_env)) with every value a
+    string; the C(ascend.vllm.*) labels; the guide's C(-p PORT:PORT); C(shm_size) and C(privileged).
   - For the full chip list of a platform the result is the guide's C(docker run) line (vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, Docker image installation).
 author:
@@ -26,7 +27,7 @@ positional: inputs
 options:
   _input:
     description: The platform profile (C(chip_device_template), C(manager_devices), C(mounts),
-      C(model_cache_mount), C(shm_size), C(privileged)).
+      C(model_cache_mount), C(environment), C(shm_size), C(privileged)).
     type: dict
     required: true
   inputs:
@@ -34,7 +35,9 @@ options:
       - The container_run variables by name; read are C(container_run_chips), C(container_run_port),
         C(container_run_publish_address), C(container_run_model_cache_dir), C(container_run_extra_mounts),
         C(container_run_command_env), C(container_run_env), C(container_run_instance), C(container_run_model),
-        C(container_run_platform) and C(container_run_labels).
+        C(container_run_platform), C(container_run_labels) and C(container_run_image_env) (the image's
+        C(Config.Env) list as C(docker image inspect) shows it, for C(${NAME}) in the profile's C(environment))
+        and C(container_run_image_arch) (its C(Architecture), for C($(uname -m)); aarch64 when not given).
     type: dict
     required: true
 '''
@@ -63,7 +66,8 @@ _value:
       type: list
       elements: dict
     env:
-      description: The environment, C(container_run_env) over C(container_run_command_env), values as strings.
+      description: The environment, C(container_run_env) over C(container_run_command_env) over the profile's
+        C(environment), values as strings.
       type: dict
     labels:
       description: C(ascend.vllm.managed-by), C(.instance), C(.model), C(.platform), C(.port), then C(container_run_labels).

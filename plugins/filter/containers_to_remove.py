@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: containers_to_remove
 short_description: The vLLM containers teardown removes
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - The planned container names that are the collection's (label C(ascend.vllm.managed-by) on the node) and, with
     O(all_managed), every container of the collection found on the node, each once. A container with an

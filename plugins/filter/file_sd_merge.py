@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: file_sd_merge
 short_description: A Prometheus file_sd file with some hosts' target groups replaced
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - >-
     Drops the target groups whose C(host) label is one of O(hosts), adds O(groups) and sorts by host, component and

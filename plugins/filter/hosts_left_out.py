@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: hosts_left_out
 short_description: Why each host that dropped out of a play is not serving
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     One line per host, C(HOST: NOT deployed, REASON): unreachable or not answering the preflight ping (from

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: image_pull_attempt
 short_description: What a failed image pull says, and whether the registry answered "not found"
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     M(community.docker.docker_image_pull) wraps the Docker daemon's answer in the API error

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: image_pull_failure
 short_description: The message for an image no registry gave
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - One line per candidate with its last answer (C(failed) or C(not found, the registry has no such tag or
     digest)), the number of attempts and the daemon's words, then the fix.

@@ -9,8 +9,8 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 name: image_pull_plan
-short_description: The image candidates, the tag and the problems of the image_pull inputs
-version_added: 0.2.0
+short_description: The image candidates, the tag, the digest pins and the problems of the image_pull inputs
+version_added: 0.1.0
 description:
   - Judges the image_pull role's variables on the controller, without contacting a node.
   - Returns the references a pull tries in registry order (C(<registry>/<repository>:<tag><suffix>),
@@ -44,7 +44,7 @@ EXAMPLES = r'''
           'image_pull_tag': 'v0.23.0', 'image_pull_tag_suffix': none, 'image_pull_retries': 3,
           'image_pull_delay': 10, 'image_pull_timeout': 3600, 'image_pull_poll_interval': 15}
          | ascend.vllm.image_pull_plan('-310p') }}
-    # candidates: ['quay.io/ascend/vllm-ascend:v0.23.0-310p'], image_tag: v0.23.0-310p, problems: []
+    # candidates: ['quay.io/ascend/vllm-ascend:v0.23.0-310p'], image_tag: v0.23.0-310p, pins: [], problems: []
 '''
 
 RETURN = r'''
@@ -57,8 +57,16 @@ _value:
       type: list
       elements: str
     image_tag:
-      description: C(image_pull_tag) with the suffix appended.
+      description: The release tag written in C(image_pull_image), else C(image_pull_tag) with the suffix appended.
       type: str
+    pins:
+      description:
+        - The candidates pinned to a digest whose tag is known, each C(ref) (the C(registry/repository:tag) to ask
+          the registry about), C(digest), C(candidate) and C(variable) (C(image_pull_image) or C(image_pull_digest)).
+        - The tag is the one written in a pinned C(image_pull_image) or, for C(image_pull_digest), O(_input)'s
+          C(image_pull_tag) with its suffix; a digest-only C(image_pull_image) names no tag and is not listed.
+      type: list
+      elements: dict
     problems:
       description: What is wrong with the inputs, each with C(check) (always C(image)), C(msg) and C(fix).
       type: list
@@ -72,7 +80,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judg
 
 
 def image_pull_plan(inputs, suffix=None):
-    """{candidates, image_tag, problems} for the image_pull variables; the tarball is looked for here."""
+    """{candidates, image_tag, pins, problems} for the image_pull variables; the tarball is looked for here."""
     if not isinstance(inputs, dict):
         raise AnsibleFilterError('image_pull_plan expects a dict of image_pull variables, got %r' % (inputs,))
     try:

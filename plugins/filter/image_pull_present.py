@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: image_pull_present
 short_description: Which image reference a node runs, and whether the node already has it
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Given the images on a node, picks the first candidate (in registry order) the node has, then any
     local C(<anything>/<repository>:<tag>) (a loaded tarball, an earlier mirror's name); otherwise the

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: image_pull_report
 short_description: The message that stops a run on image input problems
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     A count and the host on the first line, then one line C(- [check] msg. Fix: fix) per problem, as

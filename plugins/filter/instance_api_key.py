@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: instance_api_key
 short_description: The API key of one planned vLLM instance, read from the host's variables
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - >-
     The plan (R(ascend.vllm.instance_plan,ansible_collections.ascend.vllm.instance_plan_filter)) never carries an API

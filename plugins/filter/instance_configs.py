@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: instance_configs
 short_description: The vllm_config result of each vLLM instance, by instance name
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Turns the registered results of a M(ascend.vllm.vllm_config) loop over the vllm_serve plan into one entry per
     instance name, with defaults for a result that failed (no C(argv)).

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: instance_container
 short_description: The container settings of one planned vLLM instance
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - The container environment (the instance's C(env), plus the API key under the variable vllm_config names in
     C(api_key_env), so it never appears on the command line), the extra mounts (a local model directory outside

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: instance_plan
 short_description: The vLLM instances of a host, and what is wrong with them
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     Turns the vllm_serve role's variables (the instance list C(vllm_serve_instances), which defaults to
@@ -52,7 +52,9 @@ _value:
     plan:
       description: >-
         One entry per instance with the keys C(index), C(name), C(named), C(unknown_keys),
-        C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(env), C(options)
+        C(container_name), C(chips), C(port), C(chips_var), C(port_var), C(container_var), C(container_from) (for a
+        container name built from C(vllm_serve_container_name) and the instance name: that variable's value, the
+        name's variable and value, else null), C(env), C(options)
         (the vllm_config options, instance values over the scalar ones, nulls left out), C(var_prefix) and
         C(api_key_var). The plan never holds an API key: C(options.api_key) is the marker C(<hidden: VARIABLE>) and
         C(api_key_var) names the variable the key is in (empty without a key); the key itself is read with
@@ -77,7 +79,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATF
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
 
 PREFIX = 'vllm_serve_'
-SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
+SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
+            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
 
 
 def instance_plan(variables):
@@ -107,7 +110,7 @@ def instance_plan(variables):
     return {
         'plan': plan,
         'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
-        'image_tag': image_tag(get(PREFIX + 'image_tag'), get(PREFIX + 'image', '')),
+        'image_tag': image_tag(get(PREFIX + 'image_tag'), get(PREFIX + 'image', ''), get('image_pull_image', '')),
     }
 
 

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: metrics_targets
 short_description: The Prometheus file_sd target groups of one host
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - >-
     One target group per planned vLLM instance (C(ADDRESS:PORT), its C(/metrics)) and one for the host's balancer

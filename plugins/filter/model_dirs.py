@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: model_dirs
 short_description: The local model directories of the planned vLLM instances, as paths on the node
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     For each instance whose C(model_path) is absolute, the directory to look for on the node. C(model_path) is a

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: node_problems
 short_description: The preflight problems of a node, judged on the controller
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Judges what M(ascend.vllm.node_facts) read on a node against the platform profile, the planned
     instances and the C(npu_check) settings - the platform, driver files, device nodes, mounted host

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: node_query
 short_description: What the node preflight asks ascend.vllm.node_facts for
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Turns the platform profile, the planned instances and the C(npu_check) settings into the
     arguments of M(ascend.vllm.node_facts) on the controller - the driver files, the chips' device

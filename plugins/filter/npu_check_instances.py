@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: npu_check_instances
 short_description: The npu_check view of the planned vLLM instances
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - From the vllm_serve plan and the vllm_config results, the C(npu_check_instances) input of the npu_check role
     (name, container name, integer chips, the variable they came from, port, host memory the plan needs).

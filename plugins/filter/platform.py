@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 name: platform_profile
 short_description: The platform profile of a host, or the problems that stop it
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Resolves a platform name (built in, or described in inventory with O(spec)) and its field
     overrides into the profile every role reads (devices, mounts, shm size, image suffix, allowed

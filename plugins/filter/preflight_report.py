@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: preflight_report
 short_description: The preflight failure message of a host
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     One line with the count and the host (C(N preflight problem(s) on HOST; nothing was pulled or started:)), then

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: role_argument_specs
 short_description: The argument specs of every role in a roles directory
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Reads C(meta/argument_specs.yml) of each role under a directory (on the controller), for the filter
     C(ascend.vllm.check_role_vars).

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 name: serve_summary
 short_description: One summary line per planned vLLM instance
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - >-
     C(NAME: MODEL as SERVED_NAME in CONTAINER on chips 0,1, port 8080: STATE), followed by the smoke test's answer

@@ -69,9 +69,11 @@ def survey_spec(template):
         _question('vllm_serve_max_num_seqs', 'Max sequences', 'integer',
                   'Concurrent requests (guide 5.1: %d); preflight checks that they fit.'
                   % GUIDE_DEFAULTS['max_num_seqs'], min=1, max=MAX_NUM_SEQS),
+        # min=1: at launch AWX applies every survey default that passes the question's own rules, so with
+        # min=0 the blank default would pass image_pull_tag='' and override the inventory's tag.
         _question('image_pull_tag', 'Image tag', 'text',
                   'vllm-ascend release such as v0.23.0; the platform suffix (-310p, -310p-openeuler) is added.',
-                  min=0, max=64),
+                  min=1, max=64),
         _question('vllm_serve_port', 'Port', 'integer', 'Port the server is published on.', min=1, max=PORT_MAX),
     ]
     return {'name': 'ascend.vllm %s' % template,

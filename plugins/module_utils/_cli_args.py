@@ -12,10 +12,13 @@ __metaclass__ = type
 
 import json
 import posixpath
+import re
 import shlex
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import compact_json, format_utilization
+from ansible_collections.ascend.vllm.plugins.module_utils._coerce import compact_json, format_utilization, parse_human_int
+from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import ALIASES, CONFLICTS, FLAGS, VALUE_TYPE
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import did_you_mean
 
 # Guide 5.1: "需要使用包含 "ascend_compilation_config": {"enable_npugraph_ex": false} 的
 # --additional-config，因为这些平台不支持enable_npugraph_ex".
@@ -50,13 +53,193 @@ def _flag_name(token):
                 alias == '-O' and token.startswith('-O') and not token.startswith('--')):
             return flag
     if not token.startswith('--'):
-        return None
+        # vLLM's other short aliases (-sc, -cc, ...): _vllm_flags.ALIASES.
+        flag = ALIASES.get(token.split('=', 1)[0].split('.', 1)[0])
+        return flag if flag in MANAGED_FLAGS else None
     name = token.split('=', 1)[0].split('.', 1)[0].replace('_', '-')
     if name in MANAGED_FLAGS:
         return name
     if name.startswith('--no-') and '--' + name[5:] in MANAGED_FLAGS:
         return '--' + name[5:]
     return None
+
+
+# argparse reads "-1" / "-0.5" as a value, not as an option (vLLM has no numeric options).
+_NEGATIVE_NUMBER_RE = re.compile(r'^-[0-9]+$|^-[0-9]*\.[0-9]+$')
+# En dash, em dash, minus sign, full-width hyphen: what autocorrect or an input method makes of "--".
+_DASHES = (u'\u2013', u'\u2014', u'\u2212', u'\uff0d')
+
+
+def split_extra_args(items):
+    # type: (List[str]) -> Tuple[List[str], List[Tuple[int, str, str]]]
+    """The argv words of extra_args, and the items that could not be split.
+
+    An item that starts with "-" and holds spaces ("--enforce-eager --seed 1", copied
+    from a shell line of the guide) is split as a shell would; "--flag=value with
+    spaces" and every item that does not start with "-" (a JSON value, a template)
+    stay one word.  Returns (words, [(index, item, why)]).
+    """
+    words, bad = [], []  # type: List[str], List[Tuple[int, str, str]]
+    for index, item in enumerate(items):
+        if not (item.startswith('-') and re.search(r'\s', item)):
+            words.append(item)
+            continue
+        try:
+            parts = shlex.split(item)
+        except ValueError as exc:
+            bad.append((index, item, 'it cannot be split like a shell line (%s)' % exc))
+            continue
+        first = item.split(None, 1)[0]
+        if '=' in first and not any(part.startswith('-') for part in parts[1:]):
+            words.append(item)  # --flag=value with spaces: one word
+        else:
+            words.extend(parts)
+    return words, bad
+
+
+def _is_value(word):
+    # type: (str) -> bool
+    return not word.startswith('-') or _NEGATIVE_NUMBER_RE.match(word) is not None
+
+
+def _known_flag(word):
+    # type: (str) -> Tuple[Optional[str], bool]
+    """(the vLLM flag a word names, whether it is a --no- negation), or (None, False)."""
+    name = word.split('=', 1)[0]
+    if not name.startswith('--'):
+        return ALIASES.get(name), False
+    name = name.split('.', 1)[0].replace('_', '-')
+    if name in FLAGS:
+        return name, False
+    if name.startswith('--no-') and FLAGS.get('--' + name[5:]) == 'switch':
+        return '--' + name[5:], True
+    return None, False
+
+
+_VALUE_WORDS = {
+    'int': ('an integer', 'int'),
+    'float': ('a number', 'float'),
+    'hint': ('an integer or a size such as 8192, 8k or 8K', 'human_readable_int'),
+}
+
+
+def _value_problem(flag, value):
+    # type: (str, str) -> Optional[Tuple[str, str]]
+    """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
+    kind = VALUE_TYPE.get(flag)
+    try:
+        if kind == 'int':
+            int(value)
+        elif kind == 'float':
+            float(value)
+        elif kind == 'hint':
+            parse_human_int(value)
+        return None
+    except ValueError:
+        what, convert = _VALUE_WORDS[kind]
+        return ('%s takes %s, not %r (vLLM stops with "argument %s: invalid %s value")' % (flag, what, value, flag,
+                                                                                           convert),
+                'give %s %s, e.g. %s' % (flag, what, '8192' if kind == 'hint' else '1'))
+
+
+def _flag_problem(word, flag, negated, following):
+    # type: (str, str, bool, List[str]) -> Tuple[Optional[str], str, int]
+    """(what is wrong with one flag word or None, the fix, how many following words it takes)."""
+    kind = FLAGS[flag]
+    name, has_inline, inline = word.partition('=')
+    dotted = '.' in name.lstrip('-')
+    values = _values_after(kind, following)
+    if dotted and kind != 'json':
+        return ('%s takes no JSON keys (only the JSON options such as --compilation-config do)' % flag,
+                'write it as %s VALUE' % flag, 0)
+    if kind in ('switch', 'flag') or negated:
+        if has_inline:
+            return ('%s takes no value (vLLM stops with "ignored explicit argument %r")' % (flag, inline),
+                    'write %s alone%s' % (name, ', or --no-%s to turn it off' % flag[2:] if kind == 'switch' else ''), 0)
+        return None, '', 0
+    if has_inline:
+        if not inline.strip():
+            return '%s has an empty value after "="' % flag, 'give %s a value: %s=VALUE' % (flag, name), 0
+        bad = _value_problem(flag, inline)
+        return (bad[0], bad[1], 0) if bad else (None, '', 0)
+    if kind == 'optional':
+        return None, '', min(values, 1)
+    if values == 0:
+        return ('%s is missing its value (vLLM stops with "expected %s argument")'
+                % (flag, 'at least one' if kind == 'values' else 'one'),
+                'put the value right after %s, as its own item or as %s=VALUE' % (name, name), 0)
+    bad = _value_problem(flag, following[0])
+    return (bad[0], bad[1], values) if bad else (None, '', values)
+
+
+def _values_after(kind, following):
+    # type: (str, List[str]) -> int
+    """How many of the following words a flag of this kind takes as its values."""
+    if kind in ('switch', 'flag'):
+        return 0
+    count = 0
+    while count < len(following) and _is_value(following[count]) and (count == 0 or kind == 'values'):
+        count += 1
+    return count
+
+
+def _word_problem(word, following):
+    # type: (str, List[str]) -> Tuple[Optional[Tuple[str, str]], int]
+    """((problem, fix) or None, how many following words the flag takes) for one flag word."""
+    flag, negated = _known_flag(word)
+    if flag is None:
+        name = word.split('=', 1)[0].split('.', 1)[0]
+        shown = name.replace('_', '-') if name.startswith('--') else name
+        return (('%s is not a vllm serve flag of vLLM 0.23 (vLLM stops with "unrecognized arguments")%s'
+                 % (name, did_you_mean(shown, sorted(FLAGS))),
+                 'correct or remove it; `vllm serve --help=all` in the image lists the flags'), 0)
+    if flag in CONFLICTS:
+        return ('%s conflicts with what the module manages: %s' % (flag, CONFLICTS[flag]), 'remove it'), 0
+    problem, fix, taken = _flag_problem(word, flag, negated, following)
+    return ((problem, fix) if problem else None), taken
+
+
+def extra_arg_problems(words):
+    # type: (List[str]) -> List[Tuple[str, str, str]]
+    """[(word, problem, fix)] for argv words vLLM 0.23's ``vllm serve`` parser would refuse.
+
+    Managed flags are left to the caller (``_flag_name``); flags that undo a managed
+    setting (``CONFLICTS``) are reported here.
+    """
+    out = []  # type: List[Tuple[str, str, str]]
+    index, last = 0, None  # type: int, Optional[str]
+    while index < len(words):
+        word = words[index]
+        index += 1
+        managed = _flag_name(word)
+        if managed:
+            inline = '=' in word or (word.startswith('-O') and len(word) > 2)
+            index += 0 if inline else _values_after(FLAGS.get(managed, 'value'), words[index:])
+            last = None
+            continue
+        if word[:1] in _DASHES:
+            out.append((word, '%r starts with %r, a dash a word processor or spreadsheet put there; vLLM flags '
+                              'start with two ASCII hyphens (vLLM stops with "unrecognized arguments")' % (word, word[0]),
+                        'retype it as --%s' % word.lstrip(''.join(_DASHES) + '-')))
+            continue
+        if _is_value(word):
+            if last:
+                out.append((word, '%s takes no value, so %r after it is left over (vLLM stops with '
+                                  '"unrecognized arguments")' % (last, word),
+                            'remove %r, or use a flag that takes it' % word))
+            else:
+                out.append((word, '%r is not a flag and follows no flag that takes a value (vLLM stops with '
+                                  '"unrecognized arguments")' % word,
+                            'remove it, or put the flag it belongs to before it'))
+            continue
+        found, taken = _word_problem(word, words[index:])
+        if found:
+            out.append((word,) + found)
+        flag, negated = _known_flag(word)
+        last = word.split('=', 1)[0] if (flag and not found and (negated or FLAGS[flag] in ('switch', 'flag'))
+                                         and '=' not in word) else None
+        index += taken
+    return out
 
 
 def _enables_npugraph_ex(args):

@@ -13,6 +13,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
 DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
 
@@ -53,9 +55,47 @@ def mounts(profile, cache_dir, extra=None):
     return out
 
 
-def environment(command_env, env):
-    """vllm_config's environment with the user's over it, every value a string (Docker wants strings)."""
-    merged = dict(command_env or {})
+_REFERENCE = re.compile(r'\$\{([A-Za-z_][A-Za-z0-9_]*)\}')
+
+
+def image_env_dict(image_env):
+    """The image's ``Config.Env`` (a list of ``NAME=value``) as a dict; a dict is returned as is."""
+    if isinstance(image_env, dict):
+        return dict((str(key), str(value)) for key, value in image_env.items())
+    out = {}
+    for item in image_env or []:
+        name, sep, value = str(item).partition('=')
+        if sep:
+            out[name] = value
+    return out
+
+
+# Docker's image architecture -> what ``uname -m`` prints in the container.
+_MACHINE = {'amd64': 'x86_64', 'arm64': 'aarch64', 'arm': 'armv7l', 'ppc64le': 'ppc64le', 's390x': 's390x'}
+DEFAULT_MACHINE = 'aarch64'
+
+
+def machine(image_arch):
+    """``uname -m`` of a container of an image whose ``Architecture`` is ``image_arch`` (aarch64 when unknown)."""
+    return _MACHINE.get(str(image_arch or ''), str(image_arch or '') or DEFAULT_MACHINE)
+
+
+def expand(value, image_env, image_arch=None):
+    """A profile value with ``${NAME}`` replaced by the image's ENV value of NAME ('' when the image has
+    none) and ``$(uname -m)`` by the image's machine, as the image's .bashrc lines were written."""
+    text = str(value).replace('$(uname -m)', machine(image_arch))
+    return _REFERENCE.sub(lambda match: image_env.get(match.group(1), ''), text)
+
+
+def environment(command_env, env, profile_env=None, image_env=None, image_arch=None):
+    """The serving process's environment beyond the image's ENV, every value a string (Docker wants strings).
+
+    The profile's ``environment`` (what the image sets only in its interactive shell's
+    .bashrc, ``${NAME}`` expanded against the image's ENV), then vllm_config's, then the user's.
+    """
+    known = image_env_dict(image_env)
+    merged = dict((key, expand(value, known, image_arch)) for key, value in (profile_env or {}).items())
+    merged.update(command_env or {})
     merged.update(env or {})
     return dict((key, str(value)) for key, value in merged.items())
 
@@ -83,7 +123,8 @@ def container_spec(profile, inputs):
 
     ``inputs`` holds the container_run variables by name (container_run_chips, _port,
     _publish_address, _model_cache_dir, _extra_mounts, _command_env, _env, _instance,
-    _model, _platform, _labels).
+    _model, _platform, _labels, _image_env and _image_arch: the image's ``Config.Env`` and
+    ``Architecture`` on the node).
     """
     if not isinstance(profile, dict) or 'shm_size' not in profile:
         raise ValueError('container_run_profile must be a platform profile with shm_size, got %r' % (profile,))
@@ -91,7 +132,9 @@ def container_spec(profile, inputs):
     return {
         'devices': devices(profile, inputs.get('container_run_chips') or []),
         'mounts': mounts(profile, inputs.get('container_run_model_cache_dir'), inputs.get('container_run_extra_mounts')),
-        'env': environment(inputs.get('container_run_command_env'), inputs.get('container_run_env')),
+        'env': environment(inputs.get('container_run_command_env'), inputs.get('container_run_env'),
+                           profile.get('environment'), inputs.get('container_run_image_env'),
+                           inputs.get('container_run_image_arch')),
         'labels': labels(inputs.get('container_run_instance'), inputs.get('container_run_model'),
                          inputs.get('container_run_platform'), port, inputs.get('container_run_labels')),
         'published_ports': published_ports(port, inputs.get('container_run_publish_address') or ''),

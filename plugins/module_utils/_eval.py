@@ -31,16 +31,14 @@ DATASETS = {
         'get': ('put the gsm8k test split there as test.jsonl (one {"question", "answer"} object a line, the '
                 'answer ending in "#### <number>"), e.g. from https://github.com/openai/grade-school-math '
                 '(grade_school_math/data/test.jsonl) or AISBench\'s gsm8k.zip'),
-        'builtin': True,
-        'aisbench_files': ('train.jsonl', 'test.jsonl'),
     },
     'textvqa': {
         'file': 'textvqa_json/textvqa_val.jsonl',
-        'get': 'unpack AISBench\'s textvqa archive there (textvqa_json/ and the images it names)',
-        'builtin': False,
+        'get': ('unpack AISBench\'s textvqa archive there (textvqa_json/textvqa_val.jsonl, '
+                'textvqa_json/textvqa_val_annotations.json and the images the questions name)'),
     },
 }
-RUNNERS = ('builtin',)
+RUNNERS = ('builtin', 'aisbench')
 
 
 def problem(check, msg, fix):
@@ -73,7 +71,7 @@ def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def dataset_problems(datasets, dirs, runner):
+def dataset_problems(datasets, dirs):
     """Problems of eval_datasets and eval_dataset_dirs (unknown names, missing directories or files)."""
     found = []
     if not isinstance(datasets, list) or not datasets:
@@ -86,9 +84,6 @@ def dataset_problems(datasets, dirs, runner):
             found.append(problem('eval_datasets', 'eval_datasets: unknown dataset %r' % (name,),
                                  'use one of: %s' % ', '.join(DATASETS)))
             continue
-        if runner == 'builtin' and not spec['builtin']:
-            found.append(problem('eval_datasets', 'eval_datasets: %s needs images; the builtin runner scores gsm8k only'
-                                 % name, 'set eval_runner: aisbench for %s, or leave it out of eval_datasets' % name))
         path = dirs.get(name)
         if not path:
             found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s is not set: no local directory for %s'
@@ -142,8 +137,7 @@ def input_problems(settings, plots_available=True):
     """Every problem of the eval role's variables, judged on the controller before any request is sent."""
     found = setting_problems(settings)
     if settings.get('eval_accuracy'):
-        found.extend(dataset_problems(settings.get('eval_datasets'), settings.get('eval_dataset_dirs'),
-                                      settings.get('eval_runner')))
+        found.extend(dataset_problems(settings.get('eval_datasets'), settings.get('eval_dataset_dirs')))
     if not settings.get('eval_accuracy') and not settings.get('eval_performance'):
         found.append(problem('eval_accuracy', 'eval_accuracy=false and eval_performance=false: nothing to evaluate',
                              'set eval_accuracy: true or eval_performance: true'))

@@ -26,6 +26,7 @@ REPOSITORY_RE = r'^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$'
 REFERENCE_RE = (r'^([A-Za-z0-9.-]+(:[0-9]{1,5})?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*'
                 r'(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$')
 DIGEST_RE = r'^sha256:[a-f0-9]{64}$'
+RELEASE_TAG_RE = re.compile(r'^v?[0-9]+[.][0-9]+')
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
 MINIMUMS = (
@@ -157,8 +158,22 @@ def image_problems(inputs, controller_isfile):
     return out
 
 
+def reference_tag(image):
+    """The tag written in an image reference ("repo:tag" or "repo:tag@sha256:..."), or None."""
+    if not isinstance(image, str) or not image:
+        return None
+    name = image.split('@', 1)[0]
+    last = name.rsplit('/', 1)[-1]
+    return last.rsplit(':', 1)[1] if ':' in last else None
+
+
 def image_tag(inputs, profile_suffix):
-    """The tag pulled: image_pull_tag plus image_pull_tag_suffix, or the profile's suffix when that is null."""
+    """The tag pulled: the release tag written in image_pull_image when it has one, else image_pull_tag plus
+    image_pull_tag_suffix, or the profile's suffix when that is null."""
+    written = reference_tag(inputs.get('image_pull_image'))
+    # A release tag (v0.23.0-310p) is what runs; a tag of one's own (latest) says nothing of the release.
+    if written and RELEASE_TAG_RE.match(written):
+        return written
     suffix = inputs.get('image_pull_tag_suffix')
     if suffix is None:
         if profile_suffix is None:
@@ -183,10 +198,57 @@ def candidates(inputs, tag):
 
 
 def judge(inputs, profile_suffix, controller_isfile):
-    """{candidates, image_tag, problems}: everything the controller can say about the image inputs."""
+    """{candidates, image_tag, pins, problems}: everything the controller can say about the image inputs."""
     tag = image_tag(inputs, profile_suffix)
-    return {'candidates': candidates(inputs, tag), 'image_tag': tag,
+    refs = candidates(inputs, tag)
+    return {'candidates': refs, 'image_tag': tag, 'pins': pins(refs, tag, inputs.get('image_pull_image') or ''),
             'problems': image_problems(inputs, controller_isfile)}
+
+
+def pins(refs, tag, image):
+    """The candidates pinned to a digest whose tag is known, each {ref, digest, candidate, variable}.
+
+    ``ref`` is the registry/repository:tag to ask the registry about: the tag written in the
+    pinned image_pull_image, or ``tag`` (image_pull_tag with its suffix) for image_pull_digest.
+    A digest-only image_pull_image names no tag, so there is nothing to compare it with.
+    """
+    out = []
+    for candidate in refs or []:
+        if not isinstance(candidate, str) or '@' not in candidate:
+            continue
+        name, digest = candidate.split('@', 1)
+        if reference_tag(candidate):
+            out.append({'ref': name, 'digest': digest, 'candidate': candidate, 'variable': 'image_pull_image'})
+        elif not image and tag:
+            out.append({'ref': '%s:%s' % (name, tag), 'digest': digest, 'candidate': candidate,
+                        'variable': 'image_pull_digest'})
+    return out
+
+
+def pin_problems(pinned, answers):
+    """A problem per pin whose digest is not what its registry says the tag points to.
+
+    ``answers`` is node_facts' ``manifests`` ({ref: {digest, children, status, error}}); a registry
+    that did not answer says nothing (the pull reports an unreachable registry).
+    """
+    out = []
+    for pin in pinned or []:
+        answer = (answers or {}).get(pin['ref']) or {}
+        told = answer.get('digest')
+        shown = pin['candidate'] if pin['variable'] == 'image_pull_image' else pin['digest']
+        if told and (pin['digest'] == told or pin['digest'] in (answer.get('children') or [])):
+            continue
+        if answer.get('status') == 404:
+            out.append(_problem('%s=%s: the registry has no %s (HTTP 404), so the pin cannot be checked against '
+                                'its tag' % (pin['variable'], _json(shown), pin['ref']),
+                                'check the tag (%s) against the tags the registry lists' % pin['ref']))
+        elif told:
+            out.append(_problem('%s=%s pins %s, but the registry says %s points to %s: the container would run '
+                                'another image than the tag names' % (
+                                    pin['variable'], _json(shown), pin['digest'], pin['ref'], told),
+                                'pin the digest the tag points to (%s@%s), or write the tag that digest was taken '
+                                'from' % (pin['ref'], told)))
+    return out
 
 
 def _local_tags(node_images):

@@ -18,10 +18,11 @@ def parse_image_tag(tag):
     # type: (str) -> Dict[str, Any]
     """"v0.23.0rc1-310p-openeuler" -> version (0, 23, 0), rc 1, suffix "-310p-openeuler".
 
-    A full reference ("quay.io/ascend/vllm-ascend:v0.23.0-310p") is cut at its
-    last colon.  Raises ``ValueError`` when the tag is not vX.Y.Z[rcN][suffix].
+    A full reference ("quay.io/ascend/vllm-ascend:v0.23.0-310p", also pinned
+    "...:v0.23.0-310p@sha256:...") is cut at its last colon before the digest.
+    Raises ``ValueError`` when the tag is not vX.Y.Z[rcN][suffix].
     """
-    text = tag.rsplit(':', 1)[-1]
+    text = tag.split('@', 1)[0].rsplit(':', 1)[-1]
     match = _TAG_RE.match(text)
     if not match:
         raise ValueError('image tag %r is not vX.Y.Z[rcN][-suffix]' % (tag,))

@@ -170,7 +170,11 @@ def plan_instances(instances, scalars, list_var):
             'port': inst['port'] if 'port' in inst else to_int(scalars['port']) + index,
             'chips_var': chips_var,
             'port_var': where + '.port' if 'port' in inst else 'vllm_serve_port' + (' + %d' % index if index else ''),
-            'container_var': where + '.container_name' if 'container_name' in inst else 'vllm_serve_container_name',
+            'container_var': (where + '.container_name' if 'container_name' in inst or len(raw) > 1
+                              else 'vllm_serve_container_name'),
+            # A name built from vllm_serve_container_name and the instance's name: what the user typed.
+            'container_from': ([to_json(scalars['container_name']), where + '.name', to_json(name)]
+                               if 'container_name' not in inst and len(raw) > 1 else None),
             'env': env,
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
@@ -286,7 +290,13 @@ def instance_problems(entry):
         out.append({'check': 'instances', 'msg': '%s=%s is not a port number' % (entry['port_var'], to_json(port)),
                     'fix': 'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]})
     name = entry['container_name']
-    if not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+    built = entry.get('container_from')
+    if built and not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s: the container name %s made from it and vllm_serve_container_name=%s is not a '
+                           'Docker container name' % (built[1], built[2], to_json(name), built[0]),
+                    'fix': 'give %s only letters, digits, _, . and -, or set %s' % (built[1], entry['container_var'])})
+    elif not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
         out.append({'check': 'instances',
                     'msg': '%s=%s is not a Docker container name' % (entry['container_var'], to_json(name)),
                     'fix': 'set %s to letters, digits, _, . and - (starting with a letter or digit)'
@@ -314,6 +324,39 @@ def _at_least(value, minimum):
     if isinstance(value, (int, float)):
         return value >= minimum
     return isinstance(value, str) and re.match(r'^[0-9]+$', value) is not None and int(value) >= minimum
+
+
+def _listen_problems(host):
+    # type: (Any) -> List[Dict[str, str]]
+    """vllm_serve_host is where vLLM listens inside the container, which has its own network:
+    the published port reaches it only on every address.  A value that is no address at all
+    is vllm_config's (rule_names) to report."""
+    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
+            re.match(_IPV4_RE, host) or re.match(_IPV6_RE, host) or host == 'localhost'):
+        return []
+    return [{'check': 'ports',
+             'msg': 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so the '
+                    'port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
+             'fix': 'set vllm_serve_host: 0.0.0.0 and choose the node address with vllm_serve_publish_address '
+                    '(e.g. %s)' % ('127.0.0.1' if host in ('localhost', '::1') or host.startswith('127.') else host)}]
+
+
+def _roots_problems(roots):
+    # type: (Any) -> List[Dict[str, str]]
+    """vllm_serve_model_roots: absolute, normalised node directories."""
+    if roots is None:
+        return []
+    if not isinstance(roots, list):
+        return [{'check': 'paths', 'msg': 'vllm_serve_model_roots=%s is not a list' % to_json(roots),
+                 'fix': 'set vllm_serve_model_roots to a list of directories, e.g. ["/data/models"]'}]
+    out = []
+    for index, root in enumerate(roots):
+        normal = os.path.normpath(root) if isinstance(root, str) and root.startswith('/') else None
+        if normal is None or normal != root.rstrip('/') or '/..' in root or normal == '/':
+            out.append({'check': 'paths', 'msg': 'vllm_serve_model_roots[%d]=%s is not an absolute, normalised '
+                                                 'directory below /' % (index, to_json(root)),
+                        'fix': 'write it as an absolute path without .., ~, . or // segments, e.g. /data/models'})
+    return out
 
 
 def host_problems(settings, platform_names):
@@ -345,7 +388,7 @@ def host_problems(settings, platform_names):
         out.append({'check': 'ports', 'msg': 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
                     'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
                            'the port is vllm_serve_port), or "" to publish on every address'})
-
+    out += _listen_problems(settings.get('vllm_serve_host')) + _roots_problems(settings.get('vllm_serve_model_roots'))
     for name, minimum, example in MINIMUMS:
         value = settings.get(name)
         if not _at_least(value, minimum):
@@ -396,14 +439,22 @@ def plan_problems(plan, list_var, settings, platform_names):
     return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
 
 
-def image_tag(tag, image):
-    # type: (Optional[str], Any) -> Optional[str]
-    """The tag checked against the model's minimum: image_pull's, else the one in the
-    image reference (a digest reference has none to check)."""
+def _written_tag(image):
+    # type: (Any) -> Optional[str]
+    base = os.path.basename(image.split('@', 1)[0]) if isinstance(image, str) else ''
+    return base.split(':')[-1] if ':' in base else None
+
+
+def image_tag(tag, image, pulled=''):
+    # type: (Optional[str], Any, Any) -> Optional[str]
+    """What vllm_config checks against the model's minimum: the image reference as the user
+    wrote it (vllm_serve_image, else image_pull_image) when it carries a vllm-ascend release
+    tag -- vllm_config reads the tag out of it and problems show the reference --, else
+    image_pull's tag, else the reference's own tag; a digest-only reference has none."""
+    for ref in (image, pulled):
+        written = _written_tag(ref)
+        if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
+            return ref
     if tag is not None:
         return tag
-    image = image if isinstance(image, str) else ''
-    base = os.path.basename(image)
-    if ':' in base and '@' not in image:
-        return base.split(':')[-1]
-    return None
+    return image if _written_tag(image) else None

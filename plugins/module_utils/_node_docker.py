@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Read-only questions to the Docker Engine API, with the Python standard library only.
+"""Questions to the Docker Engine API, with the Python standard library only.
 
-The node needs no ``requests`` nor Docker SDK for these reads: one HTTP/1.1 connection
-over the engine's Unix socket (or plain TCP) per request.  Every function only reads
-(``GET``); nothing here changes a container or an image.
+The node needs no ``requests`` nor Docker SDK: one HTTP/1.1 connection over the
+engine's Unix socket (or plain TCP) per request.  Every function here only reads
+(``GET``); ``DockerApi.post`` is for the modules that change a container
+(container_rename), which call it themselves.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -51,7 +52,7 @@ class _UnixConnection(HTTPConnection):
 
 
 class DockerApi(object):
-    """GET requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
+    """Requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
 
     def __init__(self, host=DEFAULT_HOST, timeout=10):
         self.host = host or DEFAULT_HOST
@@ -65,11 +66,11 @@ class DockerApi(object):
             return HTTPConnection(hostport, timeout=self.timeout)
         raise DockerError('docker_host=%s is not unix:///path or tcp://host:port' % self.host)
 
-    def request(self, path):
-        """(HTTP status, raw body) of GET ``path``; DockerError when the engine cannot be reached."""
+    def request(self, path, method='GET'):
+        """(HTTP status, raw body) of ``method path``; DockerError when the engine cannot be reached."""
         conn = self._connection()
         try:
-            conn.request('GET', path, headers={'Host': 'docker'})
+            conn.request(method, path, headers={'Host': 'docker'})
             response = conn.getresponse()
             return response.status, response.read()
         except (OSError, socket.error, IOError) as exc:
@@ -79,18 +80,25 @@ class DockerApi(object):
 
     def get(self, path):
         """The decoded JSON body of GET ``path``; DockerError on any failure."""
-        status, body = self.request(path)
+        return self._json('GET', path)
+
+    def post(self, path):
+        """The decoded JSON body (None when empty) of POST ``path`` without a body; DockerError on any failure."""
+        return self._json('POST', path)
+
+    def _json(self, method, path):
+        status, body = self.request(path, method)
         text = body.decode('utf-8', 'replace')
         if status >= 400:
             try:
                 detail = json.loads(text).get('message', text)
-            except ValueError:
+            except (ValueError, AttributeError):
                 detail = text
-            raise DockerError('GET %s: HTTP %d: %s' % (path, status, detail.strip()), status)
+            raise DockerError('%s %s: HTTP %d: %s' % (method, path, status, detail.strip()), status)
         try:
             return json.loads(text) if text.strip() else None
         except ValueError:
-            raise DockerError('GET %s: the answer is not JSON: %r' % (path, text[:200]))
+            raise DockerError('%s %s: the answer is not JSON: %r' % (method, path, text[:200]))
 
 
 def _names(summary):
@@ -147,6 +155,21 @@ def _top_pids(api, name):
         if value.isdigit():
             pids.append(int(value))
     return pids
+
+
+def inspect_raw(api, name):
+    """The ``docker inspect`` of container ``name``, or None when there is none."""
+    try:
+        return api.get('/containers/%s/json' % quote(name, safe=''))
+    except DockerError as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def rename_container(api, name, new_name):
+    """Rename container ``name`` to ``new_name`` (``docker rename``); DockerError when refused."""
+    api.post('/containers/%s/rename?name=%s' % (quote(name, safe=''), quote(new_name, safe='')))
 
 
 def inspect_container(api, name):

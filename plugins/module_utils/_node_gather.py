@@ -11,11 +11,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _node_probe
+from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _node_probe, _node_registry
 from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (
     NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
 
-SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory')
+SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
 
 
@@ -62,4 +62,8 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         out['disk'] = _node_probe.disk(engine.get('root_dir') or DEFAULT_DOCKER_ROOT, proc=proc)
     if 'memory' in subsets:
         out['memory'] = _node_probe.memory(proc=proc)
+    if 'addresses' in subsets:
+        out['addresses'] = _node_probe.addresses(proc=proc)
+    if 'manifests' in subsets:
+        out['manifests'] = _node_registry.tag_digests(params.get('manifests') or [], params.get('registry_timeout', 10))
     return out

@@ -21,7 +21,7 @@ _OCTAL_RE = re.compile(r'\\([0-7]{3})')
 
 
 def stat_path(path):
-    """{exists, isdir, isreg, ischr, islnk} of ``path``; a dangling link exists but is nothing else."""
+    """{exists, isdir, isreg, ischr, islnk, realpath} of ``path``; a dangling link exists but is nothing else."""
     out = {'exists': False, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': False}
     try:
         link = os.lstat(path)
@@ -34,6 +34,8 @@ def stat_path(path):
     except OSError:
         return out
     out.update(isdir=stat.S_ISDIR(mode), isreg=stat.S_ISREG(mode), ischr=stat.S_ISCHR(mode))
+    # Where links lead: a model directory must not lead out of the directories it is confined to.
+    out['realpath'] = os.path.realpath(path)
     return out
 
 
@@ -72,6 +74,37 @@ def parse_mounts(text):
         if len(fields) >= 2:
             points.append(_OCTAL_RE.sub(lambda m: chr(int(m.group(1), 8)), fields[1]))
     return points
+
+
+def parse_fib_trie(text):
+    """The node's own IPv4 addresses: the "/32 host LOCAL" leaves of /proc/net/fib_trie."""
+    found, last = [], None
+    for line in (text or '').splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] in ('|--', '+--'):
+            last = words[1]
+        elif words[:3] == ['/32', 'host', 'LOCAL'] and last and last not in found:
+            found.append(last)
+    return found
+
+
+def parse_if_inet6(text):
+    """The node's own IPv6 addresses from /proc/net/if_inet6 (32 hex digits each, first column)."""
+    found = []
+    for line in (text or '').splitlines():
+        words = line.split()
+        if not words or not re.match(r'^[0-9a-fA-F]{32}$', words[0]):
+            continue
+        address = socket.inet_ntop(socket.AF_INET6, bytes(bytearray.fromhex(words[0])))
+        if address not in found:
+            found.append(address)
+    return found
+
+
+def addresses(proc='/proc'):
+    """The IPv4 and IPv6 addresses of the node's interfaces (what ``ip addr`` lists), from /proc."""
+    return parse_fib_trie(_read(os.path.join(proc, 'net', 'fib_trie'))) + parse_if_inet6(
+        _read(os.path.join(proc, 'net', 'if_inet6')))
 
 
 def _read(path):

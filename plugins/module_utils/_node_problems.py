@@ -14,10 +14,11 @@ __metaclass__ = type
 
 import json
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
 
+from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
 
 DEFAULT_TEMPLATE = '/dev/davinci{index}'
@@ -116,6 +117,16 @@ def mount_paths(profile, enabled=True):
     return out
 
 
+def mount_specs(profile, enabled=True):
+    # type: (Dict[str, Any], bool) -> List[Tuple[str, str, str]]
+    """(normalised host path, kind or '', provided_by or '') of each bind mount of the profile."""
+    if not enabled:
+        return []
+    mounts = [m for m in profile.get('mounts') or [] if isinstance(m, dict)]
+    return [(path, str(m.get('kind') or ''), str(m.get('provided_by') or ''))
+            for path, m in zip(mount_paths(profile), mounts)]
+
+
 def _ports(instances):
     # type: (List[Dict[str, Any]]) -> List[Dict[str, Any]]
     return [inst for inst in instances if inst['port'] is not None]
@@ -136,7 +147,9 @@ def node_query(settings):
         'paths': unique,
         'npu_smi_path': settings.get('npu_smi_path') or profile.get('npu_smi_path') or '',
         'driver_version_file': settings['driver_version_file'],
-        'containers': sorted(set(inst['container_name'] for inst in instances)),
+        # Each instance's container and the one a deploy keeps while replacing it (container_run).
+        'containers': sorted(set(name for inst in instances
+                                 for name in (inst['container_name'], previous_name(inst['container_name'])))),
         'ports': sorted(set(int(inst['port']) for inst in _ports(instances))) if settings.get('ports', True) else [],
     }
 
@@ -174,10 +187,31 @@ def path_problems(facts, settings, profile, instances):
         fix = CHIP_DEVICE_FIX if re.match(r'.*davinci[0-9]+$', path) else MANAGER_DEVICE_FIX
         out.append(_problem('devices', path + (' is not a character device' if found.get('exists') else ' is missing'),
                             fix))
-    out.extend(_problem('mounts', path + ' is missing; the container bind-mounts it and Docker would refuse to start',
-                        MOUNT_FIX)
-               for path in mount_paths(profile, settings.get('mount_sources', True))
-               if not _path(facts, path).get('exists'))
+    out.extend(mount_problems(facts, profile, settings.get('mount_sources', True)))
+    return out
+
+
+def mount_problems(facts, profile, enabled=True):
+    # type: (Dict[str, Any], Dict[str, Any], bool) -> List[Dict[str, str]]
+    """Host paths the container bind-mounts that are missing or of the other kind (file vs directory).
+
+    The profile's mounts name their kind and what installs them (platforms.MOUNT_SOURCES);
+    a mount an inventory added without them is only checked for existence.
+    """
+    out = []
+    for path, kind, provided_by in mount_specs(profile, enabled):
+        found = _path(facts, path)
+        source = ' (provided by %s)' % provided_by if provided_by else ''
+        fix = ('install %s, or change the platform profile\'s mounts in ascend_vllm_platform_overrides'
+               % provided_by) if provided_by else MOUNT_FIX
+        if not found.get('exists'):
+            out.append(_problem('mounts', '%s is missing%s; the container bind-mounts it and Docker would refuse to '
+                                'start' % (path, source), fix))
+        elif kind == 'dir' and not found.get('isdir') or kind == 'file' and found.get('isdir'):
+            # E.g. an empty directory an earlier `docker run -v` created in place of a missing file.
+            out.append(_problem('mounts', '%s is a %s, the container expects a %s%s' % (
+                path, 'directory' if found.get('isdir') else 'non-directory', 'directory' if kind == 'dir' else 'file',
+                source), 'remove %s, then %s' % (path, fix)))
     return out
 
 

@@ -13,8 +13,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-from typing import Any, Dict, List, Optional
+import socket
+from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, is_loopback, to_int, to_json
@@ -125,6 +127,96 @@ def missing_model_dirs(stats):
     return out
 
 
+def _allowed(path, roots):
+    # type: (str, List[str]) -> bool
+    return any(under(path, root.rstrip('/') or '/') for root in roots)
+
+
+def _node_model_dir_problem(wanted, paths, allowed):
+    # type: (Dict[str, str], Dict[str, Any], List[str]) -> Optional[Tuple[str, str]]
+    """(what is wrong, fix) with the model directory as the node has it, or None (missing: missing_model_dirs)."""
+    found = paths.get(wanted['host']) or {}
+    if not found.get('exists'):
+        return None
+    if found.get('isreg'):
+        return ('is a file on the node (%s), not a model directory' % wanted['host'],
+                'set it to the directory that holds config.json and the weights, e.g. %s'
+                % (wanted['path'].rsplit('/', 1)[0] or '/'))
+    if not found.get('isdir'):
+        return 'is not a directory on the node (%s)' % wanted['host'], 'set it to the model directory'
+    real = found.get('realpath')
+    if isinstance(real, str) and real and not _allowed(real, allowed):
+        return ('leads through a link to %s on the node, outside %s' % (real, ', '.join(allowed)),
+                'point it at the real directory inside the model cache, or add that directory to '
+                'vllm_serve_model_roots')
+    config = paths.get(wanted['host'].rstrip('/') + '/config.json')
+    if config is not None and not config.get('isreg'):
+        return ('has no config.json on the node (%s/config.json), so it is not a model directory vLLM can load'
+                % wanted['host'].rstrip('/'),
+                'point it at the directory that holds config.json (a ModelScope download keeps it in '
+                '<cache>/modelscope/hub/models/<org>/<name>)')
+    return None
+
+
+def model_path_problems(wanted_dirs, configs, cache_dir, roots, node_paths=None):
+    # type: (List[Dict[str, str]], Optional[Dict[str, Any]], str, Any, Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """A problem per local model_path outside the model cache and vllm_serve_model_roots, and,
+    once the node was read (``node_paths``: node_facts' paths), per one that is a file, a link
+    out of them or a directory without config.json.
+    """
+    roots = [root for root in (roots if isinstance(roots, list) else []) if isinstance(root, str) and root]
+    out = []
+    for wanted in wanted_dirs or []:
+        target = cache_target((configs or {}).get(wanted['name']))
+        variable = '%smodel_path=%s' % (wanted['prefix'], to_json(wanted['path']))
+        allowed = [cache_dir] + roots
+        if not under(wanted['path'], target) and not _allowed(wanted['path'], roots):
+            out.append({'check': 'paths',
+                        'msg': '%s is outside the model cache (%s in the container, %s on the node) and outside '
+                               'vllm_serve_model_roots %s' % (variable, target, cache_dir, to_json(roots)),
+                        'fix': 'put the weights under %s on the node and set model_path to %s/..., or add the '
+                               'directory that holds them to vllm_serve_model_roots (mounted read-only in place)'
+                               % (cache_dir, target)})
+            continue
+        problem = _node_model_dir_problem(wanted, node_paths or {}, allowed)
+        if problem:
+            out.append({'check': 'paths', 'msg': '%s %s' % (variable, problem[0]), 'fix': problem[1]})
+    return out
+
+
+# Always fine: every address, or loopback (each node has it).
+ANY_ADDRESSES = ('', '0.0.0.0', '::', '127.0.0.1', '::1')
+
+
+def _same_address(one, other):
+    # type: (str, str) -> bool
+    if ':' in one and ':' in other:
+        try:
+            return socket.inet_pton(socket.AF_INET6, one) == socket.inet_pton(socket.AF_INET6, other)
+        except (OSError, ValueError):
+            return False
+    return one == other
+
+
+def publish_address_problems(address, node_addresses):
+    # type: (Any, Any) -> List[Dict[str, str]]
+    """A problem when vllm_serve_publish_address is not one of the node's addresses (read by node_facts).
+
+    Docker cannot bind the published port there, so the new container would fail to start.
+    Nothing is said before the node was read (``node_addresses`` None) or for a value that is
+    not an address at all (the plan reports that).
+    """
+    if not isinstance(address, str) or address in ANY_ADDRESSES or not isinstance(node_addresses, list):
+        return []
+    if not node_addresses or any(_same_address(address, own) for own in node_addresses):
+        return []
+    own = ', '.join(str(item) for item in node_addresses)
+    return [{'check': 'ports',
+             'msg': 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could not '
+                    'publish the port there and the new container would not start' % (to_json(address), own),
+             'fix': 'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own}]
+
+
 def report(problems, host):
     # type: (List[Dict[str, Any]], str) -> str
     """The preflight failure message: a count line, then one line per problem with its fix."""
@@ -211,12 +303,14 @@ def containers_to_remove(plan, managed, all_managed):
     """The planned containers that are ours, and with ``all_managed`` every container of ours on the node.
 
     ``managed`` lists the node's containers with this collection's label: a container with
-    an instance's name that we did not create (another user's) is left alone.
+    an instance's name that we did not create (another user's) is left alone.  Each
+    instance's kept container (``<name>-previous``, left by an interrupted deploy) goes too.
     """
     ours = []  # type: List[str]
     for container in managed or []:
         ours.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
-    names = [entry['container_name'] for entry in plan if entry['container_name'] in ours]
+    names = [name for entry in plan for name in (entry['container_name'], previous_name(entry['container_name']))
+             if name in ours]
     if all_managed:
         names.extend(ours)
     out = []  # type: List[str]

@@ -21,9 +21,43 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 
+# What each host path the guide mounts is ("file" or "dir") and what installs it, for the
+# preflight's mount check (plugins/module_utils/_node_problems.py).  Ascend's driver package
+# (Ascend-hdk-310p-npu-driver) installs /usr/local/Ascend/driver, npu-smi, /usr/local/dcmi and
+# /etc/ascend_install.info; the Atlas 200I Pro's board software (its driver and firmware
+# package) the rest of the 200I Pro lines' files, except the OS libraries named by package.
+DRIVER_PACKAGE = 'the Ascend NPU driver package (Ascend-hdk-310p-npu-driver)'
+BOARD_PACKAGE = "the Atlas 200I Pro board's driver and firmware package"
+MOUNT_SOURCES = {
+    '/usr/local/dcmi': ('dir', DRIVER_PACKAGE),
+    '/usr/local/bin/npu-smi': ('file', DRIVER_PACKAGE),
+    '/usr/local/Ascend/driver/lib64': ('dir', DRIVER_PACKAGE),
+    '/usr/local/Ascend/driver/version.info': ('file', DRIVER_PACKAGE),
+    '/etc/ascend_install.info': ('file', DRIVER_PACKAGE),
+    '/usr/local/sbin/npu-smi': ('file', BOARD_PACKAGE),
+    '/etc/sys_version.conf': ('file', BOARD_PACKAGE),
+    '/etc/ld.so.conf.d/mind_so.conf': ('file', BOARD_PACKAGE),
+    '/etc/hdcBasic.cfg': ('file', BOARD_PACKAGE),
+    '/var/dmp_daemon': ('file', BOARD_PACKAGE),
+    '/var/slogd': ('file', BOARD_PACKAGE),
+    '/etc/slog.conf': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libmmpa.so': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libstackcore.so': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libtensorflow.so': ('file', BOARD_PACKAGE),
+    '/usr/lib64/libcrypto.so.1.1': ('file', BOARD_PACKAGE + ' or the OS OpenSSL 1.1 libraries'),
+    '/usr/lib/aarch64-linux-gnu/libyaml-0.so.2': ('file', 'the Ubuntu package libyaml-0-2'),
+    '/usr/lib64/libyaml-0.so.2.0.9': ('file', 'the openEuler package libyaml'),
+    '/usr/lib64/libsemanage.so.2': ('file', 'the openEuler package libsemanage'),
+}  # type: Dict[str, Tuple[str, str]]
+
+
 def _mount(source, target=None, read_only=True):
     # type: (str, Optional[str], bool) -> Dict[str, Any]
-    return {'source': source, 'target': target or source, 'read_only': read_only}
+    mount = {'source': source, 'target': target or source, 'read_only': read_only}
+    known = MOUNT_SOURCES.get(source.rstrip('/'))
+    if known:
+        mount['kind'], mount['provided_by'] = known
+    return mount
 
 
 # Read-only is the default for every guide mount: they are driver libraries,
@@ -37,6 +71,48 @@ def _mount(source, target=None, read_only=True):
 # mount the container writes is the model cache, kept apart in
 # ``model_cache_mount``.
 _MODEL_CACHE_MOUNT = _mount('/root/.cache', read_only=False)
+
+# The serving process's environment (docs/image-contract.md has the whole contract).
+# The guide starts the image with "docker run ... -it $IMAGE bash" and types
+# "vllm serve" into that interactive shell, which reads /root/.bashrc.  The
+# collection runs "vllm serve" as the container's command (through the image's
+# ENTRYPOINT, never replacing it), which reads no .bashrc; so the profile gives,
+# as container environment, what the image sets only in .bashrc.  "${NAME}"
+# expands to the image's own ENV value of NAME (read from the image on the node),
+# the way the .bashrc lines build on it, and "$(uname -m)" to the image's machine.
+#
+# vllm-ascend Dockerfile.310p at v0.23.0 and v0.23.0rc1 (the images of the guide)
+# append to /root/.bashrc, in this order:
+#   export LD_PRELOAD=/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2:$LD_PRELOAD
+#   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/lib
+#   export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:/usr/lib64:/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:$LD_LIBRARY_PATH
+# The first two are written with double quotes, so $LD_PRELOAD (empty) and
+# $LD_LIBRARY_PATH (the image's ENV value) were expanded at build time: the shell
+# ends with "<jemalloc>:" and "<three dirs>:<image ENV value>:/usr/local/lib".
+# Dockerfile.310p.openEuler (same releases) preloads /usr/lib64/libjemalloc.so.2.
+# On the Atlas 200I Pro the guide mounts board libraries into /usr/lib64; only
+# this .bashrc line puts /usr/lib64 on the library path.
+# OMP_NUM_THREADS=1 and TASK_QUEUE_ENABLE=1 are the image's own ENV values
+# (Dockerfile.310p "ENV SOC_VERSION=... TASK_QUEUE_ENABLE=1 OMP_NUM_THREADS=1"), the
+# values vllm-ascend's tutorials export (e.g. "Qwen3.5-27B" tutorial, v0.23.0); the
+# profile restates them so that an operator changes them in one place.
+_BASHRC_LD_LIBRARY_PATH = ('/usr/local/Ascend/driver/lib64:/usr/lib64:'
+                           '/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:${LD_LIBRARY_PATH}:/usr/local/lib')
+
+
+def _environment(jemalloc):
+    # type: (str) -> Dict[str, str]
+    return {
+        'LD_LIBRARY_PATH': _BASHRC_LD_LIBRARY_PATH,
+        'LD_PRELOAD': jemalloc + ':',
+        'OMP_NUM_THREADS': '1',
+        'TASK_QUEUE_ENABLE': '1',
+    }
+
+
+# "$(uname -m)" is the image's machine (aarch64 on the Atlas 200I Pro), as in the Dockerfile line.
+_UBUNTU_ENVIRONMENT = _environment('/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2')
+_OPENEULER_ENVIRONMENT = _environment('/usr/lib64/libjemalloc.so.2')
 
 PLATFORMS = {
     'atlas_300i_duo': {
@@ -73,6 +149,8 @@ PLATFORMS = {
         ],
         # Guide 4.1: "-v /root/.cache:/root/.cache" (ModelScope/HF downloads land here).
         'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
+        # The -310p image (Ubuntu): its .bashrc additions, see _environment above.
+        'environment': dict(_UBUNTU_ENVIRONMENT),
         # Guide 4.1: "-p 8080:8080".
         'guide_port_mapping': '8080:8080',
     },
@@ -117,6 +195,9 @@ PLATFORMS = {
             _mount('/usr/lib64/libtensorflow.so'),
         ],
         'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
+        # The -310p image (Ubuntu): /usr/lib64 on the library path is what makes the
+        # board libraries mounted there loadable.
+        'environment': dict(_UBUNTU_ENVIRONMENT),
         'guide_port_mapping': '8080:8080',
     },
     'atlas_200i_pro_openeuler': {
@@ -154,6 +235,8 @@ PLATFORMS = {
             _mount('/usr/lib64/libtensorflow.so'),
         ],
         'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
+        # The -310p-openeuler image: jemalloc under /usr/lib64 (Dockerfile.310p.openEuler).
+        'environment': dict(_OPENEULER_ENVIRONMENT),
         'guide_port_mapping': '8080:8080',
     },
 }  # type: Dict[str, Dict[str, Any]]
@@ -213,7 +296,7 @@ def _apply_overrides(name, profile, overrides):
         reference = profile[key]
         _check_type(name, key, value, reference)
         if isinstance(reference, dict):
-            bad = sorted(set(value) - set(reference))
+            bad = sorted(set(value) - set(reference)) if key not in OPEN_DICT_FIELDS else []
             if bad:
                 raise ValueError('unknown key(s) %s in platform override %s; valid keys: %s'
                                  % (', '.join(bad), key, ', '.join(sorted(reference))))
@@ -228,8 +311,12 @@ def _apply_overrides(name, profile, overrides):
 # Fields an inventory-defined platform (``ascend_vllm_platform_spec``) must give
 # when it is not ``based_on`` a built-in profile.  ``guide_*`` fields only serve
 # the comparison with the guide's own command lines and are optional there.
+# ``environment`` is optional too (an image whose plain ENV is enough needs none).
+OPTIONAL_SPEC_FIELDS = ('os_family', 'environment')
 REQUIRED_SPEC_FIELDS = tuple(sorted(
-    key for key in PLATFORMS['atlas_300i_duo'] if not key.startswith('guide_') and key != 'os_family'))
+    key for key in PLATFORMS['atlas_300i_duo'] if not key.startswith('guide_') and key not in OPTIONAL_SPEC_FIELDS))
+# Dict fields whose override may add keys (an operator adds variables to ``environment``).
+OPEN_DICT_FIELDS = ('environment',)
 SPEC_ONLY_KEYS = ('based_on',)
 
 
@@ -321,7 +408,7 @@ def overrides_fix(reference, overrides, variable):
         if key not in reference:
             parts.append('%s is not a profile field%s' % (key, did_you_mean(key, sorted(reference))))
         elif isinstance(reference[key], dict) and isinstance(overrides[key], dict):
-            for sub in sorted(set(overrides[key]) - set(reference[key])):
+            for sub in [] if key in OPEN_DICT_FIELDS else sorted(set(overrides[key]) - set(reference[key])):
                 parts.append('%s.%s is not a field%s' % (key, sub, did_you_mean(sub, sorted(reference[key]))))
         elif type(reference[key]) is not type(overrides[key]) and not (
                 isinstance(reference[key], str) and isinstance(overrides[key], str)):

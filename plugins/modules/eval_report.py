@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: eval_report
 short_description: Write one evaluation run's results, tables and plots, and judge the accuracy gate
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - >-
     Runs on the controller (C(delegate_to: localhost), C(run_once)) after the C(ascend.vllm.eval) role evaluated

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: node_facts
 short_description: Read everything the preflight of an Atlas node needs, in one run
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Gathers in one module run what the C(ascend.vllm.npu_check) role judges, so a node
     preflight costs one round trip to the node.
@@ -26,6 +26,8 @@ description:
     whether a connection to it is accepted within O(probe_timeout) seconds.
   - Free space of the filesystem holding Docker's data root, and the host's available
     memory (C(MemAvailable)).
+  - The node's own IPv4 and IPv6 addresses (what C(ip addr) lists, read from C(/proc/net)), which
+    a publish address must be one of.
   - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
     is returned as data, never as a failure; the controller turns it into problems.
 author:
@@ -66,12 +68,26 @@ options:
     description: The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (no TLS).
     type: str
     default: unix:///var/run/docker.sock
-  gather:
-    description: What to read; leave out parts that are not needed (for example only V(memory) to measure again).
+  manifests:
+    description:
+      - Image references C(registry/repository:tag) to ask their registry about (see RV(manifests)), from the node,
+        where a pull happens; only read with V(manifests) in O(gather).
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory]
-    default: [paths, npu, docker, ports, disk, memory]
+    default: []
+  registry_timeout:
+    description: Seconds one request to a registry may take.
+    type: float
+    default: 10.0
+  gather:
+    description:
+      - What to read; leave out parts that are not needed (for example only V(memory) to measure again).
+      - V(manifests) (asks the registries of O(manifests); not gathered unless named) is the only part that
+        leaves the node.
+    type: list
+    elements: str
+    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests]
+    default: [paths, npu, docker, ports, disk, memory, addresses]
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -116,11 +132,12 @@ EXAMPLES = r'''
 
 RETURN = r'''
 paths:
-  description: Per path of O(paths) whether it exists (a dangling link does) and what it is.
+  description: Per path of O(paths) whether it exists (a dangling link does), what it is and, when it leads
+    somewhere, C(realpath) (links resolved).
   returned: when V(paths) is gathered
   type: dict
   sample:
-    /dev/davinci0: {exists: true, isdir: false, isreg: false, ischr: true, islnk: false}
+    /dev/davinci0: {exists: true, isdir: false, isreg: false, ischr: true, islnk: false, realpath: /dev/davinci0}
 npu:
   description: What C(npu-smi info) lists, in the shape of M(ascend.vllm.npu_facts)'s C(npu); null when it failed.
   returned: when V(npu) is gathered
@@ -202,6 +219,25 @@ memory:
   returned: when V(memory) is gathered
   type: dict
   sample: {available_mb: 20112, total_mb: 23800}
+addresses:
+  description: The node's own IPv4 and IPv6 addresses (loopback included).
+  returned: when V(addresses) is gathered
+  type: list
+  elements: str
+  sample: [127.0.0.1, 192.168.1.20, "::1"]
+manifests:
+  description:
+    - Per reference of O(manifests) what its registry says the tag points to; C(digest) is the manifest digest
+      (C(Docker-Content-Digest)), C(children) the platform manifests when that is an index, C(status) the HTTP
+      status and C(error) why there is no digest (no answer, no such tag).
+  returned: when V(manifests) is gathered
+  type: dict
+  sample:
+    quay.io/ascend/vllm-ascend:v0.23.0-310p:
+      digest: sha256:4f1c...
+      children: []
+      status: 200
+      error: null
 '''
 
 import os
@@ -221,7 +257,9 @@ def main():
             ports=dict(type='list', elements='int', default=[]),
             probe_timeout=dict(type='float', default=1.0),
             docker_host=dict(type='str', default='unix:///var/run/docker.sock'),
-            gather=dict(type='list', elements='str', choices=list(SUBSETS), default=list(SUBSETS)),
+            manifests=dict(type='list', elements='str', default=[]),
+            registry_timeout=dict(type='float', default=10.0),
+            gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests'], default=list(SUBSETS)),
         ),
         supports_check_mode=True,
     )

@@ -157,13 +157,13 @@ options:
     type: raw
   served_model_name:
     description:
-      - Model name the API serves.
+      - Model name the API serves; without spaces around it, a leading C(-) or control characters.
       - Unset takes the model's guide default (C(guide_defaults) of O(model_spec)), C(qwen3.5) for
         the catalog models.
     type: str
   host:
     description:
-      - Address C(vllm serve) listens on.
+      - Address C(vllm serve) listens on; an IP address or a host name (no port, scheme or spaces).
     type: str
     default: 127.0.0.1
   port:
@@ -208,6 +208,12 @@ options:
       - More C(vllm serve) arguments, appended after the managed ones. They may not repeat a
         managed flag (C(--dtype), C(--tensor-parallel-size), C(--max-model-len) and the others
         the module sets) nor turn C(enable_npugraph_ex) on.
+      - Each flag must be one of vLLM 0.23's C(vllm serve) flags (an unknown one is reported with
+        the closest flag), with a value when it takes one and none when it does not; common numeric
+        values are converted as vLLM does. Flags that undo a managed setting
+        (C(--cudagraph-capture-sizes), C(--spec-tokens), C(--uds), C(--headless), ...) are refused.
+      - An item that starts with C(-) and holds several arguments (C(--enforce-eager --seed 1)) is
+        split like a shell line.
     type: list
     elements: str
     default: []

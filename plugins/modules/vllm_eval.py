@@ -10,8 +10,8 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: vllm_eval
-short_description: Probe deployed vLLM instances, score gsm8k and sweep performance from the node
-version_added: 0.3.0
+short_description: Probe deployed vLLM instances, score gsm8k and textvqa, sweep performance from the node
+version_added: 0.1.0
 description:
   - The builtin runner of the C(ascend.vllm.eval) role. Runs where the server is (the vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, section 7 points AISBench at C(127.0.0.1)) and talks to each instance over its
@@ -21,7 +21,9 @@ description:
     model, or a problem naming an instance that does not answer. No load is sent.
   - With O(action=run) it sends the gsm8k questions given in O(datasets) (at most O(batch_size) at a time)
     and scores the replies like AISBench's gsm8k evaluator (the last C(\boxed{}) or the last number, equal
-    within 1e-6 to the number after C(####)); then, for each O(concurrency) level, sends synthetic prompts of
+    within 1e-6 to the number after C(####)), and the textvqa questions (the image and the question in one user
+    turn, as AISBench's C(textvqa_gen_base64) sends them) scored like AISBench's C(TEXTEvaluator) (VQA accuracy
+    over the annotators' answers); then, for each O(concurrency) level, sends synthetic prompts of
     O(input_len) words asking for O(output_len) tokens and times each stream (TTFT, TPOT, end-to-end).
   - Standard library only; nothing is installed or changed.
 author:
@@ -46,8 +48,9 @@ options:
     description: Bearer token, when the servers were started with C(--api-key).
     type: str
   datasets:
-    description: Dataset name to its items C({question, answer}) (answer the gold number). Only C(gsm8k) is
-      scored by this module.
+    description: Dataset name to its items, C(gsm8k) C({question, answer}) (answer the gold number) and
+      C(textvqa) C({question_id, question, answers, image}) (image in base64), as P(ascend.vllm.eval_inputs#filter) reads
+      them.
     type: dict
     default: {}
   max_out_len:
@@ -128,6 +131,7 @@ problems:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils._eval import gsm8k_prompt, gsm8k_score, problems_report
+from ansible_collections.ascend.vllm.plugins.module_utils._eval_textvqa import textvqa_content, textvqa_score
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_client import (
     accuracy_replies, performance_sweep, probe)
 
@@ -155,13 +159,13 @@ def evaluate(params, entry, headers):
     """Accuracy and performance of one instance."""
     target = {'host': params['host'], 'port': entry['port'], 'served': entry['served'], 'headers': headers}
     accuracy = {}
-    items = (params['datasets'] or {}).get('gsm8k')
-    if items:
-        replies, errors, duration = accuracy_replies(
-            target, [gsm8k_prompt(i['question']) for i in items],
-            {'max_out_len': params['max_out_len'], 'batch_size': params['batch_size'], 'timeout': params['timeout']})
-        accuracy['gsm8k'] = dict(gsm8k_score(items, replies), errors=sorted(set(errors))[:5],
-                                 duration_s=round(duration, 3))
+    settings = {'max_out_len': params['max_out_len'], 'batch_size': params['batch_size'], 'timeout': params['timeout']}
+    for name, prompt, score in (('gsm8k', lambda i: gsm8k_prompt(i['question']), gsm8k_score),
+                                ('textvqa', textvqa_content, textvqa_score)):
+        items = (params['datasets'] or {}).get(name)
+        if items:
+            replies, errors, duration = accuracy_replies(target, [prompt(i) for i in items], settings)
+            accuracy[name] = dict(score(items, replies), errors=sorted(set(errors))[:5], duration_s=round(duration, 3))
     performance = []
     if params['concurrency']:
         performance = performance_sweep(target, {

@@ -1,15 +1,15 @@
 """Evaluation after deploy: playbooks/eval.yml for real against the stand-in server.
 
 Two simulated Atlas 300I DUO nodes serve Qwen/Qwen3.5-2B (the demo inventory's values;
-guide reference gsm8k 77.71). The test writes a 4-question gsm8k-format dataset on the
-controller and tells the stand-in (answers.json on each node) to answer three of them
-right, so the expected accuracy is exactly 75.00:
+guide reference gsm8k 77.71, textvqa 76.09). The test writes 4-question gsm8k and textvqa
+sets on the controller (tests/e2e/eval_datasets.py) and tells the stand-in (answers.json on
+each node) to answer three of each right, so the expected accuracy is exactly 75.00:
 - bad inputs (unknown dataset, missing dataset directory, tolerance out of range, an
   instance that is down) each stop the play naming the variable, value and fix, and no
   request reaches a server (its /metrics count is unchanged);
 - at eval_tolerance 5 the gate passes (floor 72.71): one run folder with results.json,
   summary.md (both hosts in one table, the reference beside each score, matching the
-  JSON), a table and two PNG plots per instance, the AISBench model config;
+  JSON; textvqa sent as image and question and scored as AISBench's TEXTEvaluator does), a table and two PNG plots per instance, the AISBench model config;
 - at eval_tolerance 2 (floor 75.71) the play fails naming host/instance, 75.00, 77.71
   and the tolerance, and the report is still written.
 """
@@ -25,17 +25,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
+import eval_datasets  # noqa: E402  pylint: disable=wrong-import-position
 
 PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
 NODES = [PREFIX + "-eval1", PREFIX + "-eval2"]
-QUESTIONS = [  # (question, gold, the stand-in's reply)
-    ("Ann has 3 apples and buys 4 more. How many apples?", "7", "3 + 4 = 7 apples. answer:7"),
-    ("A box holds 12 eggs. How many eggs in 3 boxes?", "36", "12 * 3 = 36. answer:36"),
-    ("Tom reads 20 pages a day for 5 days. Pages?", "100", "20 * 5 = 100 pages. answer:100"),
-    ("A train goes 60 km/h for 2 hours. Distance?", "120", "60 + 2 = 62. answer:62"),  # the wrong one
-]
-ANSWERS = [{"contains": "Question: " + q, "reply": reply} for q, _gold, reply in QUESTIONS]
 SETTINGS = {"eval_concurrency": [1, 2, 4], "eval_perf_requests": 8, "eval_perf_input_len": 16,
             "eval_perf_output_len": 12, "eval_batch_size": 4, "eval_tolerance": 5.0}
 
@@ -51,10 +46,8 @@ def served_requests(node):
 class Site:
     def __init__(self, registry, workdir):
         self.workdir = workdir
-        self.dataset = workdir / "gsm8k"
-        self.dataset.mkdir()
-        (self.dataset / "test.jsonl").write_text("".join(
-            json.dumps({"question": q, "answer": "Work.\n#### %s" % gold}) + "\n" for q, gold, _r in QUESTIONS))
+        self.dataset = eval_datasets.write_gsm8k(workdir / "gsm8k", train=False)
+        self.textvqa = eval_datasets.write_textvqa(workdir / "textvqa")
         self.reports = workdir / "reports"
         group_vars = yaml.safe_load((ROOT / "inventories" / "demo" / "group_vars" / "atlas_300i_duo.yml").read_text())
         group_vars["image_pull_registries"] = [registry]
@@ -73,8 +66,8 @@ class Site:
         return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
 
     def evaluate(self, run_id, **changes):
-        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset)}, eval_report_dir=str(self.reports),
-                     eval_run_id=run_id)
+        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset), "textvqa": str(self.textvqa)},
+                     eval_report_dir=str(self.reports), eval_run_id=run_id)
         extra.update(changes)
         return self.playbook("playbooks/eval.yml", extra)
 
@@ -90,7 +83,7 @@ def site(tmp_path_factory):
             # Token timing for the sweep (read at start), and the scripted replies (read per request).
             sim.fault(node, ["token_delay=0.002"])
             sim.exec_node(node, ["sh", "-c", "mkdir -p /root/.cache/vllm-sim && "
-                                 "cat > /root/.cache/vllm-sim/answers.json"], input=json.dumps(ANSWERS), check=True)
+                                 "cat > /root/.cache/vllm-sim/answers.json"], input=json.dumps(eval_datasets.answers()), check=True)
         site = Site(info["registry"], tmp_path_factory.mktemp("eval"))
         deploy = site.playbook("site.yml")
         assert deploy.returncode == 0, deploy.stdout[-6000:]
@@ -119,7 +112,7 @@ def test_bad_input_stops_before_any_load(site, change, words):
 
 
 def test_gate_passes_and_writes_one_report_for_both_hosts(site):
-    proc = site.evaluate("pass")
+    proc = site.evaluate("pass", eval_datasets=["gsm8k", "textvqa"])
     assert proc.returncode == 0, proc.stdout[-6000:]
     run = site.reports / "pass"
     raw = json.loads((run / "results.json").read_text())
@@ -133,6 +126,11 @@ def test_gate_passes_and_writes_one_report_for_both_hosts(site):
         assert inst["model"] == "Qwen/Qwen3.5-2B" and inst["served"] == "qwen3.5"
         # The summary row beside the reference, and the floor at tolerance 5.
         assert "| %s | default | Qwen/Qwen3.5-2B | gsm8k | 75.00 | 77.71 | 72.71 | 3/4 | pass |" % node in summary
+        tv = inst["accuracy"]["textvqa"]
+        assert (tv["accuracy"], tv["correct"], tv["total"]) == (75.0, 3, 4)
+        assert [(d["pred"], d["score"]) for d in tv["details"]] == [
+            ("Stop.", 1.0), ("Coca-Cola", 1.0), ("three", 1.0), ("blue", 0.0)]
+        assert "| %s | default | Qwen/Qwen3.5-2B | textvqa | 75.00 | 76.09 | 71.09 | 3/4 | pass |" % node in summary
         levels = inst["performance"]
         assert [lv["concurrency"] for lv in levels] == [1, 2, 4]
         for lv in levels:

@@ -21,7 +21,8 @@ tests/output/reliability/bad_inputs.json; ``tests/reliability/bad_inputs_report.
 (``tests/reliability/report.py`` prints every reliability suite in one table).
 
 ``RELIABILITY_KEEP_NODES=1`` keeps the nodes after the run (faster iteration);
-``RELIABILITY_NODE_SUFFIX=-dev`` runs on a second set of nodes (bad-duo-dev, ...).
+``RELIABILITY_NODE_SUFFIX=-dev`` runs on a second set of nodes (bad-duo-dev, ...),
+``RELIABILITY_NODE_PREFIX=judge-`` on judge-bad-duo, ...
 """
 from __future__ import annotations
 
@@ -50,12 +51,14 @@ OUTPUT = REPO / "tests" / "output" / "reliability"
 RESULTS = OUTPUT / "bad_inputs.json"
 LOGS = OUTPUT / "logs"
 
-# RELIABILITY_NODE_SUFFIX gives a second set of nodes (bad-duo-dev, ...) for a parallel run.
+# RELIABILITY_NODE_SUFFIX gives a second set of nodes (bad-duo-dev, ...) for a parallel run;
+# RELIABILITY_NODE_PREFIX puts a name in front (judge-bad-duo, ...).
+_PREFIX = os.environ.get("RELIABILITY_NODE_PREFIX", "")
 _SUFFIX = os.environ.get("RELIABILITY_NODE_SUFFIX", "")
 NODES = {
-    "atlas_300i_duo": "bad-duo" + _SUFFIX,
-    "atlas_200i_pro": "bad-pro" + _SUFFIX,
-    "atlas_200i_pro_openeuler": "bad-oe" + _SUFFIX,
+    "atlas_300i_duo": _PREFIX + "bad-duo" + _SUFFIX,
+    "atlas_200i_pro": _PREFIX + "bad-pro" + _SUFFIX,
+    "atlas_200i_pro_openeuler": _PREFIX + "bad-oe" + _SUFFIX,
 }
 # What each node carries before the corpus runs, so that "unchanged" covers more
 # than an empty engine: a foreign image, a stopped foreign container, model files.

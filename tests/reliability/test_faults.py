@@ -372,24 +372,32 @@ def scn_interrupted_run(case, node=D):
 
 
 def scn_changed_config_crash(case, node=D):
-    """A changed model whose new container crashes: log lines shown, re-run after the fix serves it."""
+    """A changed model whose new container crashes: log lines shown, the previous container serves again."""
     ensure_serving(node, case)
     kept = mark_kept(node)
+    before = fl.container_named(node)
     new_model = "Qwen/Qwen3.5-4B"
-    fl.sim.fault(node, ["crash=mamba"])
+    fl.clear_faults(node)
+    # Only the new container crashes (the stand-in reads VLLM_SIM_CRASH from its environment, which
+    # the change sets); the previous one, restored, starts as before. The fix drops that setting.
     inv = inventory("changed-" + node, {node: {}})
-    run = case.run(fl.site(case.case, inv, {"vllm_serve_model": new_model}))
+    run = case.run(fl.site(case.case, inv, {"vllm_serve_model": new_model,
+                                            "vllm_serve_env": {"VLLM_SIM_CRASH": "mamba"}}))
     msg = fatal_messages(run.output)
-    case.check("message", run.rc != 0 and "crashed while starting" in msg and fl.CONTAINER in msg,
-               "no clear crash message: %s" % msg[:800])
+    case.check("message", run.rc != 0 and "crashed while starting" in msg and fl.CONTAINER in msg
+               and "did not take the change" in msg, "no clear crash message: %s" % msg[:800])
+    case.check("message", "the previous container was restored: it serves again" in msg,
+               "the failure does not say that the previous container was restored: %s" % msg[:800])
     out = fl.unfold(run.output)
     case.check("evidence", "Starting to load model %s" % new_model in out and "Traceback (most recent call last)" in out
                and "ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)" in out,
                "the new container's log lines are not shown")
+    # The host serves as before the run: the same container (id, model), nothing else of ours.
     ours = fl.containers(node)
-    case.check("state", len(ours) == 1 and ours[0].labels.get("ascend.vllm.model") == new_model,
-               "containers: %s" % [(c.name, c.status, c.labels.get("ascend.vllm.model")) for c in ours])
-    check_not_crash_looping(case, node)
+    case.check("state", len(ours) == 1 and before is not None and ours[0].id == before.id and ours[0].running
+               and ours[0].labels.get("ascend.vllm.model") == fl.MODEL,
+               "containers: %s" % [(c.name, c.id[:12], c.status, c.labels.get("ascend.vllm.model")) for c in ours])
+    case.check("state", fl.answers(node), "the previous container does not answer after the failed change")
     check_repaired(case, node, inv, {"vllm_serve_model": new_model}, model=new_model)
     check_kept(case, kept)
 
@@ -487,5 +495,6 @@ def test_interrupted_run(faults):
 
 
 def test_changed_config_crash(faults):
-    """13. A changed config whose new container crashes: reported; the next run repairs it."""
+    """13. A changed config whose new container crashes: reported, the previous container restored; the next run
+    repairs it."""
     faults.wait("changed_config_crash").finish()

@@ -275,6 +275,9 @@ def _build_variant(ref: str, vllm_ref: str, tag: str, spec: dict) -> None:
         lines.append("RUN rm -f /etc/os-release && printf '%s' > /etc/os-release"
                      % 'NAME="openEuler"\\nVERSION="22.03 (LTS-SP4)"\\nID="openEuler"\\nVERSION_ID="22.03"\\n'
                        'PRETTY_NAME="openEuler 22.03 (LTS-SP4)"\\n')
+        # Dockerfile.310p.openEuler preloads jemalloc from /usr/lib64 (docs/image-contract.md).
+        lines.append("RUN sed -i 's#/usr/lib/[^ ]*-linux-gnu/libjemalloc.so.2#/usr/lib64/libjemalloc.so.2#' "
+                     "/root/.bashrc")
     proc = docker("build", "-q", "-t", ref, "-", input="\n".join(lines) + "\n", check=False)
     if proc.returncode != 0:
         raise SimError("building %s failed: %s" % (ref, proc.stderr))

@@ -118,8 +118,11 @@ def guide_flags(platform: str) -> list[str]:
 
 def docker_run_argv(platform: str, image: str, command: list[str] | None = None, detach: bool = True,
                     keep: bool = False, name: str | None = None, env: dict | None = None) -> list[str]:
-    """`docker run` argv with the guide's exact flags; `-it ... bash` becomes `-d IMAGE COMMAND`.
+    """`docker run` argv with the guide's exact flags; `-it ... bash` becomes `-d IMAGE bash -ic 'exec COMMAND'`.
 
+    The guide types `vllm serve` into the interactive bash of `-it IMAGE bash`, which reads the
+    image's /root/.bashrc (LD_LIBRARY_PATH, LD_PRELOAD: docs/image-contract.md); `bash -ic` is that
+    shell without a terminal, and `exec` keeps the command as the container's main process.
     keep=True drops the guide's --rm so that a crashed container's logs can be read.
     """
     flags = guide_flags(platform)
@@ -130,4 +133,9 @@ def docker_run_argv(platform: str, image: str, command: list[str] | None = None,
     extra = []
     for key, value in (env or {}).items():
         extra += ["-e", "%s=%s" % (key, value)]
-    return ["docker", "run", *flags, *extra, *(["-d"] if detach else []), image, *(command or GUIDE_SERVE)]
+    return ["docker", "run", *flags, *extra, *(["-d"] if detach else []), image, *interactive_shell(command or GUIDE_SERVE)]
+
+
+def interactive_shell(command: list[str]) -> list[str]:
+    """The guide's interactive shell running ``command``: bash reads ~/.bashrc, then execs it."""
+    return ["bash", "-ic", "exec " + " ".join(shlex.quote(word) for word in command)]

@@ -26,7 +26,9 @@ GALAXY = shutil.which('ansible-galaxy', path=os.path.dirname(sys.executable) + o
 SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            'plugins/modules/vllm_config.py', 'plugins/module_utils/platforms.py',
            'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'site.yml',
-           'inventories/examples/atlas_300i_duo/hosts.yml')
+           'inventories/examples/atlas_300i_duo/hosts.yml',
+           # Galaxy reads the release notes from these (galaxy-importer wants a changelog).
+           'CHANGELOG.rst', 'changelogs/changelog.yaml')
 # Top-level paths (or path prefixes) that must never ship.
 NOT_SHIPPED = ('tests/', 'tests', 'molecule', 'bench', 'scripts', 'Makefile', 'ansible.cfg',
                'requirements-dev.txt', '.venv', '.ansible', '.ci', '.cache', '.pytest_cache',

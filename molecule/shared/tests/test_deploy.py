@@ -119,3 +119,89 @@ def test_startup_log_lines(host):
                   "Application startup complete.")
         marks = [text.find(m) for m in wanted]
         assert -1 not in marks and marks == sorted(marks), text[-2000:]
+
+
+# ------------------------------------------------------------------ the image's process contract
+# docs/image-contract.md. Run inside the container: the serving process's environment, and the
+# environment of the guide's interactive shell (`docker run -it IMAGE bash`, which reads the image's
+# ~/.bashrc) started from the image's own ENV only, as the guide's container would have it.
+_ENVIRON = (
+    "import json,os\n"
+    "for pid in sorted(p for p in os.listdir('/proc') if p.isdigit()):\n"
+    "    try:\n"
+    "        argv = open('/proc/%s/cmdline' % pid, 'rb').read().split(b'\\0')\n"
+    "        env = open('/proc/%s/environ' % pid, 'rb').read().split(b'\\0')\n"
+    "    except OSError:\n"
+    "        continue\n"
+    "    if b'serve' in argv and any(a.endswith(b'vllm') for a in argv[:2]):\n"
+    "        print(json.dumps(dict(e.decode().split('=', 1) for e in env if b'=' in e)))\n"
+    "        break\n")
+_DAEMONS = (
+    "import json,os\n"
+    "out = []\n"
+    "for pid in sorted(p for p in os.listdir('/proc') if p.isdigit()):\n"
+    "    try:\n"
+    "        argv = [a.decode() for a in open('/proc/%s/cmdline' % pid, 'rb').read().split(b'\\0') if a]\n"
+    "        uid = os.stat('/proc/%s' % pid).st_uid\n"
+    "    except OSError:\n"
+    "        continue\n"
+    "    out.append({'argv': argv, 'uid': uid})\n"
+    "print(json.dumps(out))\n")
+# Variables a login or interactive shell sets for itself, not part of the image's contract.
+_SHELL_OWN = {"PWD", "OLDPWD", "SHLVL", "_", "HOME", "HOSTNAME", "TERM", "LS_COLORS", "PS1"}
+
+
+def _serving_env(host, cid):
+    out = host.check_output("docker exec %s python3 -c %s", cid, _ENVIRON)
+    assert out, "no vllm serve process in container %s" % cid
+    return json.loads(out)
+
+
+def _guide_shell_env(host, info):
+    image_env = json.loads(host.check_output("docker image inspect %s", info["Image"]))[0]["Config"]["Env"] or []
+    # Docker gives every container HOME=/root; bash finds ~/.bashrc through it.
+    cmd = "docker exec %s env -i HOME=/root %s bash -ic 'env -0' 2>/dev/null" % (
+        info["Id"], " ".join("'%s'" % item.replace("'", "'\\''") for item in image_env))
+    out = host.run(cmd).stdout
+    return dict(item.split("=", 1) for item in out.split("\0") if "=" in item), image_env
+
+
+def test_serving_process_has_the_guide_shells_environment(host):
+    """vllm serve's own environment equals the guide's interactive shell's for every image variable and
+    the .bashrc ones (LD_LIBRARY_PATH, LD_PRELOAD); the profile's additions are there as the profile says."""
+    platform, instances = _expected(host)
+    profile = get_profile(platform)
+    for inst in instances:
+        info = _inspect(host, inst["name"])
+        serving = _serving_env(host, info["Id"])
+        shell, image_env = _guide_shell_env(host, info)
+        # The guide's shell read the image's .bashrc: /usr/lib64 and jemalloc come only from there.
+        assert {"/usr/local/Ascend/driver/lib64", "/usr/lib64"} <= set(shell["LD_LIBRARY_PATH"].split(":")), shell
+        assert "libjemalloc.so.2" in shell.get("LD_PRELOAD", ""), shell
+        matter = ({item.split("=", 1)[0] for item in image_env} | {"LD_LIBRARY_PATH", "LD_PRELOAD"}) - _SHELL_OWN
+        differ = dict((name, (serving.get(name), shell.get(name))) for name in sorted(matter)
+                      if serving.get(name) != shell.get(name))
+        assert not differ, "serving process vs guide shell: %s" % differ
+        for name in set(profile["environment"]) - matter:
+            assert serving.get(name) == profile["environment"][name], name
+        # No entrypoint override: the image's own ENTRYPOINT started the command.
+        assert not info["HostConfig"].get("Entrypoint") and info["Config"]["Entrypoint"] == [
+            "/usr/local/bin/entrypoint.sh"]
+
+
+def test_rc_mode_daemons_run_as_their_users(host):
+    """On the Atlas 200I Pro (RC mode) the image's entrypoint started slogd as HwHiAiUser and dmp_daemon
+    as HwDmUser in the serving container; on the 300I DUO (EP mode) neither runs."""
+    platform, instances = _expected(host)
+    rc = get_profile(platform)["rc_mode"]
+    for inst in instances:
+        cid = _inspect(host, inst["name"])["Id"]
+        procs = json.loads(host.check_output("docker exec %s python3 -c %s", cid, _DAEMONS))
+        users = dict((line.split(":")[0], int(line.split(":")[2]))
+                     for line in host.check_output("docker exec %s cat /etc/passwd", cid).splitlines())
+        found = dict((daemon, sorted({p["uid"] for p in procs if daemon in p["argv"][:3]}))
+                     for daemon in ("/var/slogd", "/var/dmp_daemon"))
+        if rc:
+            assert found == {"/var/slogd": [users["HwHiAiUser"]], "/var/dmp_daemon": [users["HwDmUser"]]}, procs
+        else:
+            assert found == {"/var/slogd": [], "/var/dmp_daemon": []}, procs

@@ -26,4 +26,6 @@ def test_flags_parse():
     argv = docker_run_argv("atlas_200i_pro_openeuler", "reg:5000/ascend/vllm-ascend:v0.23.0-310p-openeuler",
                            ["vllm", "serve", "m"], keep=True, env={"A": "1"})
     assert argv[:2] == ["docker", "run"] and "--rm" not in argv
-    assert argv[-7:] == ["-e", "A=1", "-d", "reg:5000/ascend/vllm-ascend:v0.23.0-310p-openeuler", "vllm", "serve", "m"]
+    # The guide types the command into the image's interactive bash (which reads ~/.bashrc).
+    assert argv[-7:] == ["-e", "A=1", "-d", "reg:5000/ascend/vllm-ascend:v0.23.0-310p-openeuler",
+                         "bash", "-ic", "exec vllm serve m"]

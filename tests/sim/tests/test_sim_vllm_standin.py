@@ -34,9 +34,27 @@ def devroot(tmp_path):
     return dev
 
 
+def fake_lspci(tmp_path, accelerators):
+    """An lspci that lists the 300I DUO's accelerators (EP mode) or nothing (RC mode)."""
+    path = tmp_path / ("lspci-%s" % ("ep" if accelerators else "rc"))
+    line = "01:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d500 (rev 23)"
+    path.write_text("#!/bin/sh\n%s\n" % ("echo '%s'" % line if accelerators else "true"))
+    path.chmod(0o755)
+    return str(path)
+
+
+def driver_lib64(tmp_path):
+    """A driver lib64 with libascend_hal.so, what the guide mounts."""
+    lib = tmp_path / "driver-lib64"
+    lib.mkdir(exist_ok=True)
+    (lib / "libascend_hal.so").write_text("placeholder")
+    return str(lib)
+
+
 def run_env(tmp_path, devroot, **extra):
     env = dict(os.environ, VLLM_SIM_DEV_ROOT=str(devroot), VLLM_SIM_CACHE_ROOT=str(tmp_path / "cache"),
-               VLLM_SIM_LOAD_SECONDS="0")
+               VLLM_SIM_LOAD_SECONDS="0", LD_LIBRARY_PATH=driver_lib64(tmp_path),
+               VLLM_SIM_LSPCI=fake_lspci(tmp_path, True))
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
@@ -279,3 +297,61 @@ def test_uvicorn_log_level_warning_hides_startup_lines(server):
     log = srv.log.read_text()
     assert "Starting vLLM API server 0 on http://127.0.0.1:%d" % srv.port in log
     assert "Application startup complete." not in log and '"GET /health HTTP/1.1"' not in log
+
+
+# ------------------------------------------------------------------ the image's process contract
+def rc_proc_root(tmp_path, daemons):
+    """A fake /proc with the given daemon command lines (what the image's entrypoint starts in RC mode)."""
+    root = tmp_path / "proc"
+    root.mkdir()
+    for pid, argv in enumerate(daemons, start=100):
+        (root / str(pid)).mkdir()
+        (root / str(pid) / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+    return str(root)
+
+
+def board_lib64(tmp_path):
+    lib = tmp_path / "usr-lib64"
+    lib.mkdir()
+    (lib / "libstackcore.so").write_text("placeholder")
+    return str(lib)
+
+
+TORCH_NPU_ERROR = ("RuntimeError: Failed to load the backend extension: torch_npu. You can disable extension "
+                   "auto-loading with TORCH_DEVICE_BACKEND_AUTOLOAD=0.")
+
+
+def test_driver_lib64_not_on_library_path_fails_like_torch_npu(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:], LD_LIBRARY_PATH="/usr/local/lib")
+    assert proc.returncode == 1
+    assert "ImportError: libascend_hal.so: cannot open shared object file: No such file or directory" in proc.stderr
+    assert TORCH_NPU_ERROR in proc.stderr
+    assert "Automatically detected platform npu" not in proc.stdout
+
+
+def test_rc_mode_needs_usr_lib64_on_library_path(tmp_path, devroot):
+    daemons = rc_proc_root(tmp_path, [["/bin/sh", "/var/slogd", "-d"], ["/bin/sh", "/var/dmp_daemon", "-I"]])
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:], VLLM_SIM_LSPCI=fake_lspci(tmp_path, False),
+                   VLLM_SIM_PROC_ROOT=daemons)
+    assert proc.returncode == 1
+    assert "ImportError: libstackcore.so: cannot open shared object file" in proc.stderr
+    assert TORCH_NPU_ERROR in proc.stderr
+
+
+def test_rc_mode_without_the_daemons_fails_at_device_init(tmp_path, devroot):
+    path = driver_lib64(tmp_path) + ":" + board_lib64(tmp_path)
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:], VLLM_SIM_LSPCI=fake_lspci(tmp_path, False),
+                   LD_LIBRARY_PATH=path, VLLM_SIM_PROC_ROOT=rc_proc_root(tmp_path, [["/bin/sh", "/var/slogd", "-d"]]))
+    assert proc.returncode == 1
+    assert "aclrtGetDeviceCount(&device_count), error code is 207004" in proc.stdout
+    assert "no /var/dmp_daemon process" in proc.stderr
+    assert "Application startup complete" not in proc.stdout
+
+
+def test_rc_mode_with_libraries_and_daemons_serves(server, tmp_path):
+    path = driver_lib64(tmp_path) + ":" + board_lib64(tmp_path)
+    daemons = rc_proc_root(tmp_path, [["/lib/ld-linux-aarch64.so.1", "/var/slogd", "-d"],
+                                      ["/var/dmp_daemon", "-I", "-M", "-U", "8087"]])
+    srv = server(VLLM_SIM_LSPCI=fake_lspci(tmp_path, False), LD_LIBRARY_PATH=path, VLLM_SIM_PROC_ROOT=daemons)
+    srv.wait_ready(15)
+    assert http(srv.port, "/health") == (200, "")

@@ -20,3 +20,13 @@ MANAGED = [{'Names': ['/vllm-ascend-b']}, {'Names': ['/old']}]
 ])
 def test_planned_first_then_the_managed_ones_once(all_managed, expected):
     assert containers_to_remove(PLAN, MANAGED, all_managed) == expected
+
+
+def test_a_kept_previous_container_goes_with_its_instance():
+    managed = [{'Names': ['/vllm-ascend-b']}, {'Names': ['/vllm-ascend-b-previous']}, {'Names': ['/vllm-ascend-a-previous']}]
+    # vllm-ascend-a itself is not ours (or gone); its kept container is ours and goes.
+    assert containers_to_remove(PLAN, managed, False) == ['vllm-ascend-a-previous', 'vllm-ascend-b', 'vllm-ascend-b-previous']
+
+
+def test_a_previous_container_that_is_not_ours_stays():
+    assert containers_to_remove(PLAN, [{'Names': ['/vllm-ascend-b']}], False) == ['vllm-ascend-b']

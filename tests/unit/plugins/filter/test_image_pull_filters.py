@@ -32,7 +32,7 @@ def test_plan_reads_the_tarball_on_the_controller(tmp_path):
     tarball.write_bytes(b'')
     plan = image_pull_plan.image_pull_plan(dict(INPUTS, image_pull_archive=str(tarball)), '-310p')
     assert plan == {'candidates': ['127.0.0.1:5000/ascend/vllm-ascend:v0.23.0-310p'], 'image_tag': 'v0.23.0-310p',
-                    'problems': []}
+                    'pins': [], 'problems': []}
     missing = image_pull_plan.image_pull_plan(dict(INPUTS, image_pull_archive=str(tmp_path / 'no.tar')), '-310p')
     assert [p['msg'] for p in missing['problems']] == [
         'image_pull_archive="%s" is not a file on the controller' % (tmp_path / 'no.tar')]

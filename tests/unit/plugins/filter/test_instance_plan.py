@@ -49,7 +49,7 @@ def test_single_instance_from_the_scalar_variables():
     assert out['plan'] == [{
         'index': 0, 'name': 'default', 'named': True, 'unknown_keys': [], 'container_name': 'vllm-ascend',
         'chips': [0], 'port': 8080, 'chips_var': 'vllm_serve_tensor_parallel_size (chips 0)', 'port_var': 'vllm_serve_port',
-        'container_var': 'vllm_serve_container_name', 'env': {},
+        'container_var': 'vllm_serve_container_name', 'container_from': None, 'env': {},
         'options': {'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1, 'max_model_len': 16384, 'extra_args': []},
         'var_prefix': 'vllm_serve_', 'api_key_var': ''}]
 
@@ -213,14 +213,24 @@ def test_problems_come_in_report_order():
 
 
 @pytest.mark.parametrize('image, tag, expected', [
-    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', None, 'v0.23.0-310p'),
+    # A release tag written in the reference wins (it is what runs); vllm_config reads the
+    # tag out of the reference and problems show the reference as written.
+    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', None, 'quay.io/ascend/vllm-ascend:v0.23.0-310p'),
+    ('quay.io/ascend/vllm-ascend:v0.11.0-310p', 'v0.23.0-310p', 'quay.io/ascend/vllm-ascend:v0.11.0-310p'),
+    ('r:5000/a/b:v0.11.0-310p@sha256:' + 'a' * 64, 'v0.23.0-310p', 'r:5000/a/b:v0.11.0-310p@sha256:' + 'a' * 64),
     ('localhost:5000/vllm-ascend', None, None),
     ('localhost:5000/vllm-ascend@sha256:abcd', None, None),
     ('', None, None),
     ('x:y', 'v0.22.0', 'v0.22.0'),
+    ('x:latest', None, 'x:latest'),
 ])
 def test_image_tag_to_check(image, tag, expected):
     assert run(vllm_serve_image=image, vllm_serve_image_tag=tag)['image_tag'] == expected
+
+
+def test_image_pull_image_tag_is_checked_as_written():
+    out = run(vllm_serve_image='', vllm_serve_image_tag='v0.23.0-310p', image_pull_image='q.io/a/b:v0.11.0-310p')
+    assert out['image_tag'] == 'q.io/a/b:v0.11.0-310p'
 
 
 # ------------------------------------------------------------------ the API key
@@ -285,3 +295,39 @@ def test_paths_and_shapes(variables, expected):
 @pytest.mark.parametrize('path', ['/data/models/Qwen3.5-2B', '/data/models/Qwen3.5-2B/', 'Qwen/Qwen3.5-2B'])
 def test_plain_model_paths_pass(path):
     assert lines(run(vllm_serve_model_path=path)) == []
+
+
+# ------------------------------------------------------------------ listen address and model roots
+
+@pytest.mark.parametrize('host, fix', [('127.0.0.1', '127.0.0.1'), ('localhost', '127.0.0.1'), ('10.0.0.5', '10.0.0.5')])
+def test_a_listen_address_other_than_every_address_is_refused(host, fix):
+    found = [p for p in run(vllm_serve_host=host)['problems'] if p['check'] == 'ports']
+    assert found[0]['msg'].startswith('vllm_serve_host="%s": vLLM listens inside the container' % host)
+    assert 'vllm_serve_host: 0.0.0.0' in found[0]['fix'] and '(e.g. %s)' % fix in found[0]['fix']
+
+
+@pytest.mark.parametrize('host', ['0.0.0.0', '::', '0.0.0.0 ', 'http://x'])
+def test_every_address_passes_and_a_malformed_one_is_left_to_vllm_config(host):
+    assert run(vllm_serve_host=host)['problems'] == []
+
+
+@pytest.mark.parametrize('roots, bad', [
+    ('/data/models', 'is not a list'), (['data/models'], 'absolute'), (['/data/../etc'], 'normalised'),
+    (['~/models'], 'absolute'), (['/'], 'below /'), (['/data//models'], 'normalised'),
+])
+def test_model_roots_are_absolute_normalised_directories(roots, bad):
+    found = [p for p in run(vllm_serve_model_roots=roots)['problems'] if 'vllm_serve_model_roots' in p['msg']]
+    assert found and bad in found[0]['msg']
+
+
+def test_good_model_roots_pass():
+    assert run(vllm_serve_model_roots=['/data/models', '/mnt/nfs/models/'])['problems'] == []
+
+
+def test_a_container_name_built_from_an_instance_name_names_what_the_user_typed():
+    out = run(ascend_vllm_instances=[{'name': 'my model', 'chips': [0]}, {'name': 'b', 'chips': [1]}])
+    found = [line for line in lines(out) if 'Docker container name' in line]
+    assert found == ['[instances] ascend_vllm_instances[0].name="my model": the container name "vllm-ascend-my model" '
+                     'made from it and vllm_serve_container_name="vllm-ascend" is not a Docker container name. Fix: '
+                     'give ascend_vllm_instances[0].name only letters, digits, _, . and -, or set '
+                     'ascend_vllm_instances[0].container_name']

@@ -21,4 +21,5 @@ def test_200i_pro_query():
     assert query['paths'][:3] == ['/d', '/d/v', '/dev/davinci0']
     assert '/usr/lib/aarch64-linux-gnu/libyaml-0.so.2' in query['paths']
     assert query['npu_smi_path'] == '/usr/local/sbin/npu-smi'
-    assert query['containers'] == ['c-a', 'c-b'] and query['ports'] == [8080, 8081]
+    # Each instance's container and the one a deploy keeps while replacing it.
+    assert query['containers'] == ['c-a', 'c-a-previous', 'c-b', 'c-b-previous'] and query['ports'] == [8080, 8081]

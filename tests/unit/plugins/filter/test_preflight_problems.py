@@ -49,3 +49,15 @@ def test_model_dirs_judged_with_what_the_node_read():
 def test_a_path_the_node_was_not_asked_about_counts_as_missing():
     dirs = [{'name': 'a', 'path': '/models/q', 'host': '/models/q', 'prefix': 'vllm_serve_'}]
     assert [p['check'] for p in preflight_problems([], {}, model_dirs=dirs, node_paths={})] == ['model']
+
+
+def test_model_paths_publish_address_and_pins_are_judged_with_what_the_node_read():
+    local = [{'name': 'default', 'path': '/opt/q', 'host': '/opt/q', 'prefix': 'vllm_serve_'}]
+    pin = 'sha256:' + 'd' * 64
+    pins = [{'ref': 'q.io/a/b:v1', 'digest': pin, 'candidate': 'q.io/a/b@' + pin, 'variable': 'image_pull_digest'}]
+    out = preflight_problems([], {}, local_models=local, cache_dir='/root/.cache', model_roots=[],
+                             publish_address='10.1.1.1', node_addresses=['127.0.0.1'], pins=pins,
+                             registry_answers={'q.io/a/b:v1': {'digest': 'sha256:' + 'e' * 64, 'status': 200}})
+    assert [p['check'] for p in out] == ['paths', 'ports', 'image']
+    assert preflight_problems([], {}, local_models=local, model_roots=['/opt'], publish_address='127.0.0.1',
+                              node_addresses=['127.0.0.1'], pins=pins, registry_answers={}) == []

@@ -39,6 +39,26 @@ def test_survey_choices_are_the_catalog(template):
     assert all(not q['required'] and q['default'] == '' for q in questions.values())
 
 
+def _awx_applies_default(question):
+    """AWX's launch rule (JobTemplate._update_unified_job_kwargs): a survey default is passed as an
+    extra variable whenever it passes the question's own validation."""
+    default = question['default']
+    if question['type'] == 'multiplechoice':
+        return default in question['choices']
+    if question['type'] == 'integer':
+        return isinstance(default, int) and question['min'] <= default <= question['max']
+    assert question['type'] == 'text', question
+    return isinstance(default, str) and question['min'] <= len(default) <= question['max']
+
+
+@pytest.mark.parametrize('template', ['preflight', 'deploy', 'verify', 'teardown'])
+def test_awx_passes_no_default_for_an_unanswered_question(template):
+    """Otherwise an unanswered question would override the inventory (image_pull_tag='' did)."""
+    questions = _by_variable(awx_survey(template))
+    assert [name for name, question in questions.items() if _awx_applies_default(question)] == []
+    assert questions['image_pull_tag']['min'] == 1
+
+
 def test_a_platform_added_to_the_catalog_shows_up(monkeypatch):
     extra = dict(PLATFORMS['atlas_300i_duo'], allowed_tp=[1, 2, 4])
     monkeypatch.setitem(PLATFORMS, 'atlas_test_board', extra)

@@ -91,7 +91,7 @@ def test_model_cache_and_extra_mounts():
 
 
 def test_env_labels_and_ports():
-    spec = container_spec(get_profile('atlas_200i_pro'), _inputs(
+    spec = container_spec(dict(get_profile('atlas_200i_pro'), environment={}), _inputs(
         [0], container_run_port=8081, container_run_publish_address='127.0.0.1',
         container_run_command_env={'VLLM_USE_MODELSCOPE': True, 'N': 2, 'X': 'a'},
         container_run_env={'X': 'b', 'R': 0.5}, container_run_labels={'team': 'ml', 'ascend.vllm.model': 'mine'}))
@@ -115,3 +115,51 @@ def test_an_incomplete_profile_is_refused(profile, words):
 def test_a_mount_without_target_is_refused():
     with pytest.raises(ValueError, match='source and target'):
         mounts(get_profile('atlas_300i_duo'), '/root/.cache', [{'source': '/a'}])
+
+
+# The image's ENV as `docker image inspect` shows it (Config.Env), shaped like the CANN base image's.
+IMAGE_ENV = ['PATH=/usr/local/bin:/usr/bin', 'LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:/toolkit/lib64',
+             'OMP_NUM_THREADS=1', 'TASK_QUEUE_ENABLE=1']
+BASHRC_PREFIX = '/usr/local/Ascend/driver/lib64:/usr/lib64:/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:'
+
+
+@pytest.mark.parametrize('platform, jemalloc', [
+    ('atlas_300i_duo', '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2:'),
+    ('atlas_200i_pro', '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2:'),
+    ('atlas_200i_pro_openeuler', '/usr/lib64/libjemalloc.so.2:'),
+])
+def test_env_is_what_the_guides_interactive_shell_has(platform, jemalloc):
+    """The image's .bashrc lines (vllm-ascend Dockerfile.310p / .openEuler, v0.23.0), built on the image's ENV."""
+    spec = container_spec(get_profile(platform), _inputs([0], container_run_image_env=IMAGE_ENV))
+    assert spec['env']['LD_LIBRARY_PATH'] == (
+        BASHRC_PREFIX + '/usr/local/Ascend/driver/lib64:/toolkit/lib64' + ':/usr/local/lib')
+    assert spec['env']['LD_PRELOAD'] == jemalloc
+    assert spec['env']['OMP_NUM_THREADS'] == '1' and spec['env']['TASK_QUEUE_ENABLE'] == '1'
+
+
+def test_operator_changes_and_adds_profile_environment():
+    profile = get_profile('atlas_300i_duo', {'environment': {
+        'OMP_NUM_THREADS': '4', 'PYTORCH_NPU_ALLOC_CONF': 'expandable_segments:True'}})
+    spec = container_spec(profile, _inputs([0], container_run_image_env=IMAGE_ENV,
+                                           container_run_env={'TASK_QUEUE_ENABLE': '2'}))
+    assert spec['env']['OMP_NUM_THREADS'] == '4'
+    assert spec['env']['PYTORCH_NPU_ALLOC_CONF'] == 'expandable_segments:True'
+    assert spec['env']['TASK_QUEUE_ENABLE'] == '2'
+    assert spec['env']['LD_LIBRARY_PATH'].startswith(BASHRC_PREFIX)
+
+
+def test_image_env_unknown_leaves_an_empty_reference():
+    spec = container_spec(get_profile('atlas_200i_pro'), _inputs([0]))
+    assert spec['env']['LD_LIBRARY_PATH'] == BASHRC_PREFIX + ':/usr/local/lib'
+
+
+@pytest.mark.parametrize('arch, path', [
+    ('arm64', '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2:'),
+    ('amd64', '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2:'),
+    (None, '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2:'),
+])
+def test_jemalloc_follows_the_image_architecture_like_the_bashrc_line(arch, path):
+    """Dockerfile.310p writes /usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2 into .bashrc."""
+    inputs = _inputs([0], container_run_image_env=IMAGE_ENV, container_run_image_arch=arch)
+    spec = container_spec(get_profile('atlas_300i_duo'), inputs)
+    assert spec['env']['LD_PRELOAD'] == path

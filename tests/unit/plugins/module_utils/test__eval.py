@@ -48,9 +48,16 @@ def test_good_inputs_have_no_problem(gsm8k_dir):
     assert _eval.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir})) == []
 
 
+@pytest.mark.parametrize('runner', ['builtin', 'aisbench'])
+def test_textvqa_needs_its_question_file(runner, gsm8k_dir):
+    (found,) = _eval.input_problems(dict(GOOD, eval_runner=runner, eval_datasets=['textvqa'],
+                                         eval_dataset_dirs={'textvqa': gsm8k_dir}))
+    assert found['msg'] == 'eval_dataset_dirs.textvqa=%s: textvqa_json/textvqa_val.jsonl is missing there' % gsm8k_dir
+    assert 'textvqa_val_annotations.json' in found['fix']
+
+
 @pytest.mark.parametrize('change, check, words', [
     ({'eval_datasets': ['mmlu']}, 'eval_datasets', ["unknown dataset 'mmlu'", 'gsm8k']),
-    ({'eval_datasets': ['textvqa']}, 'eval_datasets', ['eval_runner']),
     ({'eval_dataset_dirs': {'gsm8k': '/no/such/dir'}}, 'eval_dataset_dirs',
      ['eval_dataset_dirs.gsm8k=/no/such/dir', 'no such directory', 'test.jsonl']),
     ({'eval_dataset_dirs': {}}, 'eval_dataset_dirs', ['eval_dataset_dirs.gsm8k is not set']),

@@ -9,7 +9,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import (
-    candidates, classify_failure, failure_message, image_problems, image_tag, judge, present, problem_report)
+    candidates, classify_failure, failure_message, image_problems, image_tag, judge, pin_problems, pins, present,
+    problem_report)
 
 BASE = {
     'image_pull_registries': ['quay.io', 'm.daocloud.io/quay.io'], 'image_pull_repository': 'ascend/vllm-ascend',
@@ -219,3 +220,60 @@ def test_problem_report():
     problems = [{'check': 'image', 'msg': 'a=1 is bad', 'fix': 'set a'}, {'check': 'image', 'msg': 'b', 'fix': 'c'}]
     assert problem_report('n1', problems) == (
         '2 image problem(s) on n1; nothing was pulled:\n- [image] a=1 is bad. Fix: set a\n- [image] b. Fix: c')
+
+
+# ------------------------------------------------------------------ tags written in a reference, digest pins
+
+PIN = 'sha256:' + 'a' * 64
+OTHER = 'sha256:' + 'b' * 64
+
+
+@pytest.mark.parametrize('image, expected', [
+    ('r.io/ascend/vllm-ascend:v0.11.0-310p', 'v0.11.0-310p'),
+    ('r.io:5000/ascend/vllm-ascend:v0.22.0-310p@' + PIN, 'v0.22.0-310p'),
+    ('r.io/ascend/vllm-ascend:latest', 'v0.23.0-310p'),
+    ('r.io/ascend/vllm-ascend@' + PIN, 'v0.23.0-310p'),
+])
+def test_the_release_tag_written_in_image_pull_image_is_the_tag(image, expected):
+    assert image_tag(_inputs(image_pull_image=image), '-310p') == expected
+
+
+def test_judge_lists_the_pins():
+    judged = judge(_inputs(image_pull_digest=PIN, image_pull_registries=['q.io']), '-310p', lambda path: False)
+    assert judged['pins'] == [{'ref': 'q.io/ascend/vllm-ascend:v0.23.0-310p', 'digest': PIN,
+                               'candidate': 'q.io/ascend/vllm-ascend@' + PIN, 'variable': 'image_pull_digest'}]
+    assert judge(_inputs(), '-310p', lambda path: False)['pins'] == []
+
+
+def test_pins_name_the_tag_to_ask_about():
+    exact = pins(['r.io:5000/a/b:v0.23.0-310p@' + PIN], 'v0.23.0-310p', 'r.io:5000/a/b:v0.23.0-310p@' + PIN)
+    assert exact == [{'ref': 'r.io:5000/a/b:v0.23.0-310p', 'digest': PIN,
+                      'candidate': 'r.io:5000/a/b:v0.23.0-310p@' + PIN, 'variable': 'image_pull_image'}]
+    digest = pins(['q.io/a/b@' + PIN, 'm.io/a/b@' + PIN], 'v0.23.0-310p', '')
+    assert [(p['ref'], p['variable']) for p in digest] == [
+        ('q.io/a/b:v0.23.0-310p', 'image_pull_digest'), ('m.io/a/b:v0.23.0-310p', 'image_pull_digest')]
+    # A digest-only exact image names no tag; an unpinned candidate is not a pin.
+    assert pins(['q.io/a/b@' + PIN], 'v0.23.0-310p', 'q.io/a/b@' + PIN) == []
+    assert pins(['q.io/a/b:v0.23.0-310p'], 'v0.23.0-310p', '') == []
+
+
+def test_a_pin_the_tag_does_not_point_to_is_refused_with_the_right_digest():
+    pinned = pins(['q.io/a/b:v0.23.0-310p@' + PIN], 'x', 'q.io/a/b:v0.23.0-310p@' + PIN)
+    found = pin_problems(pinned, {'q.io/a/b:v0.23.0-310p': {'digest': OTHER, 'children': [], 'status': 200}})
+    assert found[0]['msg'].startswith('image_pull_image="q.io/a/b:v0.23.0-310p@%s" pins %s, but the registry says '
+                                      'q.io/a/b:v0.23.0-310p points to %s' % (PIN, PIN, OTHER))
+    assert 'q.io/a/b:v0.23.0-310p@' + OTHER in found[0]['fix']
+
+
+def test_a_pin_is_fine_when_it_is_the_tag_or_one_of_its_platforms():
+    pinned = pins(['q.io/a/b@' + PIN], 'v1', '')
+    assert pin_problems(pinned, {'q.io/a/b:v1': {'digest': PIN, 'status': 200}}) == []
+    assert pin_problems(pinned, {'q.io/a/b:v1': {'digest': OTHER, 'children': [PIN], 'status': 200}}) == []
+
+
+def test_a_missing_tag_is_refused_and_an_unreachable_registry_says_nothing():
+    pinned = pins(['q.io/a/b@' + PIN], 'v9', '')
+    missing = pin_problems(pinned, {'q.io/a/b:v9': {'digest': None, 'status': 404, 'error': 'HTTP 404'}})
+    assert missing[0]['msg'].startswith('image_pull_digest="%s": the registry has no q.io/a/b:v9' % PIN)
+    assert pin_problems(pinned, {'q.io/a/b:v9': {'digest': None, 'status': None, 'error': 'refused'}}) == []
+    assert pin_problems(pinned, {}) == []

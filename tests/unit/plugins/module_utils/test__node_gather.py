@@ -183,3 +183,41 @@ def test_npu_smi_failing_is_a_fact(tmp_path):
 def test_gather_only_memory(tmp_path):
     out = _node_gather.gather_node(_params(gather=['memory']), None, '', None, proc=_proc(tmp_path, {}))
     assert out == {'memory': {'available_mb': 20000, 'total_mb': 32000}}
+
+
+FIB_TRIE = """Main:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 0.0.0.0
+        /0 universe UNICAST
+     +-- 127.0.0.0/8 2 0 2
+        +-- 127.0.0.0/31 1 0 0
+           |-- 127.0.0.0
+              /8 host LOCAL
+           |-- 127.0.0.1
+              /32 host LOCAL
+        |-- 127.255.255.255
+           /32 link BROADCAST
+     |-- 172.18.0.5
+        /32 host LOCAL
+Local:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 172.18.0.5
+        /32 host LOCAL
+"""
+IF_INET6 = """00000000000000000000000000000001 01 80 10 80       lo
+fe800000000000000042acfffe120005 2c 40 20 80     eth0
+"""
+
+
+def test_addresses_are_read_from_proc(tmp_path):
+    assert _node_probe.parse_fib_trie(FIB_TRIE) == ['127.0.0.1', '172.18.0.5']
+    assert _node_probe.parse_if_inet6(IF_INET6) == ['::1', 'fe80::42:acff:fe12:5']
+    (tmp_path / 'net').mkdir()
+    (tmp_path / 'net' / 'fib_trie').write_text(FIB_TRIE)
+    assert _node_probe.addresses(str(tmp_path)) == ['127.0.0.1', '172.18.0.5']
+
+
+def test_stat_path_says_where_a_link_leads(tmp_path):
+    (tmp_path / 'real').mkdir()
+    os.symlink(str(tmp_path / 'real'), str(tmp_path / 'link'))
+    assert _node_probe.stat_path(str(tmp_path / 'link'))['realpath'] == str(tmp_path / 'real')

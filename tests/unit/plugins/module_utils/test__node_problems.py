@@ -44,7 +44,9 @@ def settings(profile=DUO, instances=None, **extra):
 def healthy(capture, profile=DUO, text=IDLE):
     """What node_facts returns on a ready node for settings(profile)."""
     query = np.node_query(settings(profile))
-    paths = dict((p, {'exists': True, 'isdir': False, 'isreg': True, 'ischr': p.startswith('/dev/'), 'islnk': False})
+    dirs = set(path for path, kind, _source in np.mount_specs(profile) if kind == 'dir') | {'/usr/local/Ascend/driver'}
+    paths = dict((p, {'exists': True, 'isdir': p in dirs, 'isreg': p not in dirs and not p.startswith('/dev/'),
+                      'ischr': p.startswith('/dev/'), 'islnk': False})
                  for p in query['paths'])
     return {
         'paths': paths, 'npu': _npu(capture(text)), 'npu_error': None, 'npu_found': None,
@@ -69,7 +71,7 @@ def test_node_query_asks_for_driver_devices_mounts_and_ports():
     assert '/usr/local/Ascend/driver/lib64' in query['paths']
     assert query['paths'][-1] == '/data/models'
     assert query['npu_smi_path'] == '/usr/local/bin/npu-smi'
-    assert query['containers'] == ['vllm-ascend'] and query['ports'] == [8080]
+    assert query['containers'] == ['vllm-ascend', 'vllm-ascend-previous'] and query['ports'] == [8080]
 
 
 def test_node_query_without_ports_or_mounts():
@@ -105,7 +107,14 @@ def _set(facts, path, value):
     ({'paths./dev/davinci0': {'exists': True, 'ischr': False}}, [('devices', '/dev/davinci0 is not a character device')]),
     ({'paths./dev/hisi_hdc': {'exists': False}}, [('devices', '/dev/hisi_hdc is missing')]),
     ({'paths./usr/local/dcmi': {'exists': False}},
-     [('mounts', '/usr/local/dcmi is missing; the container bind-mounts it and Docker would refuse to start')]),
+     [('mounts', '/usr/local/dcmi is missing (provided by the Ascend NPU driver package (Ascend-hdk-310p-npu-driver)); '
+                 'the container bind-mounts it and Docker would refuse to start')]),
+    ({'paths./usr/local/Ascend/driver/lib64': {'exists': True, 'isreg': True}},
+     [('mounts', '/usr/local/Ascend/driver/lib64 is a non-directory, the container expects a directory (provided by '
+                 'the Ascend NPU driver package (Ascend-hdk-310p-npu-driver))')]),
+    ({'paths./etc/ascend_install.info': {'exists': True, 'isdir': True}},
+     [('mounts', '/etc/ascend_install.info is a directory, the container expects a file (provided by '
+                 'the Ascend NPU driver package (Ascend-hdk-310p-npu-driver))')]),
     ({'docker': {'reachable': False, 'error': 'cannot connect to the Docker Engine at unix:///x: [Errno 2]'}},
      [('docker', 'cannot talk to the Docker Engine: cannot connect to the Docker Engine at unix:///x: [Errno 2]')]),
     ({'docker.version': '18.06.1-ce'}, [('docker', 'Docker Engine 18.06.1-ce is older than 18.09')]),
@@ -378,3 +387,34 @@ def test_a_container_we_did_not_create_stops_preflight(capture, labels, foreign)
                'replace it',
         'fix': 'leave it alone by setting vllm_serve_container_name to another name; or, if it is yours and may go, '
                'remove it first (`docker rm -f vllm-ascend`) and the next run creates the instance in its place'}]
+
+
+@pytest.mark.parametrize('platform, path, package', [
+    ('atlas_200i_pro', '/var/slogd', "the Atlas 200I Pro board's driver and firmware package"),
+    ('atlas_200i_pro', '/usr/lib/aarch64-linux-gnu/libyaml-0.so.2', 'the Ubuntu package libyaml-0-2'),
+    ('atlas_200i_pro_openeuler', '/usr/lib64/libsemanage.so.2', 'the openEuler package libsemanage'),
+])
+def test_missing_mount_names_its_package_and_the_fix(platform, path, package):
+    profile = get_profile(platform)
+    facts = {'paths': {path: {'exists': False}}}
+    only = [m for m in profile['mounts'] if m['source'] == path]
+    problems = np.mount_problems(facts, dict(profile, mounts=only))
+    assert problems == [{'check': 'mounts', 'msg': '%s is missing (provided by %s); the container bind-mounts it '
+                         'and Docker would refuse to start' % (path, package),
+                         'fix': "install %s, or change the platform profile's mounts in "
+                                'ascend_vllm_platform_overrides' % package}]
+
+
+def test_an_added_mount_without_kind_is_checked_for_existence_only():
+    profile = {'mounts': [{'source': '/opt/x/', 'target': '/x'}]}
+    assert np.mount_problems({'paths': {'/opt/x': {'exists': True, 'isreg': True}}}, profile) == []
+    assert [p['msg'] for p in np.mount_problems({'paths': {}}, profile)] == [
+        '/opt/x is missing; the container bind-mounts it and Docker would refuse to start']
+
+
+def test_a_mount_of_the_wrong_kind_is_removed_first():
+    facts = {'paths': {'/etc/hdcBasic.cfg': {'exists': True, 'isdir': True}}}
+    profile = {'mounts': [m for m in get_profile('atlas_200i_pro')['mounts'] if m['source'] == '/etc/hdcBasic.cfg']}
+    assert [p['fix'] for p in np.mount_problems(facts, profile)] == [
+        "remove /etc/hdcBasic.cfg, then install the Atlas 200I Pro board's driver and firmware package, "
+        "or change the platform profile's mounts in ascend_vllm_platform_overrides"]

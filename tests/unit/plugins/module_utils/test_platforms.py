@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, get_profile, profile_names
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
+    PLATFORMS, get_profile, profile_from_spec, profile_names)
 
 
 def _load_sim_guide():
@@ -32,7 +33,7 @@ FIELDS = {
     'description': str, 'os_family': str, 'privileged': bool, 'shm_size': str, 'npu_smi_path': str,
     'image_tag_suffix': str, 'allowed_tp': list, 'chips_per_card': int, 'rc_mode': bool,
     'chip_memory_mb': int, 'chip_device_template': str, 'guide_chip_devices': list,
-    'manager_devices': list, 'mounts': list, 'model_cache_mount': dict, 'guide_port_mapping': str,
+    'manager_devices': list, 'mounts': list, 'model_cache_mount': dict, 'environment': dict, 'guide_port_mapping': str,
 }
 
 
@@ -150,3 +151,17 @@ def test_unknown_platform_lists_the_valid_ones():
         get_profile('atlas_800')
     assert 'atlas_800' in str(exc.value)
     assert 'atlas_300i_duo' in str(exc.value) and 'atlas_200i_pro_openeuler' in str(exc.value)
+
+
+def test_environment_override_may_add_variables_but_other_dicts_may_not():
+    profile = get_profile('atlas_200i_pro', {'environment': {'PYTORCH_NPU_ALLOC_CONF': 'expandable_segments:True'}})
+    assert profile['environment']['PYTORCH_NPU_ALLOC_CONF'] == 'expandable_segments:True'
+    assert profile['environment']['LD_LIBRARY_PATH'].startswith('/usr/local/Ascend/driver/lib64:/usr/lib64:')
+    with pytest.raises(ValueError, match='unknown key'):
+        get_profile('atlas_200i_pro', {'model_cache_mount': {'sorce': '/x'}})
+
+
+def test_a_spec_without_environment_is_complete():
+    spec = dict((key, value) for key, value in PLATFORMS['atlas_300i_duo'].items()
+                if not key.startswith('guide_') and key not in ('os_family', 'environment'))
+    assert 'environment' not in profile_from_spec('my_board', spec)

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Keep the last good container while its replacement starts: the pure decisions.
+
+A running container of ours whose spec changed is stopped and renamed to
+``<name>-previous`` (container_run) before the new one is created; once the new one
+is ready and passed the smoke tests the kept one is removed, and when it is not the
+kept one comes back under its name (vllm_serve).  These functions decide, from what
+Docker reports, what to keep, whether the change replaces the container and what to
+do with a kept container after the readiness check.  The container changes
+themselves are made by the roles (community.docker.docker_container and
+ascend.vllm.container_rename).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from typing import Any, Dict, Optional
+
+# Fixed, so that teardown finds a kept container from the instance's name alone.
+PREVIOUS_SUFFIX = '-previous'
+MANAGED_LABEL = 'ascend.vllm.managed-by'
+MANAGED_VALUE = 'ascend.vllm'
+INSTANCE_LABEL = 'ascend.vllm.instance'
+
+
+def previous_name(name):
+    # type: (str) -> str
+    """The name a container is kept under while its replacement starts."""
+    return name + PREVIOUS_SUFFIX
+
+
+def container_state(found):
+    # type: (Any) -> Dict[str, Any]
+    """{exists, running, restarting, ours} from either shape Docker's state reaches us in.
+
+    ``found`` is npu_check's view of a container (``{exists, running, restarting,
+    labels}``, node_facts) or a community.docker.docker_container_info result
+    (``{exists, container: <docker inspect>}``); anything else is "no container".
+    """
+    if not isinstance(found, dict) or not found.get('exists'):
+        return {'exists': False, 'running': False, 'restarting': False, 'ours': False, 'instance': None}
+    if isinstance(found.get('container'), dict):
+        inspect = found['container']
+        state = inspect.get('State') or {}
+        labels = (inspect.get('Config') or {}).get('Labels') or {}
+        running, restarting = state.get('Running'), state.get('Restarting')
+    else:
+        labels = found.get('labels') or {}
+        running, restarting = found.get('running'), found.get('restarting')
+    return {'exists': True, 'running': bool(running), 'restarting': bool(restarting),
+            'ours': labels.get(MANAGED_LABEL) == MANAGED_VALUE, 'instance': labels.get(INSTANCE_LABEL)}
+
+
+def replaces(probe):
+    # type: (Any) -> bool
+    """Whether a check-mode run of community.docker.docker_container would re-create the container.
+
+    Its ``actions`` list a ``created`` entry exactly when the container would be
+    (re-)created; an in-place update (``updated``, e.g. the restart policy) or a
+    start keeps the container and needs nothing kept.
+    """
+    if not isinstance(probe, dict) or probe.get('skipped') or probe.get('failed'):
+        return False
+    return any(isinstance(action, dict) and 'created' in action for action in probe.get('actions') or [])
+
+
+def keep_plan(existing, previous, enabled=True, probe=None, instance=None):
+    # type: (Any, Any, bool, Any, Optional[str]) -> Dict[str, Any]
+    """What container_run does before it creates or updates the container.
+
+    - ``leftover``: a stopped ``<name>-previous`` of ours is on the node (a run was
+      interrupted after keeping it): it stays the container to come back to, and the
+      current one is not kept on top of it (it never passed the checks of a run).
+    - ``probe``: the current container is ours and serving (running, not in Docker's
+      restart back-off): ask docker_container in check mode whether it would replace it.
+    - ``keep``: the probe says it would: stop it and rename it to ``<name>-previous``.
+    - ``kept``: this run has a container to come back to (leftover or kept now).
+    - ``unchanged``: the probe found nothing to do at all (not even a start or an
+      in-place update), so the real call is skipped: a re-run costs one call, not two.
+    - ``why``: one line for the log.
+
+    ``probe`` is the registered check-mode result (None before it ran).  A container
+    that is not running, crash-loops, or is not ours (another user's) is not kept;
+    neither is anything when ``enabled`` is false.  With ``instance``, a
+    ``<name>-previous`` labelled for another instance (another instance's container
+    whose name happens to end so) is not this instance's and blocks keeping too.
+    """
+    current, kept = container_state(existing), container_state(previous)
+    plan = {'leftover': False, 'probe': False, 'keep': False, 'kept': False, 'unchanged': False}
+    if not enabled:
+        return dict(plan, why='keeping the previous container is turned off')
+    if kept['exists'] and not kept['ours']:
+        return dict(plan, why='a container of the kept name was not created by ascend.vllm; nothing is kept')
+    if kept['exists'] and instance and kept['instance'] != instance:
+        return dict(plan, why='a container of the kept name belongs to instance %s; nothing is kept' % kept['instance'])
+    if kept['exists']:
+        return dict(plan, leftover=True, kept=True,
+                    why='a container kept by an interrupted run is the one to come back to')
+    if not current['exists']:
+        return dict(plan, why='no container yet (first deploy)')
+    if not current['ours']:
+        return dict(plan, why='the container was not created by ascend.vllm; nothing is kept')
+    if not current['running'] or current['restarting']:
+        return dict(plan, why='the container is not serving; nothing is kept')
+    plan['probe'] = True
+    if probe is None:
+        return dict(plan, why='the container serves; ask whether the new spec replaces it')
+    if not replaces(probe):
+        # The probe found nothing at all to do: the real call would not either.
+        plan['unchanged'] = not probe.get('changed') and not probe.get('skipped') and not probe.get('failed')
+        return dict(plan, why='the spec is unchanged (or changes in place); nothing is kept')
+    return dict(plan, keep=True, kept=True, why='the spec changed; the serving container is kept stopped')
+
+
+def after_ready(previous, failed, check_mode=False):
+    # type: (Optional[str], Any, Any) -> str
+    """What vllm_serve does with a kept container once the new one was checked.
+
+    ``restore`` (the new one failed: put the kept one back), ``drop`` (the new one
+    serves: remove the kept one) or ``none`` (nothing kept, or check mode).
+    """
+    if not previous or _true(check_mode):
+        return 'none'
+    return 'restore' if _true(failed) else 'drop'
+
+
+def _true(value):
+    # type: (Any) -> bool
+    if isinstance(value, str):
+        return value.strip().lower() in ('1', 'true', 'yes', 'on')
+    return bool(value)
+
+
+def served_model_name(argv, default=''):
+    # type: (Any, str) -> str
+    """The first name a ``vllm serve`` command line serves (``--served-model-name``), else its model.
+
+    A restored container may serve another name than the failed spec asked for; its
+    own command line says which.
+    """
+    argv = [str(arg) for arg in argv or []] if isinstance(argv, (list, tuple)) else []
+    for index, arg in enumerate(argv):
+        flag, _sep, value = arg.partition('=')
+        if flag.replace('_', '-') != '--served-model-name':
+            continue
+        if value:
+            return value
+        if index + 1 < len(argv) and not argv[index + 1].startswith('-'):
+            return argv[index + 1]
+    if 'serve' in argv:
+        position = argv.index('serve') + 1
+        if position < len(argv) and not argv[position].startswith('-'):
+            return argv[position]
+    return default
+
+
+def restore_note(after, restored=None):
+    # type: (str, Any) -> str
+    """The sentence the failure message ends with when the kept container was put back.
+
+    ``after`` is after_ready's answer, ``restored`` the vllm_ready result of the restored
+    container (previous.yml).  Empty when nothing was restored.
+    """
+    if after != 'restore':
+        return ''
+    restored = restored if isinstance(restored, dict) else {}
+    if restored.get('state') == 'ready':
+        return (' It was removed and the previous container was restored: it serves again (same container, image '
+                'and settings as before this run); fix the change and run again.')
+    note = (' It was removed and the previous container was restored, but does not serve either: %s.'
+            % (restored.get('error') or restored.get('msg') or 'it was not checked'))
+    if restored.get('state') == 'crashed':
+        note += ' It is stopped and kept with its logs.'
+    return note

@@ -1,0 +1,257 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: aisbench_eval
+short_description: Score datasets and sweep performance of vLLM instances with AISBench
+version_added: 0.2.0
+description:
+  - The AISBench runner of the C(ascend.vllm.eval) role (C(eval_runner=aisbench)). Runs on the controller, where
+    AISBench (C(ais-bench-benchmark), pinned) lives in a cached virtual environment (C(make aisbench)), and
+    talks to each instance at O(host) and its port.
+  - For each instance it writes the guide's C(VLLMCustomAPIChat) model config (the vllm-ascend docs,
+    "Qwen3.5-Dense" tutorial, section 7; temperature 0, C(enable_thinking=False)) with AISBench's own dataset
+    configs (gsm8k 0-shot CoT chat prompt, textvqa base64) pointed at the local O(dataset_dirs) (textvqa through a
+    copy of its question file with absolute image paths), and runs
+    C(ais_bench <config> --dump-eval-details) (accuracy), then C(ais_bench <config> -m perf) with one streaming
+    model per O(concurrency) level over O(requests) prompts of O(input_len) words asking for O(output_len)
+    tokens (performance).
+  - Reads AISBench's C(results/), C(performances/*/perf.csv) and C(perf.json) into the shape
+    M(ascend.vllm.vllm_eval) returns, so M(ascend.vllm.eval_report) writes the same report. AISBench's own run
+    folders stay under O(workdir).
+  - The inputs are checked by the role before this runs (the environment installed, the dataset layout AISBench
+    reads); an AISBench task that fails (its CLI exits 0 then) fails the module with the end of its log.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  venv:
+    description: The AISBench virtual environment (C(bin/ais_bench) in it).
+    type: path
+    required: true
+  host:
+    description: Address of the servers as seen from the controller.
+    type: str
+    required: true
+  where:
+    description: Name of the host the instances run on, for the config comments and folder names.
+    type: str
+    required: true
+  instances:
+    description: The instances, each C({name, port, served, model}) as M(ascend.vllm.vllm_eval) probes them.
+    type: list
+    elements: dict
+    required: true
+  api_key:
+    description: Bearer token, when the servers were started with C(--api-key) (written into the configs, mode 0600).
+    type: str
+  dataset_dirs:
+    description: Dataset name (C(gsm8k), C(textvqa)) to its local directory as AISBench keeps it; empty for no
+      accuracy run.
+    type: dict
+    default: {}
+  limit:
+    description: Score only the first N questions of each dataset.
+    type: int
+  max_out_len:
+    description: The guide's C(max_out_len) for accuracy requests.
+    type: int
+    default: 4096
+  batch_size:
+    description: The guide's C(batch_size) (accuracy requests in flight at once).
+    type: int
+    default: 16
+  concurrency:
+    description: Concurrency levels of the performance run; empty for none.
+    type: list
+    elements: int
+    default: []
+  requests:
+    description: Requests per concurrency level.
+    type: int
+    default: 32
+  input_len:
+    description: Words in each performance prompt.
+    type: int
+    default: 128
+  output_len:
+    description: Tokens asked for by each performance request (sent with C(ignore_eos)).
+    type: int
+    default: 128
+  tokenizer:
+    description: A tokenizer directory on the controller for AISBench's perf summarizer (the model's). AISBench
+      counts tokens with it only when a response has no usage (vLLM always sends usage); when not given, a
+      whitespace tokenizer is written into O(workdir) to pass AISBench's check.
+    type: path
+  workdir:
+    description: Folder on the controller for the configs and AISBench's run folders (one per instance and mode).
+    type: path
+    required: true
+  timeout:
+    description: Seconds one C(ais_bench) run may take.
+    type: int
+    default: 3600
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: In check mode nothing is written or sent; the instances come back without results.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+notes:
+  - Sends load to the servers; run it after the deploy, not during one.
+'''
+
+EXAMPLES = r'''
+- name: Score gsm8k and sweep concurrency 1, 4 and 16 with AISBench
+  ascend.vllm.aisbench_eval:
+    venv: ~/.cache/ascend-vllm/aisbench-3.1.20260630
+    host: 10.0.0.11
+    where: node1
+    instances: [{name: default, port: 8080, served: qwen3.5, model: Qwen/Qwen3.5-2B}]
+    dataset_dirs:
+      gsm8k: /data/gsm8k
+    concurrency: [1, 4, 16]
+    workdir: eval-results/aisbench/node1
+  delegate_to: localhost
+'''
+
+RETURN = r'''
+instances:
+  description: One entry per instance, as given, with C(accuracy) (dataset to C({accuracy, correct, total,
+    errors, details}), the score AISBench computed), C(performance) (one summary per level, as
+    M(ascend.vllm.vllm_eval) returns them) and C(aisbench) (its run folders).
+  returned: always
+  type: list
+  elements: dict
+'''
+
+import os
+import subprocess
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._eval_aisbench import (
+    accuracy_config, failure_log, latest_run, perf_config, perf_dataset, read_accuracy, read_performance,
+    stand_in_tokenizer, textvqa_files)
+
+
+def write(path, text):
+    """Write a file only its owner reads (the configs may hold the API key)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, 'w') as handle:
+        handle.write(text)
+
+
+def ais_bench(module, args, what, cwd):
+    """Run ais_bench in cwd (it writes a tmp/ folder there); fail naming what it was doing and its last lines."""
+    cmd = [os.path.join(module.params['venv'], 'bin', 'ais_bench')] + args
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=module.params['timeout'], check=False,
+                              stdin=subprocess.DEVNULL, env=dict(os.environ, TERM='dumb'), cwd=cwd)
+    except subprocess.TimeoutExpired:
+        module.fail_json(msg='%s: ais_bench took more than %d s (timeout)' % (what, module.params['timeout']))
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout or '').strip().splitlines()[-5:]
+        module.fail_json(msg='%s: ais_bench exited %d: %s' % (what, proc.returncode, ' | '.join(tail)), cmd=cmd)
+
+
+def accuracy(module, entry, target, base):
+    params = module.params
+    dirs = dict(params['dataset_dirs'])
+    if 'textvqa' in dirs:
+        # AISBench opens the images from its working directory: a copy of the questions with absolute paths.
+        local = os.path.join(base, 'textvqa')
+        for name, text in textvqa_files(dirs['textvqa']).items():
+            os.makedirs(os.path.dirname(os.path.join(local, name)), exist_ok=True)
+            write(os.path.join(local, name), text)
+        dirs['textvqa'] = local
+    config = os.path.join(base, 'accuracy.py')
+    write(config, accuracy_config('%s/%s' % (params['where'], entry['name']), target, params, dirs))
+    what = '%s/%s accuracy' % (params['where'], entry['name'])
+    ais_bench(module, [config, '-w', os.path.join(base, 'accuracy'), '--dump-eval-details'], what, base)
+    run = latest_run(os.path.join(base, 'accuracy'))
+    scores = read_accuracy(run) if run else {}
+    missing = sorted(set(params['dataset_dirs']) - set(scores))
+    if missing:
+        module.fail_json(msg='%s: AISBench scored no %s; its log: %s' % (what, ', '.join(missing),
+                                                                         failure_log(run) or 'none'), run=run)
+    return scores, run
+
+
+def performance(module, entry, target, base):
+    params = module.params
+    tokenizer = params['tokenizer']
+    if not tokenizer:
+        tokenizer = os.path.join(base, 'tokenizer')
+        os.makedirs(tokenizer, exist_ok=True)
+        for name, text in stand_in_tokenizer().items():
+            write(os.path.join(tokenizer, name), text)
+    dataset = os.path.join(base, 'perf.jsonl')
+    write(dataset, perf_dataset(params['requests'], params['input_len'], params['output_len']))
+    config = os.path.join(base, 'performance.py')
+    write(config, perf_config('%s/%s' % (params['where'], entry['name']), target, params, dataset, tokenizer))
+    what = '%s/%s performance' % (params['where'], entry['name'])
+    ais_bench(module, [config, '-m', 'perf', '-w', os.path.join(base, 'performance'), '--max-num-workers', '1'],
+              what, base)
+    run = latest_run(os.path.join(base, 'performance'))
+    try:
+        return read_performance(run, params['concurrency']), run
+    except (OSError, ValueError, TypeError) as exc:
+        module.fail_json(msg='%s: no AISBench performance results (%s); its log: %s'
+                         % (what, exc, failure_log(run, 'infer', '*') or 'none'), run=run)
+
+
+def evaluate(module, entry):
+    params = module.params
+    base = os.path.abspath(os.path.join(params['workdir'], str(entry['name'])))
+    os.makedirs(base, exist_ok=True)
+    target = {'host': params['host'], 'port': entry['port'], 'served': entry.get('served'),
+              'model': entry.get('model')}
+    out = dict(entry, accuracy={}, performance=[], aisbench={})
+    if params['dataset_dirs']:
+        out['accuracy'], out['aisbench']['accuracy'] = accuracy(module, entry, target, base)
+    if params['concurrency']:
+        out['performance'], out['aisbench']['performance'] = performance(module, entry, target, base)
+    return out
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            venv=dict(type='path', required=True),
+            host=dict(type='str', required=True),
+            where=dict(type='str', required=True),
+            instances=dict(type='list', elements='dict', required=True),
+            api_key=dict(type='str', no_log=True),
+            dataset_dirs=dict(type='dict', default={}),
+            limit=dict(type='int'),
+            max_out_len=dict(type='int', default=4096),
+            batch_size=dict(type='int', default=16),
+            concurrency=dict(type='list', elements='int', default=[]),
+            requests=dict(type='int', default=32),
+            input_len=dict(type='int', default=128),
+            output_len=dict(type='int', default=128),
+            tokenizer=dict(type='path'),
+            workdir=dict(type='path', required=True),
+            timeout=dict(type='int', default=3600),
+        ),
+        supports_check_mode=True,
+    )
+    instances = module.params['instances']
+    for item in instances:
+        if 'port' not in item or 'name' not in item:
+            module.fail_json(msg='instances: every entry needs a name and a port, got %r' % (item,))
+    if not module.check_mode:
+        instances = [evaluate(module, entry) for entry in instances]
+    module.exit_json(changed=not module.check_mode, instances=instances)
+
+
+if __name__ == '__main__':
+    main()
