@@ -17,6 +17,7 @@ three of each right, so AISBench's own scores are exactly 75.00:
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,7 @@ import eval_datasets  # noqa: E402  pylint: disable=wrong-import-position
 
 PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
 NODE = PREFIX + "-evalais"
+API_KEY = secrets.token_hex(16)
 VENV = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ascend-vllm" / "aisbench-3.1.20260630"
 SETTINGS = {"eval_runner": "aisbench", "eval_concurrency": [1, 4], "eval_perf_requests": 8,
             "eval_perf_input_len": 16, "eval_perf_output_len": 12, "eval_batch_size": 4, "eval_tolerance": 5.0}
@@ -53,7 +55,10 @@ class Site:
         group_vars = yaml.safe_load((ROOT / "inventories" / "demo" / "group_vars" / "atlas_300i_duo.yml").read_text())
         group_vars["image_pull_registries"] = [registry]
         hosts = {NODE: {"ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + NODE,
-                        "ansible_python_interpreter": "/usr/bin/python3", "eval_aisbench_host": address}}
+                        "ansible_python_interpreter": "/usr/bin/python3", "eval_aisbench_host": address,
+                        # AISBench runs on the controller: the service is published on the node's
+                        # address, which takes an API key (loopback is the default).
+                        "vllm_serve_publish_address": "0.0.0.0", "vllm_serve_api_key": API_KEY}}
         inv = {"all": {"vars": {"vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120},
                        "children": {"atlas_300i_duo": {"hosts": hosts, "vars": group_vars}}}}
         self.inventory = workdir / "inventory.yml"
