@@ -19,7 +19,8 @@ description:
     consecutively, C(tensor_parallel_size) at a time; ports count up from C(vllm_serve_port) by the instance's index.
   - >-
     Checks the plan and the host-level settings (platform set, instance names, keys, chips, ports, container names,
-    nothing shared between instances, model cache directory, publish address, minimum counts and durations) and
+    nothing shared between instances, model cache directory, publish address, minimum counts and durations, and
+    an instance published beyond the node without an API key unless C(vllm_serve_allow_unauthenticated) is true) and
     reports every problem in the preflight report shape, naming the variable the user wrote.
   - >-
     Runs on the controller; no host is contacted. The instance option names come from the collection's one
@@ -79,7 +80,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import IN
 
 PREFIX = 'vllm_serve_'
 SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
-            'vllm_serve_model_roots') + tuple(item[0] for item in MINIMUMS)
+            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
 
 
 def instance_plan(variables):

@@ -15,9 +15,12 @@ description:
   - >-
     C(NAME: MODEL as SERVED_NAME in CONTAINER on chips 0,1, port 8080: STATE), followed by the smoke test's answer
     when there is one. An instance without a status is C(not verified) (C(check mode: not verified) in check mode).
+  - >-
+    With O(exposure), a last line starting C(UNAUTHENTICATED:) names the instances published beyond the node without
+    an API key because C(vllm_serve_allow_unauthenticated) is true, on every run.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
-positional: status, check_mode
+positional: status, check_mode, exposure
 options:
   _input:
     description: The plan (C(__vllm_serve_plan)).
@@ -31,6 +34,10 @@ options:
     description: Whether the run is in check mode (C(ansible_check_mode)).
     type: bool
     default: false
+  exposure:
+    description: C(publish_address) and C(allow_unauthenticated) of the host (C(vllm_serve_publish_address),
+      C(vllm_serve_allow_unauthenticated)).
+    type: dict
 '''
 
 EXAMPLES = r'''
@@ -50,9 +57,9 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import plai
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import summary_lines
 
 
-def serve_summary(plan, status=None, check_mode=False):
+def serve_summary(plan, status=None, check_mode=False, exposure=None):
     """The summary lines of a host's instances."""
-    return summary_lines(plain(plan or []), plain(status or {}), bool(check_mode))
+    return summary_lines(plain(plan or []), plain(status or {}), bool(check_mode), plain(exposure or {}))
 
 
 class FilterModule(object):

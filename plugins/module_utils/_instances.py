@@ -18,6 +18,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
@@ -396,6 +397,37 @@ def host_problems(settings, platform_names):
     return out
 
 
+def is_loopback(address):
+    # type: (Any) -> bool
+    """Whether a publish address keeps the port on the node itself (127.0.0.0/8 or ::1)."""
+    return isinstance(address, str) and (re.match(r'^127[.][0-9]+[.][0-9]+[.][0-9]+$', address) is not None
+                                         or address in ('::1', '0:0:0:0:0:0:0:1'))
+
+
+def exposure_problems(plan, settings):
+    # type: (List[Dict[str, Any]], Dict[str, Any]) -> List[Dict[str, str]]
+    """An instance published beyond the node without an API key, unless the user allowed it.
+
+    ``settings`` holds ``vllm_serve_publish_address`` and ``vllm_serve_allow_unauthenticated``.
+    An address that is not an IP address is reported by ``host_problems`` instead.
+    """
+    address = settings.get('vllm_serve_publish_address')
+    if address is None or is_loopback(address) or _to_bool(settings.get('vllm_serve_allow_unauthenticated')):
+        return []
+    if address and not (isinstance(address, str) and (re.match(_IPV4_RE, address) or re.match(_IPV6_RE, address))):
+        return []
+    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
+    if not open_:
+        return []
+    where = 'every address of the node' if address in ('', '0.0.0.0', '::') else address
+    return [{'check': 'exposure',
+             'msg': 'vllm_serve_publish_address=%s publishes instance %s on %s without an API key' % (
+                 to_json(address), ', '.join(open_), where),
+             'fix': 'set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set '
+                    'vllm_serve_allow_unauthenticated: true to serve anyone who reaches %s, or set '
+                    'vllm_serve_publish_address: 127.0.0.1 to keep the service on the node' % where}]
+
+
 def plan_problems(plan, list_var, settings, platform_names):
     # type: (List[Dict[str, Any]], str, Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
     """Every problem of the plan and the host-level settings, in the order of the preflight report."""
@@ -404,7 +436,7 @@ def plan_problems(plan, list_var, settings, platform_names):
     rest = out[len(platform):]
     for entry in plan:
         platform.extend(instance_problems(entry))
-    return platform + shared_problems(plan, list_var) + rest
+    return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
 
 
 def _written_tag(image):

@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, to_int, to_json
+from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, is_loopback, to_int, to_json
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
@@ -243,9 +244,25 @@ def container_settings(entry, config, api_key=''):
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
 
 
-def summary_lines(plan, status, check_mode=False):
-    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], bool) -> List[str]
-    """One line per instance: model, served name, container, chips, port, state and the smoke answer."""
+def exposure_line(plan, publish_address, allow_unauthenticated):
+    # type: (List[Dict[str, Any]], Any, Any) -> Optional[str]
+    """The line the summary repeats while instances are served beyond the node without an API key."""
+    if publish_address is None or is_loopback(publish_address) or not _to_bool(allow_unauthenticated):
+        return None
+    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
+    if not open_:
+        return None
+    where = 'every address of the node' if publish_address in ('', '0.0.0.0', '::') else publish_address
+    return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
+            'anyone who reaches it can use the model' % (', '.join(open_), where))
+
+
+def summary_lines(plan, status, check_mode=False, exposure=None):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], bool, Optional[Dict[str, Any]]) -> List[str]
+    """One line per instance: model, served name, container, chips, port, state and the smoke answer.
+
+    ``exposure`` (``publish_address``, ``allow_unauthenticated``) adds the line of ``exposure_line``.
+    """
     lines = []
     for entry in plan:
         state = (status or {}).get(entry['name']) or {}
@@ -260,7 +277,9 @@ def summary_lines(plan, status, check_mode=False):
         if state.get('completion'):
             line += ' -- "%s"' % state['completion']
         lines.append(line)
-    return lines
+    exposure = exposure or {}
+    warning = exposure_line(plan, exposure.get('publish_address'), exposure.get('allow_unauthenticated'))
+    return lines + ([warning] if warning else [])
 
 
 def left_out_line(host, status, reach):

@@ -52,6 +52,9 @@ IMAGE_TAGS = {
     "v0.23.0-310p-openeuler": {"version": "0.23.0", "os": "openeuler"},
     "v0.22.0-310p": {"version": "0.22.0", "os": "debian"},
 }
+# The balancer's proxy (roles/balancer): Debian's HAProxy under the official image's name.
+HAPROXY_REPO = "library/haproxy"
+HAPROXY_TAG = "2.6"
 
 _print_lock = threading.Lock()
 _state_lock = threading.RLock()
@@ -204,6 +207,7 @@ class Images:
     node: str
     vllm: str
     variants: dict = field(default_factory=dict)  # registry tag -> local image ref
+    haproxy: str = ""
 
 
 def image_refs() -> Images:
@@ -213,27 +217,34 @@ def image_refs() -> Images:
     nh = _dir_hash(IMAGES / "node", bh)
     vh = _dir_hash(IMAGES / "vllm-ascend", bh)
     variants = {tag: "ascend-sim/vllm-ascend:%s-%s" % (vh, tag) for tag in IMAGE_TAGS}
-    return Images("ascend-sim/base:" + bh, "ascend-sim/node:" + nh, "ascend-sim/vllm-ascend:" + vh, variants)
+    hh = _hash("haproxy", SUITE, mirror(), " ".join(_packages(IMAGES / "haproxy.packages")),
+               " ".join(MMDEBSTRAP_OPTS), " ".join(HAPROXY_CHANGES))
+    return Images("ascend-sim/base:" + bh, "ascend-sim/node:" + nh, "ascend-sim/vllm-ascend:" + vh, variants,
+                  "ascend-sim/haproxy:" + hh)
 
 
 def _alias_latest(ref: str) -> None:
     docker("tag", ref, ref.split(":", 1)[0] + ":latest")
 
 
-def _build_base(ref: str) -> None:
+# The official image's command and config path, so the role runs either image alike.
+HAPROXY_CHANGES = ['CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]']
+
+
+def _build_base(ref: str, packages: str = "base.packages", changes: tuple = ('CMD ["/bin/bash"]',)) -> None:
     if image_exists(ref):
         return
     if not shutil.which("mmdebstrap"):
         raise SimError("mmdebstrap is not installed (run scripts/ensure-system.sh)")
-    pkgs = _packages(IMAGES / "base.packages")
+    pkgs = _packages(IMAGES / packages)
     say("building %s with mmdebstrap (%s)" % (ref, mirror()))
     cmd = ["mmdebstrap", *MMDEBSTRAP_OPTS, "--include=" + ",".join(pkgs), SUITE, "-",
            "deb %s %s main" % (mirror(), SUITE)]
-    log = STATE_DIR / "mmdebstrap.log"
+    log = STATE_DIR / ("mmdebstrap-%s.log" % packages.split(".")[0] if packages != "base.packages" else "mmdebstrap.log")
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as logf:
         mm = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=logf)
-        imp = subprocess.run(["docker", "import", "--change", 'CMD ["/bin/bash"]',
+        imp = subprocess.run(["docker", "import", *[arg for change in changes for arg in ("--change", change)],
                               "--change", "LABEL %s=1" % LABEL, "-", ref],
                              stdin=mm.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
         mm.stdout.close()
@@ -281,17 +292,18 @@ def build(force: bool = False) -> Images:
 def _build(force: bool) -> Images:
     refs = image_refs()
     if force:
-        for ref in [*refs.variants.values(), refs.vllm, refs.node, refs.base]:
+        for ref in [*refs.variants.values(), refs.vllm, refs.node, refs.base, refs.haproxy]:
             docker("rmi", "-f", ref, check=False)
     _build_base(refs.base)
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
         futs = [pool.submit(_build_dockerfile, refs.node, IMAGES / "node", refs.base),
-                pool.submit(_build_dockerfile, refs.vllm, IMAGES / "vllm-ascend", refs.base)]
+                pool.submit(_build_dockerfile, refs.vllm, IMAGES / "vllm-ascend", refs.base),
+                pool.submit(_build_base, refs.haproxy, "haproxy.packages", tuple(HAPROXY_CHANGES))]
         for fut in futs:
             fut.result()
     for tag, spec in IMAGE_TAGS.items():
         _build_variant(refs.variants[tag], refs.vllm, tag, spec)
-    for ref in (refs.base, refs.node, refs.vllm):
+    for ref in (refs.base, refs.node, refs.vllm, refs.haproxy):
         _alias_latest(ref)
     _prune_stale(refs)
     return refs
@@ -299,10 +311,10 @@ def _build(force: bool) -> Images:
 
 def _prune_stale(refs: Images) -> None:
     """Drop images of earlier build inputs; images a container still uses stay."""
-    keep = {refs.base, refs.node, refs.vllm, *refs.variants.values()}
+    keep = {refs.base, refs.node, refs.vllm, refs.haproxy, *refs.variants.values()}
     out = docker("images", "--format", "{{.Repository}}:{{.Tag}}", check=False).stdout
     stale = [r for r in _lines(out) if r.split(":", 1)[0] in ("ascend-sim/base", "ascend-sim/node",
-                                                              "ascend-sim/vllm-ascend")
+                                                              "ascend-sim/vllm-ascend", "ascend-sim/haproxy")
              and r not in keep and not r.endswith(":latest")]
     for ref in stale:
         docker("rmi", ref, check=False)
@@ -461,12 +473,14 @@ def _registry_digest(port: int, repo: str, tag: str) -> str | None:
 
 
 def push_images(refs: Images, port: int) -> None:
-    """Push the test image under the real vllm-ascend names (skips what is already there)."""
-    for tag, local in refs.variants.items():
-        remote = "127.0.0.1:%d/%s:%s" % (port, IMAGE_REPO, tag)
-        have = _registry_digest(port, IMAGE_REPO, tag)
+    """Push the test images under the real vllm-ascend (and haproxy) names (skips what is already there)."""
+    pushes = [(IMAGE_REPO, tag, local) for tag, local in refs.variants.items()]
+    pushes += [(HAPROXY_REPO, HAPROXY_TAG, refs.haproxy)] if refs.haproxy else []
+    for repo, tag, local in pushes:
+        remote = "127.0.0.1:%d/%s:%s" % (port, repo, tag)
+        have = _registry_digest(port, repo, tag)
         digests = docker("image", "inspect", "--format", "{{json .RepoDigests}}", local).stdout
-        if have and ("127.0.0.1:%d/%s@%s" % (port, IMAGE_REPO, have)) in digests:
+        if have and ("127.0.0.1:%d/%s@%s" % (port, repo, have)) in digests:
             continue
         say("pushing %s" % remote)
         docker("tag", local, remote)
@@ -640,7 +654,9 @@ def remove_node(name: str) -> None:
 def inventory_text(nodes: list[dict], registry: str) -> str:
     lines = ["# Written by tests/sim/simctl: simulated Atlas nodes (test harness only).",
              "all:", "  vars:", "    ascend_sim: true",
-             '    image_pull_registries: ["%s"]' % registry, "  children:"]
+             '    image_pull_registries: ["%s"]' % registry,
+             # The balancer role's HAProxy image is in the same registry.
+             '    balancer_registries: ["%s"]' % registry, "  children:"]
     for platform in PLATFORMS:
         members = [n for n in nodes if n["platform"] == platform]
         lines.append("    %s:" % platform)

@@ -58,7 +58,7 @@ def main(argv=None):
     try:
         if args.cmd == "build":
             refs = sim.build(force=args.force)
-            print("\n".join([refs.base, refs.node, refs.vllm, *refs.variants.values()]))
+            print("\n".join([refs.base, refs.node, refs.vllm, *refs.variants.values(), refs.haproxy]))
         elif args.cmd == "up":
             specs = [sim.NodeSpec.parse(text) for text in args.node]
             info = sim.up(specs, inventory=args.inventory, port=args.registry_port, recreate=args.recreate)

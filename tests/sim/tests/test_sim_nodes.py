@@ -140,6 +140,9 @@ def test_registry_has_the_real_image_names(nodes):
     assert {"v0.23.0-310p", "v0.23.0-310p-openeuler", "v0.22.0-310p"} <= tags
     digests = {sim._registry_digest(port, "ascend/vllm-ascend", t) for t in tags}
     assert len(digests) == len(tags)  # distinct images, so digest pins mean something
+    # The balancer's proxy: Debian's HAProxy under the official image's name.
+    with urllib.request.urlopen("http://127.0.0.1:%d/v2/library/haproxy/tags/list" % port, timeout=10) as resp:
+        assert "2.6" in json.load(resp)["tags"]
     # Nodes pull from the gateway address, which their engines trust.
     info = json.loads(on("pt-pro", "docker", "info", "--format", "{{json .RegistryConfig.IndexConfigs}}").stdout)
     assert nodes["registry"] in info and info[nodes["registry"]]["Secure"] is False

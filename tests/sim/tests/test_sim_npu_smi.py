@@ -143,7 +143,8 @@ def test_inventory_text_groups_by_platform():
         {"name": "b", "container": "ascend-sim-b", "platform": "atlas_200i_pro_openeuler"}], "172.18.0.1:5000")
     yaml = pytest.importorskip("yaml")
     inv = yaml.safe_load(text)
-    assert inv["all"]["vars"] == {"ascend_sim": True, "image_pull_registries": ["172.18.0.1:5000"]}
+    assert inv["all"]["vars"] == {"ascend_sim": True, "image_pull_registries": ["172.18.0.1:5000"],
+                                  "balancer_registries": ["172.18.0.1:5000"]}
     kids = inv["all"]["children"]
     assert kids["atlas_300i_duo"]["hosts"]["a"] == {
         "ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-a",

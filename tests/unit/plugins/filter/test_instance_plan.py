@@ -19,7 +19,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import IN
 DEFAULTS = dict(
     inventory_hostname='node1', vllm_serve_platform='atlas_300i_duo', vllm_serve_instances=[],
     vllm_serve_instance_name='default', vllm_serve_container_name='vllm-ascend', vllm_serve_chips=None,
-    vllm_serve_port=8080, vllm_serve_env={}, vllm_serve_model_cache_dir='/root/.cache', vllm_serve_publish_address='',
+    vllm_serve_port=8080, vllm_serve_env={}, vllm_serve_model_cache_dir='/root/.cache', vllm_serve_publish_address='127.0.0.1',
+    vllm_serve_allow_unauthenticated=False,
     vllm_serve_image='', vllm_serve_image_tag=None, vllm_serve_ready_timeout=1800, vllm_serve_ready_poll_interval=10,
     vllm_serve_smoke_timeout=600, vllm_serve_smoke_max_tokens=50, vllm_serve_smoke_chat_max_tokens=1024,
     vllm_serve_log_lines=50, vllm_serve_teardown_wait=60,
@@ -162,8 +163,43 @@ def test_problems_name_the_variable_the_value_and_the_fix(variables, expected):
     assert expected in lines(run(**variables))
 
 
+EXPOSED_FIX = ('Fix: set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set '
+               'vllm_serve_allow_unauthenticated: true to serve anyone who reaches %s, or set '
+               'vllm_serve_publish_address: 127.0.0.1 to keep the service on the node')
+
+
+@pytest.mark.parametrize('variables, expected', [
+    ({'vllm_serve_publish_address': ''},
+     '[exposure] vllm_serve_publish_address="" publishes instance default on every address of the node without an '
+     'API key. ' + EXPOSED_FIX % 'every address of the node'),
+    ({'vllm_serve_publish_address': '0.0.0.0'},
+     '[exposure] vllm_serve_publish_address="0.0.0.0" publishes instance default on every address of the node '
+     'without an API key. ' + EXPOSED_FIX % 'every address of the node'),
+    ({'vllm_serve_publish_address': '10.0.0.1', 'vllm_serve_allow_unauthenticated': 'no'},
+     '[exposure] vllm_serve_publish_address="10.0.0.1" publishes instance default on 10.0.0.1 without an API key. '
+     + EXPOSED_FIX % '10.0.0.1'),
+    # One instance with its own key, the other without: only the open one is named.
+    ({'vllm_serve_publish_address': '10.0.0.1',
+      'vllm_serve_instances': [{'name': 'a', 'api_key': 'k'}, {'name': 'b'}]},
+     '[exposure] vllm_serve_publish_address="10.0.0.1" publishes instance b on 10.0.0.1 without an API key. '
+     + EXPOSED_FIX % '10.0.0.1'),
+])
+def test_exposure_needs_a_key_or_the_switch(variables, expected):
+    assert lines(run(**variables)) == [expected]
+
+
 @pytest.mark.parametrize('variables', [
-    {'vllm_serve_publish_address': '10.0.0.1'}, {'vllm_serve_publish_address': '::1'},
+    {'vllm_serve_publish_address': '10.0.0.1', 'vllm_serve_api_key': 'sk-1'},
+    {'vllm_serve_publish_address': '', 'vllm_serve_allow_unauthenticated': True},
+    {'vllm_serve_publish_address': '10.0.0.1', 'vllm_serve_allow_unauthenticated': 'true'},
+    {'vllm_serve_publish_address': '127.0.0.2'}, {'vllm_serve_publish_address': '::1'},
+])
+def test_exposure_that_is_decided_is_no_problem(variables):
+    assert run(**variables)['problems'] == []
+
+
+@pytest.mark.parametrize('variables', [
+    {'vllm_serve_publish_address': '10.0.0.1', 'vllm_serve_api_key': 'k'}, {'vllm_serve_publish_address': '::1'},
     {'vllm_serve_smoke_timeout': '30'}, {'vllm_serve_teardown_wait': 0}, {'vllm_serve_chips': [0, 1]},
 ])
 def test_good_settings_are_no_problem(variables):

@@ -17,7 +17,7 @@ ROLES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles')
 
 def test_every_role_of_the_collection():
     specs = role_argument_specs(ROLES)
-    assert set(specs) == {'container_run', 'eval', 'image_pull', 'npu_check', 'vllm_serve'}
+    assert set(specs) == {'balancer', 'container_run', 'eval', 'image_pull', 'npu_check', 'vllm_serve'}
     assert 'vllm_serve_port' in specs['vllm_serve']['argument_specs']['main']['options']
 
 

@@ -28,3 +28,25 @@ def test_one_line_per_instance(status, check_mode, expected):
 
 def test_model_unknown():
     assert serve_summary([dict(PLAN[0], options={})])[0].startswith('a: ? as qwen3.5 ')
+
+
+@pytest.mark.parametrize('exposure, expected', [
+    ({'publish_address': '', 'allow_unauthenticated': True},
+     'UNAUTHENTICATED: instance a, b published on every address of the node without an API key '
+     '(vllm_serve_allow_unauthenticated: true); anyone who reaches it can use the model'),
+    ({'publish_address': '10.0.0.1', 'allow_unauthenticated': 'yes'},
+     'UNAUTHENTICATED: instance a, b published on 10.0.0.1 without an API key '
+     '(vllm_serve_allow_unauthenticated: true); anyone who reaches it can use the model'),
+])
+def test_unauthenticated_exposure_is_repeated(exposure, expected):
+    assert serve_summary(PLAN, {}, False, exposure)[-1] == expected
+
+
+@pytest.mark.parametrize('exposure, plan', [
+    ({'publish_address': '127.0.0.1', 'allow_unauthenticated': True}, PLAN),
+    ({'publish_address': '', 'allow_unauthenticated': False}, PLAN),
+    ({'publish_address': '', 'allow_unauthenticated': True},
+     [dict(entry, api_key_var='vllm_serve_api_key') for entry in PLAN]),
+])
+def test_no_warning_when_local_or_keyed(exposure, plan):
+    assert len(serve_summary(plan, {}, False, exposure)) == 2

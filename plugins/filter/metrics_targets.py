@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+name: metrics_targets
+short_description: The Prometheus file_sd target groups of one host
+version_added: 0.2.0
+description:
+  - >-
+    One target group per planned vLLM instance (C(ADDRESS:PORT), its C(/metrics)) and one for the host's balancer
+    (HAProxy's exporter on C(balancer_metrics_port)) when it runs, each labelled C(host), C(platform), C(model),
+    C(instance) and C(component) (V(vllm) or V(balancer)).
+  - >-
+    ADDRESS is C(vllm_serve_metrics_address) when set, else C(vllm_serve_publish_address), else (published on every
+    address) the host's address.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+positional: host, platform, addresses, balancer
+options:
+  _input:
+    description: The vllm_serve plan of the host (C(__vllm_serve_plan)).
+    type: list
+    elements: dict
+    required: true
+  host:
+    description: The inventory name of the host (label C(host)).
+    type: str
+    required: true
+  platform:
+    description: The host's platform (label C(platform)).
+    type: str
+    required: true
+  addresses:
+    description: C(metrics_address) (C(vllm_serve_metrics_address)), C(publish_address)
+      (C(vllm_serve_publish_address)) and C(host_address) (the host's address, e.g. C(ansible_host)), from which the
+      address Prometheus scrapes is chosen.
+    type: dict
+    required: true
+  balancer:
+    description: C(balancer_status) of the host, as the balancer role records it.
+    type: dict
+'''
+
+EXAMPLES = r'''
+- name: Work out this host's scrape targets
+  ansible.builtin.set_fact:
+    __targets: >-
+      {{ __vllm_serve_plan | ascend.vllm.metrics_targets(inventory_hostname, vllm_serve_platform,
+           {'metrics_address': none, 'publish_address': '', 'host_address': '10.0.0.5'},
+           balancer_status | default({})) }}
+'''
+
+RETURN = r'''
+_value:
+  description: Prometheus file_sd target groups, each C(targets) (one C(HOST:PORT)) and C(labels).
+  type: list
+  elements: dict
+'''
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils._metrics import metrics_targets as targets, target_address
+
+
+def metrics_targets(plan, host, platform, addresses, balancer=None):
+    """The scrape target groups of one host."""
+    addresses = plain(addresses or {})
+    address = target_address(addresses.get('metrics_address'), addresses.get('publish_address'),
+                             str(addresses.get('host_address') or host))
+    return targets(plain(plan or []), str(host), str(platform or ''), address, plain(balancer or {}))
+
+
+class FilterModule(object):
+    """Prometheus targets of the vllm_serve role."""
+
+    def filters(self):
+        return {'metrics_targets': metrics_targets}

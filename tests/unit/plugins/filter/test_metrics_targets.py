@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.filter.metrics_targets import metrics_targets
+
+PLAN = [{'name': 'default', 'port': 8080, 'options': {'model': 'Qwen/Qwen3.5-2B'}}]
+
+
+@pytest.mark.parametrize('addresses, target', [
+    ({'metrics_address': None, 'publish_address': '127.0.0.1', 'host_address': '10.0.0.5'}, '127.0.0.1:8080'),
+    ({'metrics_address': None, 'publish_address': '', 'host_address': '10.0.0.5'}, '10.0.0.5:8080'),
+    ({'metrics_address': 'prom.example', 'publish_address': '', 'host_address': '10.0.0.5'}, 'prom.example:8080'),
+    ({'publish_address': ''}, 'n1:8080'),
+])
+def test_address_choice(addresses, target):
+    assert metrics_targets(PLAN, 'n1', 'atlas_300i_duo', addresses)[0]['targets'] == [target]
