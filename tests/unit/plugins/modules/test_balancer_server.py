@@ -26,7 +26,7 @@ class FakeHaproxy:
     def serve(self):
         while True:
             try:
-                conn, _ = self.sock.accept()
+                conn = self.sock.accept()[0]
             except OSError:
                 return
             command = conn.recv(4096).decode().strip()
