@@ -155,7 +155,7 @@ def test_prometheus_targets_list_every_instance_and_the_balancer(host):
 
 def test_zz_teardown_removes_this_hosts_targets_and_the_balancer(host):
     with open(SD_FILE, encoding="utf-8") as handle:
-        groups = json.load(handle)
+        groups = [g for g in json.load(handle) if g["labels"]["host"] != "elsewhere"]
     other = {"targets": ["10.9.9.9:8080"], "labels": {"host": "elsewhere", "instance": "x", "component": "vllm"}}
     with open(SD_FILE, "w", encoding="utf-8") as handle:
         json.dump(groups + [other], handle)
