@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: awx-runner test-stage-1 test-stage-2 eval-tests aisbench eval-aisbench bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
+.PHONY: awx-runner rolling-upgrade test-stage-1 test-stage-2 eval-tests aisbench eval-aisbench bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer docs
 
 setup:
 	@scripts/ensure-system.sh
@@ -68,6 +68,12 @@ eval-aisbench: setup images aisbench
 # node; about 70 s). Part of `make e2e`; this target runs it alone.
 awx-runner: setup images
 	$(PYTEST) tests/e2e/test_awx_runner.py -q
+
+# Rolling upgrade (playbooks/upgrade.yml) on three simulated nodes with clients through the
+# balancers: an upgrade and a crashing one rolled back, 0 failed requests. Part of `make e2e`;
+# this target runs it alone (about 5 min on 2 cores).
+rolling-upgrade: setup images
+	$(PYTEST) tests/e2e/test_rolling_upgrade.py -q -s
 
 # AISBench (ais-bench-benchmark, pinned) for eval_runner: aisbench, in a cached virtual environment
 # outside the checkout keyed by its version (~/.cache/ascend-vllm/aisbench-<version>), CPU-only torch:

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Rolling upgrade: the order of the instances, the balancer drain and the outcome.
+
+Pure functions.  The roles do the work: vllm_serve replaces one running instance at a
+time (container_run keeps the previous container and restores it when the new one
+fails), the module ascend.vllm.balancer_server drains the instance from the host's
+HAProxy through its admin socket first and puts it back afterwards.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from typing import Any, Dict, List, Optional
+
+# HAProxy `show stat` columns this module reads.
+_COLUMNS = ('pxname', 'svname', 'qcur', 'scur', 'status')
+
+
+def _running(containers, name):
+    # type: (Any, str) -> Optional[bool]
+    """True/False from npu_check's view of the node's containers; None when it was not read."""
+    if not isinstance(containers, dict):
+        return None
+    found = containers.get(name)
+    if not isinstance(found, dict) or not found.get('exists'):
+        return False
+    return bool(found.get('running')) and not found.get('restarting')
+
+
+def upgrade_steps(plan, frontends=None, containers=None):
+    # type: (List[Dict[str, Any]], Any, Any) -> Dict[str, List[Dict[str, Any]]]
+    """Which instances roll one at a time and which start together.
+
+    ``roll``: instances whose container serves now (a changed spec replaces it), in the
+    order of the instance list, each with the balancer backend and server that carry it
+    (``backend``/``server`` None when no frontend of the balancer plan does) and the other
+    instances of that frontend (``peers``).  ``fresh``: instances with no serving
+    container (first deploy, stopped, crash-looping): nothing serves on them to protect,
+    so they are created together and then waited for, as a first deploy does.
+    ``containers`` is npu_check's view of the node (None when preflight did not read it:
+    every instance then rolls, which is the safe order).
+    """
+    where = {}
+    for frontend in frontends or []:
+        names = [server['instance'] for server in frontend.get('servers') or []]
+        for server in frontend.get('servers') or []:
+            where[server['instance']] = {'backend': frontend['name'], 'server': server['name'],
+                                         'peers': [name for name in names if name != server['instance']]}
+    out = {'roll': [], 'fresh': []}
+    for entry in plan:
+        running = _running(containers, entry['container_name'])
+        if running is False:
+            out['fresh'].append(entry)
+            continue
+        step = {'backend': None, 'server': None, 'peers': []}
+        step.update(where.get(entry['name'], {}))
+        out['roll'].append(dict(entry, rolling=step))
+    return out
+
+
+def parse_stat(text):
+    # type: (str) -> List[Dict[str, Any]]
+    """The rows of HAProxy's `show stat` (CSV, header line starting with '# ')."""
+    lines = [line for line in (text or '').splitlines() if line.strip()]
+    if not lines or not lines[0].startswith('# '):
+        return []
+    header = lines[0][2:].split(',')
+    rows = []
+    for line in lines[1:]:
+        values = dict(zip(header, line.split(',')))
+        row = dict((key, values.get(key, '')) for key in _COLUMNS)
+        for key in ('qcur', 'scur'):
+            row[key] = int(row[key]) if row[key].isdigit() else 0
+        rows.append(row)
+    return rows
+
+
+def drain_plan(rows, backend, server):
+    # type: (List[Dict[str, Any]], Optional[str], Optional[str]) -> Dict[str, Any]
+    """Whether the server can be drained without a gap: it is in the running balancer and
+    another server of its backend is up (and not drained or in maintenance)."""
+    if not backend or not server:
+        return {'found': False, 'drain': False, 'others_up': [],
+                'why': 'the instance is not behind the balancer'}
+    mine = [row for row in rows if row['pxname'] == backend and row['svname'] == server]
+    if not mine:
+        return {'found': False, 'drain': False, 'others_up': [],
+                'why': 'the running balancer has no server %s/%s (yet)' % (backend, server)}
+    others = [row['svname'] for row in rows
+              if row['pxname'] == backend and row['svname'] not in (server, 'BACKEND', 'FRONTEND')
+              and row['status'].split(' ')[0] == 'UP']
+    if not others:
+        return {'found': True, 'drain': False, 'others_up': [],
+                'why': 'no other server of %s is up' % backend}
+    return {'found': True, 'drain': True, 'others_up': others,
+            'why': 'drained; %s keep serving' % ', '.join(others)}
+
+
+def is_up(rows, backend, server):
+    # type: (List[Dict[str, Any]], str, str) -> bool
+    """Whether the health check has the server up (and it is not drained or in maintenance)."""
+    return any(row['pxname'] == backend and row['svname'] == server and row['status'].split(' ')[0] == 'UP'
+               for row in rows)
+
+
+def in_flight(rows, backend, server):
+    # type: (List[Dict[str, Any]], str, str) -> int
+    """Requests the balancer still has on (or queued for) the server."""
+    return sum(row['scur'] + row['qcur'] for row in rows if row['pxname'] == backend and row['svname'] == server)
+
+
+def upgrade_outcome(status, drained, seconds=None, restored=None, host='', left=()):
+    # type: (Any, Any, Any, Any, str, Any) -> Dict[str, Any]
+    """What the rolling step does after one instance was replaced and checked.
+
+    ``status``: vllm_serve_status of the instance (state ready/failed, error);
+    ``drained``: the balancer_server result of the drain (``drain`` true when it drained);
+    ``seconds``: wall-clock seconds from the replacement's start to readiness (controller
+    clock); ``restored``: vllm_ready's result for the restored previous container, if any;
+    ``left``: the instances of this host not rolled yet.
+
+    Returns ``put_back`` (set the server ready again in the balancer: it was drained and
+    the instance serves, new or restored), ``failed``, ``gap`` (seconds without service on
+    a host that could not drain) and ``msg``.
+    """
+    status = status if isinstance(status, dict) else {}
+    was_drained = bool(isinstance(drained, dict) and drained.get('drain'))
+    ok = status.get('state') == 'ready'
+    restored_ok = isinstance(restored, dict) and restored.get('state') == 'ready'
+    name = status.get('container', '?')
+    out = {'put_back': was_drained and (ok or restored_ok), 'failed': not ok, 'gap': None, 'msg': ''}
+    if ok and not was_drained and seconds is not None:
+        gap = round(float(seconds), 1)
+        why = drained.get('why', 'the instance is not behind a balancer') if isinstance(drained, dict) else ''
+        out['gap'] = gap
+        out['msg'] = ('%s on %s cannot be upgraded without downtime (%s): it did not serve for up to %.1f s while '
+                      'it was replaced; run two instances of the model behind the balancer to avoid that'
+                      % (name, host, why, gap))
+    elif ok:
+        out['msg'] = '%s on %s upgraded; back in the balancer' % (name, host) if was_drained else ''
+    else:
+        back = ('the previous container serves again%s' % (' and is back in the balancer' if was_drained else '')
+                if restored_ok else 'the previous container could not be brought back' if restored else
+                'there was no previous container to go back to')
+        out['msg'] = ('Rolling upgrade stopped at %s on %s: %s. Rolled back: %s. Not upgraded (untouched): %s '
+                      'and the hosts after %s.' % (name, host, status.get('error', 'it did not become ready'), back,
+                                                   ', '.join(left) or 'no other instance of this host', host))
+    return out
