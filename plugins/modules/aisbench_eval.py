@@ -134,7 +134,6 @@ instances:
 '''
 
 import os
-import subprocess
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_aisbench import (
@@ -152,14 +151,14 @@ def write(path, text):
 def ais_bench(module, args, what, cwd):
     """Run ais_bench in cwd (it writes a tmp/ folder there); fail naming what it was doing and its last lines."""
     cmd = [os.path.join(module.params['venv'], 'bin', 'ais_bench')] + args
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=module.params['timeout'], check=False,
-                              stdin=subprocess.DEVNULL, env=dict(os.environ, TERM='dumb'), cwd=cwd)
-    except subprocess.TimeoutExpired:
+    # coreutils' timeout ends a run that hangs (exit 124); AnsibleModule.run_command has no timeout.
+    rc, out, err = module.run_command(['timeout', str(module.params['timeout'])] + cmd, cwd=cwd,
+                                      environ_update={'TERM': 'dumb'})
+    if rc == 124:
         module.fail_json(msg='%s: ais_bench took more than %d s (timeout)' % (what, module.params['timeout']))
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout or '').strip().splitlines()[-5:]
-        module.fail_json(msg='%s: ais_bench exited %d: %s' % (what, proc.returncode, ' | '.join(tail)), cmd=cmd)
+    if rc != 0:
+        tail = (err or out or '').strip().splitlines()[-5:]
+        module.fail_json(msg='%s: ais_bench exited %d: %s' % (what, rc, ' | '.join(tail)), cmd=cmd)
 
 
 def accuracy(module, entry, target, base):
