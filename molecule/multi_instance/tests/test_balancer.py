@@ -83,7 +83,9 @@ def test_balancer_runs_unprivileged_on_the_host_network(host):
     assert hc["NetworkMode"] == "host" and hc["Privileged"] is False
     assert hc["CapDrop"] == ["ALL"] and hc["ReadonlyRootfs"] is True
     assert hc["Devices"] in (None, [])
-    assert [(m["Destination"], m["RW"]) for m in info["Mounts"]] == [("/usr/local/etc/haproxy", False)]
+    # The configuration read-only; the admin socket's directory (drains in a rolling upgrade) writable.
+    assert sorted((m["Destination"], m["RW"]) for m in info["Mounts"]) == [
+        ("/run/haproxy", True), ("/usr/local/etc/haproxy", False)]
     assert info["Config"]["Image"].endswith("library/haproxy:2.6")
     assert info["Config"]["Labels"]["ascend.vllm.managed-by"] == "ascend.vllm"
 
