@@ -273,21 +273,19 @@ def level_summary(concurrency, records, duration):
 
 
 # ----------------------------------------------------------------------------------------------- AISBench config
-AISBENCH_MODEL_CONFIG = '''\
-# AISBench model config for {where} (the vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7).
-# Use it from the node: ais_bench --models <this file> --datasets gsm8k_gen_0_shot_cot_chat_prompt
-from ais_bench.benchmark.models import VLLMCustomAPIChat
-from ais_bench.benchmark.utils.model_postprocessors import extract_non_reasoning_content
-
-models = [
+# The guide's VLLMCustomAPIChat model entry (vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7), the one
+# copy: the report's config below and the AISBench runner's configs (_eval_aisbench) fill it in.
+AISBENCH_MODEL = '''\
     dict(
         attr="service",
         type=VLLMCustomAPIChat,
-        abbr="vllm-api-general-chat",
+        abbr={abbr!r},
         path={path!r},
-        model={model!r},
+        model={served!r},
+        stream={stream!r},
         request_rate=0,
         retry=2,
+        api_key={api_key!r},
         host_ip={host!r},
         host_port={port!r},
         max_out_len={max_out_len!r},
@@ -295,17 +293,29 @@ models = [
         trust_remote_code=False,
         generation_kwargs=dict(
             temperature=0.0,
-            ignore_eos=False,
+            ignore_eos={ignore_eos!r},
             chat_template_kwargs={{"enable_thinking": False}},
         ),
         pred_postprocessor=dict(type=extract_non_reasoning_content),
-    )
-]
+    ),
+'''
+
+AISBENCH_MODEL_CONFIG = '''\
+# AISBench model config for {where} (the vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7).
+# Use it from the node: ais_bench --models <this file> --datasets gsm8k_gen_0_shot_cot_chat_prompt
+from ais_bench.benchmark.models import VLLMCustomAPIChat
+from ais_bench.benchmark.utils.model_postprocessors import extract_non_reasoning_content
+
+models = [
+{model}]
 '''
 
 
 def aisbench_model_config(where, instance, host, max_out_len, batch_size):
     """The guide's VLLMCustomAPIChat config (Python source) for one instance: its port, served name and model."""
-    return AISBENCH_MODEL_CONFIG.format(
-        where=where, path=str(instance.get('model') or ''), model=str(instance.get('served') or ''), host=str(host),
-        port=int(instance['port']), max_out_len=int(max_out_len), batch_size=int(batch_size))
+    # No key in a file the report keeps: the operator adds theirs.
+    model = AISBENCH_MODEL.format(
+        abbr='vllm-api-general-chat', path=str(instance.get('model') or ''), served=str(instance.get('served') or ''),
+        stream=False, api_key='', host=str(host), port=int(instance['port']), max_out_len=int(max_out_len),
+        batch_size=int(batch_size), ignore_eos=False)
+    return AISBENCH_MODEL_CONFIG.format(where=where, model=model)

@@ -23,7 +23,7 @@ import json
 import os
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils._eval import problem
+from ansible_collections.ascend.vllm.plugins.module_utils._eval import AISBENCH_MODEL, problem
 
 AISBENCH_VERSION = '3.1.20260630'
 INSTALL = 'make aisbench (scripts/aisbench-venv.sh; about 2 to 4 minutes and 2.2 GB, once per machine)'
@@ -107,31 +107,6 @@ def textvqa_files(path):
 
 
 # ----------------------------------------------------------------------------------------------- configs
-MODEL = '''\
-    dict(
-        attr="service",
-        type=VLLMCustomAPIChat,
-        abbr={abbr!r},
-        path={path!r},
-        model={served!r},
-        stream={stream!r},
-        request_rate=0,
-        retry=2,
-        api_key={api_key!r},
-        host_ip={host!r},
-        host_port={port!r},
-        max_out_len={max_out_len!r},
-        batch_size={batch_size!r},
-        trust_remote_code=False,
-        generation_kwargs=dict(
-            temperature=0.0,
-            ignore_eos={ignore_eos!r},
-            chat_template_kwargs={{"enable_thinking": False}},
-        ),
-        pred_postprocessor=dict(type=extract_non_reasoning_content),
-    ),
-'''
-
 HEADER = '''\
 # Written by the ascend.vllm eval role (AISBench runner) for {where}.
 # The model block is the guide's VLLMCustomAPIChat config (vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7).
@@ -168,7 +143,7 @@ summarizer = dict(attr="performance", type=DefaultPerfSummarizer,
 
 
 def _model(abbr, target, settings, stream=False, batch_size=None, max_out_len=None, ignore_eos=False):
-    return MODEL.format(
+    return AISBENCH_MODEL.format(
         abbr=abbr, path=str(settings.get('tokenizer') or ''), served=str(target['served']),
         stream=stream, api_key=str(settings.get('api_key') or ''), host=str(target['host']), port=int(target['port']),
         max_out_len=int(max_out_len or settings['max_out_len']), batch_size=int(batch_size or settings['batch_size']),
