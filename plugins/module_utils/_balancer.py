@@ -23,7 +23,8 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, is_loopback, to_json
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+    is_integer, is_loopback, to_json, unauthenticated_exposure)
 
 DEFAULT_SERVED = 'qwen3.5'
 _PROXY_NAME_RE = r'[^A-Za-z0-9_.:-]'
@@ -114,15 +115,7 @@ def _exposure_problems(settings, frontends):
     if address is None or is_loopback(address) or _to_bool(settings.get('allow_unauthenticated')):
         return []
     open_ = [frontend['served'] for frontend in frontends if not frontend['key_required']]
-    if not open_:
-        return []
-    where = 'every address of the node' if address in ('', '0.0.0.0', '::') else address
-    return [{'check': 'exposure',
-             'msg': 'balancer_publish_address=%s publishes the balancer of %s on %s without an API key' % (
-                 to_json(address), ', '.join(open_), where),
-             'fix': 'set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set '
-                    'vllm_serve_allow_unauthenticated: true to serve anyone who reaches %s, or set '
-                    'balancer_publish_address: 127.0.0.1 to keep the balancer on the node' % where}]
+    return unauthenticated_exposure('balancer_publish_address', address, 'the balancer of', open_, 'the balancer')
 
 
 def addresses(publish_address):

@@ -417,15 +417,24 @@ def exposure_problems(plan, settings):
     if address and not (isinstance(address, str) and (re.match(_IPV4_RE, address) or re.match(_IPV6_RE, address))):
         return []
     open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
-    if not open_:
+    return unauthenticated_exposure('vllm_serve_publish_address', address, 'instance', open_, 'the service')
+
+
+def unauthenticated_exposure(var, address, what, open_names, subject):
+    # type: (str, Any, str, List[str], str) -> List[Dict[str, str]]
+    """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``.
+
+    The caller has already let loopback addresses and vllm_serve_allow_unauthenticated through.
+    """
+    if not open_names:
         return []
     where = 'every address of the node' if address in ('', '0.0.0.0', '::') else address
     return [{'check': 'exposure',
-             'msg': 'vllm_serve_publish_address=%s publishes instance %s on %s without an API key' % (
-                 to_json(address), ', '.join(open_), where),
+             'msg': '%s=%s publishes %s %s on %s without an API key' % (
+                 var, to_json(address), what, ', '.join(open_names), where),
              'fix': 'set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set '
                     'vllm_serve_allow_unauthenticated: true to serve anyone who reaches %s, or set '
-                    'vllm_serve_publish_address: 127.0.0.1 to keep the service on the node' % where}]
+                    '%s: 127.0.0.1 to keep %s on the node' % (where, var, subject)}]
 
 
 def plan_problems(plan, list_var, settings, platform_names):
