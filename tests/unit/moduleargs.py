@@ -27,3 +27,27 @@ def set_module_args(args):
     else:
         with patch_module_args(args):
             yield
+
+
+class ExitJson(Exception):
+    """What AnsibleModule.exit_json raises under patch_exit_fail; args[0] is the result."""
+
+
+class FailJson(Exception):
+    """What AnsibleModule.fail_json raises under patch_exit_fail; args[0] is the result with msg and failed."""
+
+
+def _exit_json(self, **kwargs):  # pylint: disable=unused-argument
+    kwargs.setdefault('changed', False)
+    raise ExitJson(kwargs)
+
+
+def _fail_json(self, msg, **kwargs):  # pylint: disable=unused-argument
+    raise FailJson(dict(kwargs, msg=msg, failed=True))
+
+
+@pytest.fixture(autouse=True)
+def patch_exit_fail(monkeypatch):
+    """Autouse in every test module that imports it: exit_json / fail_json raise instead of exiting."""
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)

@@ -9,33 +9,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible.module_utils import basic
 
 from ansible_collections.ascend.vllm.plugins.modules import node_facts
-from moduleargs import set_module_args as module_args  # noqa: E402 pylint: disable=wrong-import-position
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
-def _exit_json(self, **kwargs):
-    kwargs.setdefault('changed', False)
-    raise ExitJson(kwargs)
-
-
-def _fail_json(self, msg, **kwargs):
-    raise FailJson(dict(kwargs, msg=msg, failed=True))
-
-
-@pytest.fixture(autouse=True)
-def patch_exit(monkeypatch):
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)
+from moduleargs import ExitJson, FailJson, patch_exit_fail, set_module_args as module_args  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
 
 
 def run(args):

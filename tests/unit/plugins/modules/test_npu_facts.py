@@ -14,34 +14,9 @@ from ansible.module_utils import basic
 
 from ansible_collections.ascend.vllm.plugins.module_utils import _node_npu
 from ansible_collections.ascend.vllm.plugins.modules import npu_facts
-from moduleargs import set_module_args as module_args  # noqa: E402 pylint: disable=wrong-import-position
+from moduleargs import ExitJson, FailJson, patch_exit_fail, set_module_args as module_args  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
 
 VERSION_INFO = 'Version=24.1.rc2.2\nascendhal_version=7.35.23\npackage_version=24.1.rc2.2\n'
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
-def _exit_json(self, **kwargs):
-    kwargs.setdefault('changed', False)
-    raise ExitJson(kwargs)
-
-
-def _fail_json(self, msg, **kwargs):
-    kwargs['failed'] = True
-    kwargs['msg'] = msg
-    raise FailJson(kwargs)
-
-
-@pytest.fixture(autouse=True)
-def patch_exit_fail(monkeypatch):
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)
 
 
 def run_main(args, expect=ExitJson):

@@ -17,35 +17,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from ansible.module_utils import basic
 
 from ansible_collections.ascend.vllm.plugins.modules import vllm_ready
-from moduleargs import set_module_args as module_args  # noqa: E402 pylint: disable=wrong-import-position
+from moduleargs import ExitJson, FailJson, patch_exit_fail, set_module_args as module_args  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
 
 API_KEY = 'sk-secret-7f3a'
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
-def _exit_json(self, **kwargs):
-    raise ExitJson(kwargs)
-
-
-def _fail_json(self, msg, **kwargs):
-    kwargs.update(failed=True, msg=msg)
-    raise FailJson(kwargs)
-
-
-@pytest.fixture(autouse=True)
-def patch_exit_fail(monkeypatch):
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)
 
 
 def run_module(args):
