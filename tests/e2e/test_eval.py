@@ -15,61 +15,21 @@ each node) to answer three of each right, so the expected accuracy is exactly 75
 """
 import json
 import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
-import eval_datasets  # noqa: E402  pylint: disable=wrong-import-position
+from eval_site import Site, prepare_node, served_requests  # noqa: E402  pylint: disable=wrong-import-position
 
 PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
 NODES = [PREFIX + "-eval1", PREFIX + "-eval2"]
 SETTINGS = {"eval_concurrency": [1, 2, 4], "eval_perf_requests": 8, "eval_perf_input_len": 16,
             "eval_perf_output_len": 12, "eval_batch_size": 4, "eval_tolerance": 5.0}
-
-
-def served_requests(node):
-    """vllm:request_success_total summed over finish reasons, from the node's server."""
-    res = sim.exec_node(node, ["python3", "-c", "import urllib.request;print(urllib.request.urlopen("
-                                                "'http://127.0.0.1:8080/metrics', timeout=10).read().decode())"])
-    assert res.returncode == 0, res.stderr
-    return sum(float(m) for m in re.findall(r"^vllm:request_success_total\{[^}]*\} (\S+)$", res.stdout, re.M))
-
-
-class Site:
-    def __init__(self, registry, workdir):
-        self.workdir = workdir
-        self.dataset = eval_datasets.write_gsm8k(workdir / "gsm8k", train=False)
-        self.textvqa = eval_datasets.write_textvqa(workdir / "textvqa")
-        self.reports = workdir / "reports"
-        group_vars = yaml.safe_load((ROOT / "inventories" / "demo" / "group_vars" / "atlas_300i_duo.yml").read_text())
-        group_vars["image_pull_registries"] = [registry]
-        hosts = {n: {"ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + n,
-                     "ansible_python_interpreter": "/usr/bin/python3"} for n in NODES}
-        inv = {"all": {"vars": {"vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120},
-                       "children": {"atlas_300i_duo": {"hosts": hosts, "vars": group_vars}}}}
-        self.inventory = workdir / "inventory.yml"
-        self.inventory.write_text(yaml.safe_dump(inv))
-
-    def playbook(self, path, extra=None):
-        env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-        cmd = [str(Path(sys.executable).parent / "ansible-playbook"), path, "-i", str(self.inventory)]
-        if extra is not None:
-            cmd += ["-e", json.dumps(extra)]
-        return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
-
-    def evaluate(self, run_id, **changes):
-        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset), "textvqa": str(self.textvqa)},
-                     eval_report_dir=str(self.reports), eval_run_id=run_id)
-        extra.update(changes)
-        return self.playbook("playbooks/eval.yml", extra)
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +40,8 @@ def site(tmp_path_factory):
                   inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
     try:
         for node in NODES:
-            # Token timing for the sweep (read at start), and the scripted replies (read per request).
-            sim.fault(node, ["token_delay=0.002"])
-            sim.exec_node(node, ["sh", "-c", "mkdir -p /root/.cache/vllm-sim && "
-                                 "cat > /root/.cache/vllm-sim/answers.json"], input=json.dumps(eval_datasets.answers()), check=True)
-        site = Site(info["registry"], tmp_path_factory.mktemp("eval"))
+            prepare_node(node)
+        site = Site(info["registry"], tmp_path_factory.mktemp("eval"), {n: {} for n in NODES}, SETTINGS, train=False)
         deploy = site.playbook("site.yml")
         assert deploy.returncode == 0, deploy.stdout[-6000:]
         yield site

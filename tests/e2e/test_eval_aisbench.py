@@ -16,20 +16,17 @@ three of each right, so AISBench's own scores are exactly 75.00:
 """
 import json
 import os
-import re
 import secrets
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
-import eval_datasets  # noqa: E402  pylint: disable=wrong-import-position
+import eval_site  # noqa: E402  pylint: disable=wrong-import-position
 
 PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
 NODE = PREFIX + "-evalais"
@@ -40,42 +37,7 @@ SETTINGS = {"eval_runner": "aisbench", "eval_concurrency": [1, 4], "eval_perf_re
 
 
 def served_requests():
-    res = sim.exec_node(NODE, ["python3", "-c", "import urllib.request;print(urllib.request.urlopen("
-                                                "'http://127.0.0.1:8080/metrics', timeout=10).read().decode())"])
-    assert res.returncode == 0, res.stderr
-    return sum(float(m) for m in re.findall(r"^vllm:request_success_total\{[^}]*\} (\S+)$", res.stdout, re.M))
-
-
-class Site:
-    def __init__(self, registry, workdir, address):
-        self.address = address
-        self.dataset = eval_datasets.write_gsm8k(workdir / "gsm8k")
-        self.textvqa = eval_datasets.write_textvqa(workdir / "textvqa")
-        self.reports = workdir / "reports"
-        group_vars = yaml.safe_load((ROOT / "inventories" / "demo" / "group_vars" / "atlas_300i_duo.yml").read_text())
-        group_vars["image_pull_registries"] = [registry]
-        hosts = {NODE: {"ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + NODE,
-                        "ansible_python_interpreter": "/usr/bin/python3", "eval_aisbench_host": address,
-                        # AISBench runs on the controller: the service is published on the node's
-                        # address, which takes an API key (loopback is the default).
-                        "vllm_serve_publish_address": "0.0.0.0", "vllm_serve_api_key": API_KEY}}
-        inv = {"all": {"vars": {"vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120},
-                       "children": {"atlas_300i_duo": {"hosts": hosts, "vars": group_vars}}}}
-        self.inventory = workdir / "inventory.yml"
-        self.inventory.write_text(yaml.safe_dump(inv))
-
-    def playbook(self, path, extra=None):
-        env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-        cmd = [str(Path(sys.executable).parent / "ansible-playbook"), path, "-i", str(self.inventory)]
-        if extra is not None:
-            cmd += ["-e", json.dumps(extra)]
-        return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200, check=False)
-
-    def evaluate(self, run_id, **changes):
-        extra = dict(SETTINGS, eval_dataset_dirs={"gsm8k": str(self.dataset), "textvqa": str(self.textvqa)},
-                     eval_report_dir=str(self.reports), eval_run_id=run_id)
-        extra.update(changes)
-        return self.playbook("playbooks/eval.yml", extra)
+    return eval_site.served_requests(NODE)
 
 
 @pytest.fixture(scope="module")
@@ -85,12 +47,15 @@ def site(tmp_path_factory):
     assert (VENV / "bin" / "ais_bench").exists(), "AISBench is not installed in %s: run make aisbench" % VENV
     info = sim.up([sim.NodeSpec.parse(NODE + ":atlas_300i_duo")], inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
     try:
-        sim.fault(NODE, ["token_delay=0.002"])
-        sim.exec_node(NODE, ["sh", "-c", "mkdir -p /root/.cache/vllm-sim && cat > /root/.cache/vllm-sim/answers.json"],
-                      input=json.dumps(eval_datasets.answers()), check=True)
+        eval_site.prepare_node(NODE)
         address = sim.docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
                              "ascend-sim-" + NODE).stdout.strip()
-        site = Site(info["registry"], tmp_path_factory.mktemp("evalais"), address)
+        # AISBench runs on the controller: the service is published on the node's address,
+        # which takes an API key (loopback is the default).
+        hosts = {NODE: {"eval_aisbench_host": address, "vllm_serve_publish_address": "0.0.0.0",
+                        "vllm_serve_api_key": API_KEY}}
+        site = eval_site.Site(info["registry"], tmp_path_factory.mktemp("evalais"), hosts, SETTINGS, timeout=1200)
+        site.address = address
         deploy = site.playbook("site.yml")
         assert deploy.returncode == 0, deploy.stdout[-6000:]
         yield site
