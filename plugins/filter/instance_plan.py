@@ -75,6 +75,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
     MINIMUMS, image_tag, plain, plan_instances, plan_problems)
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
 
@@ -103,7 +104,7 @@ def instance_plan(variables):
         'env': get(PREFIX + 'env') or {},
         'options': dict((option, get(PREFIX + option)) for option in INSTANCE_OPTIONS),
     }
-    plan = plan_instances(instances, scalars, list_var)
+    plan = with_urls(plan_instances(instances, scalars, list_var), get(PREFIX + 'publish_address'))
     settings = dict((name, get(name)) for name in SETTINGS)
     settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''),
                     platform_groups=[name for name in get('group_names', []) or [] if name in PLATFORMS])

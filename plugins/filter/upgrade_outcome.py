@@ -42,6 +42,18 @@ options:
     description: The instances of the host not rolled yet.
     type: list
     elements: str
+  check_mode:
+    description: The run is in check mode (nothing was replaced), so never a failure or a rollback.
+    type: bool
+    default: false
+  name:
+    description: The container name, for the check-mode message.
+    type: str
+    default: ''
+  error:
+    description: Why the replacement failed before it could be checked (the failed task's message).
+    type: str
+    default: ''
 '''
 
 EXAMPLES = r'''
@@ -62,9 +74,10 @@ _value:
 from ansible_collections.ascend.vllm.plugins.module_utils._rolling import upgrade_outcome as _outcome
 
 
-def upgrade_outcome(status, drained=None, seconds=None, restored=None, host='', left=()):
+def upgrade_outcome(status, drained=None, seconds=None, restored=None, host='', left=(), check_mode=False, name='',
+                    error=''):
     """{put_back, failed, gap, msg}."""
-    return _outcome(status, drained, seconds, restored, host, left)
+    return _outcome(status, drained, seconds, restored, host, left, check_mode, name, error)
 
 
 class FilterModule(object):

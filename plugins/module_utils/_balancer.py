@@ -23,6 +23,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import bracketed, is_ipv6, reach_address
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
     is_integer, is_loopback, to_json, unauthenticated_exposure)
 
@@ -123,11 +124,12 @@ def addresses(publish_address):
     """(HAProxy's bind address, the address to call from the node) for a publish address."""
     address = publish_address if isinstance(publish_address, str) else '127.0.0.1'
     if address in ('', '0.0.0.0'):
-        return '', '127.0.0.1'
+        return '', reach_address(address)
+    # HAProxy's "ipv6@::" also accepts IPv4 (v4-mapped), so the node reaches it on 127.0.0.1.
     if address == '::':
         return 'ipv6@::', '127.0.0.1'
-    if ':' in address:
-        return 'ipv6@' + address, '[%s]' % address
+    if is_ipv6(address):
+        return 'ipv6@' + address.strip('[]'), bracketed(address)
     return address, address
 
 

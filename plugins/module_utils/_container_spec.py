@@ -15,6 +15,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import port_mapping
+
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
 DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
 
@@ -114,8 +116,8 @@ def labels(instance, model, platform, port, extra=None):
 
 
 def published_ports(port, address=''):
-    """The guide's ``-p PORT:PORT``, on one host address when given."""
-    return ['%s%s:%s' % (address + ':' if address else '', port, port)]
+    """The guide's ``-p PORT:PORT``, on one host address when given (an IPv6 one in brackets)."""
+    return [port_mapping(address, port)]
 
 
 def container_spec(profile, inputs):

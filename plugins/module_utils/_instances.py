@@ -19,6 +19,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
@@ -428,7 +429,7 @@ def unauthenticated_exposure(var, address, what, open_names, subject):
     """
     if not open_names:
         return []
-    where = 'every address of the node' if address in ('', '0.0.0.0', '::') else address
+    where = 'every address of the node' if is_wildcard(address) else address
     return [{'check': 'exposure',
              'msg': '%s=%s publishes %s %s on %s without an API key' % (
                  var, to_json(address), what, ', '.join(open_names), where),

@@ -16,7 +16,7 @@ __metaclass__ = type
 import json
 from typing import Any, Dict, List, Optional, Sequence
 
-WILDCARDS = ('', '0.0.0.0', '::')
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import WILDCARDS, host_port
 
 
 def target_address(metrics_address, publish_address, host_address):
@@ -29,23 +29,18 @@ def target_address(metrics_address, publish_address, host_address):
     return publish_address
 
 
-def _hostport(address, port):
-    # type: (str, Any) -> str
-    return '[%s]:%s' % (address, port) if ':' in address and not address.startswith('[') else '%s:%s' % (address, port)
-
-
 def metrics_targets(plan, host, platform, address, balancer=None):
     # type: (List[Dict[str, Any]], str, str, str, Optional[Dict[str, Any]]) -> List[Dict[str, Any]]
     """The target groups of one host: every planned instance's /metrics and its balancer's."""
     out = []
     for entry in plan:
-        out.append({'targets': [_hostport(address, entry['port'])],
+        out.append({'targets': [host_port(address, entry['port'])],
                     'labels': {'host': host, 'platform': platform, 'model': str(entry['options'].get('model', '')),
                                'instance': entry['name'], 'component': 'vllm'}})
     balancer = balancer or {}
     if balancer.get('enabled') and balancer.get('metrics_port'):
         models = sorted(set(str(frontend.get('model', '')) for frontend in balancer.get('frontends') or []))
-        out.append({'targets': [_hostport(address, balancer['metrics_port'])],
+        out.append({'targets': [host_port(address, balancer['metrics_port'])],
                     'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
                                'instance': balancer.get('container', 'balancer'), 'component': 'balancer'}})
     return out

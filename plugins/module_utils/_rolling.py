@@ -111,21 +111,35 @@ def in_flight(rows, backend, server):
     return sum(row['scur'] + row['qcur'] for row in rows if row['pxname'] == backend and row['svname'] == server)
 
 
-def upgrade_outcome(status, drained, seconds=None, restored=None, host='', left=()):
-    # type: (Any, Any, Any, Any, str, Any) -> Dict[str, Any]
+def upgrade_outcome(status, drained, seconds=None, restored=None, host='', left=(), check_mode=False, name='',
+                    error=''):
+    # type: (Any, Any, Any, Any, str, Any, bool, str, str) -> Dict[str, Any]
     """What the rolling step does after one instance was replaced and checked.
 
     ``status``: vllm_serve_status of the instance (state ready/failed, error);
     ``drained``: the balancer_server result of the drain (``drain`` true when it drained);
     ``seconds``: wall-clock seconds from the replacement's start to readiness (controller
     clock); ``restored``: vllm_ready's result for the restored previous container, if any;
-    ``left``: the instances of this host not rolled yet.
+    ``left``: the instances of this host not rolled yet. In ``check_mode`` nothing was
+    replaced, so nothing failed and nothing is rolled back: the outcome says what would happen
+    to the instance ``name``. ``error``: why the replacement failed before it could be checked
+    (the failed task's message, e.g. the Engine refusing to start the container), reported as
+    the cause when the instance has no status yet.
 
     Returns ``put_back`` (set the server ready again in the balancer: it was drained and
     the instance serves, new or restored), ``failed``, ``gap`` (seconds without service on
     a host that could not drain) and ``msg``.
     """
     status = status if isinstance(status, dict) else {}
+    if check_mode:
+        return {'put_back': False, 'failed': False, 'gap': None,
+                'msg': '%s on %s would be replaced and checked, one instance at a time (check mode: nothing changed)'
+                       % (status.get('container') or name or '?', host)}
+    if not status and error:
+        return {'put_back': False, 'failed': True, 'gap': None,
+                'msg': 'Rolling upgrade stopped at %s on %s: %s Not upgraded (untouched): %s and the hosts after %s.'
+                       % (name or '?', host, str(error).rstrip('.') + '.', ', '.join(left) or 'no other instance of '
+                          'this host', host)}
     was_drained = bool(isinstance(drained, dict) and drained.get('drain'))
     ok = status.get('state') == 'ready'
     restored_ok = isinstance(restored, dict) and restored.get('state') == 'ready'

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import WILDCARDS, is_ipv6, is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, is_loopback, to_int, to_json
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
@@ -185,7 +186,7 @@ def model_path_problems(wanted_dirs, configs, cache_dir, roots, node_paths=None)
 
 
 # Always fine: every address, or loopback (each node has it).
-ANY_ADDRESSES = ('', '0.0.0.0', '::', '127.0.0.1', '::1')
+ANY_ADDRESSES = WILDCARDS + ('127.0.0.1', '::1')
 
 
 def _same_address(one, other):
@@ -206,7 +207,18 @@ def publish_address_problems(address, node_addresses):
     Nothing is said before the node was read (``node_addresses`` None) or for a value that is
     not an address at all (the plan reports that).
     """
-    if not isinstance(address, str) or address in ANY_ADDRESSES or not isinstance(node_addresses, list):
+    if not isinstance(address, str) or not isinstance(node_addresses, list):
+        return []
+    # '::' and '::1' are always the node's own -- unless the node runs without IPv6 (the
+    # kernel's disable_ipv6): then Docker's proxy cannot listen there and the start fails.
+    if is_ipv6(address) and node_addresses and not any(is_ipv6(str(own)) for own in node_addresses):
+        return [{'check': 'ports',
+                 'msg': 'vllm_serve_publish_address=%s is an IPv6 address, but this node has no IPv6 address (IPv6 '
+                        'is disabled): Docker could not publish the port there and the new container would not start'
+                        % to_json(address),
+                 'fix': 'enable IPv6 on the node (sysctl net.ipv6.conf.all.disable_ipv6=0), or set '
+                        'vllm_serve_publish_address to an IPv4 address of the node, 127.0.0.1 or "" (every address)'}]
+    if address in ANY_ADDRESSES:
         return []
     if not node_addresses or any(_same_address(address, own) for own in node_addresses):
         return []
@@ -252,7 +264,7 @@ def exposure_line(plan, publish_address, allow_unauthenticated):
     open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
     if not open_:
         return None
-    where = 'every address of the node' if publish_address in ('', '0.0.0.0', '::') else publish_address
+    where = 'every address of the node' if is_wildcard(publish_address) else publish_address
     return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
             'anyone who reaches it can use the model' % (', '.join(open_), where))
 

@@ -72,6 +72,9 @@ WATCHED_PATHS = ["/root/.cache", "/var/tmp/ascend-vllm", "/etc/ascend-sim"]
 PATH_VARIABLES = ("vllm_serve_model_cache_dir", "image_pull_archive_dir", "vllm_serve_model_path")
 
 PREFLIGHT_PLAY = "Preflight"
+# Plays that may run before preflight stops: the controller-only host selection (playbooks/hosts.yml,
+# add_host, contacts no node and changes nothing).
+BEFORE_PREFLIGHT = ("Hosts",)
 # Task files of the image and deploy phases: none of their tasks may run.
 CHANGING_TASK_FILES = ("pull", "pull_attempt", "archive", "result", "run", "remove", "deploy",
                        "deploy_instance", "ready", "ready_instance", "verify", "teardown")
@@ -236,7 +239,8 @@ def analyse(run: dict, node: str) -> dict:
         messages.append(run["stderr"].strip())
     ran_changing = [t for t in tasks if t["status"] != "skipped"
                     and t["task"].split(" : ", 1)[-1].split(" | ", 1)[0].strip() in CHANGING_TASK_FILES]
-    outside = [t for t in tasks if t["status"] != "skipped" and not t["play"].startswith(PREFLIGHT_PLAY)]
+    outside = [t for t in tasks if t["status"] != "skipped" and not t["play"].startswith(PREFLIGHT_PLAY)
+               and not (t["play"].startswith(BEFORE_PREFLIGHT) and not t["changed"])]
     changed = [t for t in tasks if t["changed"]]
     in_preflight = bool(
         data and run["rc"] != 0 and not run["timed_out"] and failed

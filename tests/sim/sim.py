@@ -201,6 +201,10 @@ def _dir_hash(path: Path, *extra: str) -> str:
     return _hash(*parts)
 
 
+# Node options the harness itself acts on (not the simulated NPU's): ipv6=1.
+HARNESS_OPTIONS = ("ipv6",)
+
+
 @dataclass
 class Images:
     base: str
@@ -507,6 +511,18 @@ class NodeSpec:
     def options_text(self) -> str:
         return ",".join("%s=%s" % kv for kv in self.options.items())
 
+    def npu_options(self) -> dict:
+        """The options of the simulated NPU state (the node tool's); the harness's own are left out."""
+        return {key: value for key, value in self.options.items() if key not in HARNESS_OPTIONS}
+
+    def docker_run_options(self) -> list:
+        """`docker run` flags of the harness's own options: ipv6=1 gives the node IPv6 (loopback ::1 and
+        Docker's default link-local address), which the sandbox's default (disable_ipv6=1) withholds."""
+        if str(self.options.get("ipv6", "")).lower() in ("1", "true", "yes"):
+            return ["--sysctl", "net.ipv6.conf.all.disable_ipv6=0", "--sysctl", "net.ipv6.conf.default.disable_ipv6=0",
+                    "--sysctl", "net.ipv6.conf.lo.disable_ipv6=0"]
+        return []
+
     @classmethod
     def parse(cls, text: str) -> "NodeSpec":
         """``NAME:PLATFORM[:k=v,k=v]`` (e.g. ``n1:atlas_300i_duo:cards=2,npu_ids=3/8``)."""
@@ -531,7 +547,7 @@ class NodeSpec:
         if self.platform not in PLATFORMS:
             raise SimError("node %s: unknown platform %r (one of %s)" % (self.name, self.platform, ", ".join(PLATFORMS)))
         try:
-            node_tool().default_state(self.platform, dict(self.options))
+            node_tool().default_state(self.platform, self.npu_options())
         except SystemExit as exc:
             raise SimError("node %s: %s" % (self.name, exc)) from None
 
@@ -600,9 +616,10 @@ def start_node(spec: NodeSpec, node_image: str, registry: str, recreate: bool = 
            "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
            "--device-cgroup-rule", "a *:* rwm",
            "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw",
+           *spec.docker_run_options(),
            "-v", "%s:/var/lib/docker" % spec.volume,
            "-e", "ASCEND_SIM_NODE=" + spec.name, "-e", "ASCEND_SIM_PLATFORM=" + spec.platform,
-           "-e", "ASCEND_SIM_OPTIONS=" + spec.options_text(), "-e", "ASCEND_SIM_REGISTRIES=" + registry,
+           "-e", "ASCEND_SIM_OPTIONS=" + ",".join("%s=%s" % kv for kv in spec.npu_options().items()), "-e", "ASCEND_SIM_REGISTRIES=" + registry,
            node_image)
 
     def ready():

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from ansible_collections.ascend.vllm.plugins.filter.awx_credential_types import awx_credential_types
-from ansible_collections.ascend.vllm.plugins.filter.check_role_vars import check_role_vars
-from ansible_collections.ascend.vllm.plugins.filter.role_argument_specs import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
 from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import profile_names
 

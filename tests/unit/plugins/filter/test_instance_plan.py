@@ -46,6 +46,8 @@ def test_single_instance_from_the_scalar_variables():
     assert out['problems'] == []
     assert out['plan'][0].pop('option_vars')['max_model_len'] == 'vllm_serve_max_model_len'
     assert (out['plan'][0].pop('shape'), out['plan'][0].pop('own_env')) == ('', None)
+    # The default publish address is loopback: the node calls the instance there.
+    assert out['plan'][0].pop('url') == 'http://127.0.0.1:8080'
     assert out['plan'] == [{
         'index': 0, 'name': 'default', 'named': True, 'unknown_keys': [], 'container_name': 'vllm-ascend',
         'chips': [0], 'port': 8080, 'chips_var': 'vllm_serve_tensor_parallel_size (chips 0)', 'port_var': 'vllm_serve_port',

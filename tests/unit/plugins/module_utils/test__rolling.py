@@ -1,4 +1,6 @@
 """Rolling upgrade decisions: order, drain, outcome (plugins/module_utils/_rolling.py)."""
+import pytest
+
 from ansible_collections.ascend.vllm.plugins.module_utils._rolling import (
     drain_plan, in_flight, is_up, parse_stat, upgrade_outcome, upgrade_steps,
 )
@@ -83,3 +85,18 @@ def test_a_failed_restore_stays_out_of_the_balancer():
     assert 'no other instance of this host' in out['msg']
     first = upgrade_outcome({'state': 'failed'}, {}, None, None, 'n1')
     assert not first['put_back'] and 'there was no previous container to go back to' in first['msg']
+
+
+@pytest.mark.parametrize('status', [{}, {'state': 'failed', 'error': 'x', 'container': 'c'}, None])
+def test_check_mode_reports_what_would_change_and_no_rollback(status):
+    out = upgrade_outcome(status, {'drain': True}, None, None, 'h1', ['b'], check_mode=True, name='vllm-a')
+    assert out['failed'] is False and out['put_back'] is False
+    assert 'would be replaced and checked' in out['msg']
+    assert 'Rolled back' not in out['msg'] and 'stopped' not in out['msg'] and '?' not in out['msg']
+
+
+def test_a_replacement_refused_before_its_checks_names_the_real_cause():
+    out = upgrade_outcome({}, {}, None, None, 'h1', [], name='vllm-a',
+                          error='docker_container refused the container vllm-a: listen tcp6 [::1]:8080: bind')
+    assert out['failed'] is True
+    assert 'vllm-a on h1' in out['msg'] and 'listen tcp6 [::1]:8080' in out['msg'] and '?' not in out['msg']

@@ -77,3 +77,12 @@ def test_a_publish_address_the_node_does_not_have_names_its_addresses():
 def test_nothing_is_said_before_the_node_was_read():
     assert publish_address_problems('10.9.9.9', None) == []
     assert publish_address_problems('10.9.9.9', []) == []
+
+
+@pytest.mark.parametrize('address', ['::', '::1', '2001:db8::5', '[::1]'])
+def test_an_ipv6_publish_address_on_a_node_without_ipv6_is_refused(address):
+    found = publish_address_problems(address, ['127.0.0.1', '172.18.0.5'])
+    assert len(found) == 1 and 'has no IPv6 address' in found[0]['msg'] and 'disable_ipv6' in found[0]['fix']
+    # IPv4 and the wildcard '' or 0.0.0.0 still pass there.
+    for ipv4 in ('', '0.0.0.0', '127.0.0.1'):
+        assert publish_address_problems(ipv4, ['127.0.0.1', '172.18.0.5']) == []

@@ -8,11 +8,10 @@ import pytest
 
 import os
 
-from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.filter.role_argument_specs import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
 
-ROLES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles')
+ROLES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..', 'roles')
 
 
 def test_every_role_of_the_collection():
@@ -22,5 +21,5 @@ def test_every_role_of_the_collection():
 
 
 def test_a_directory_without_roles(tmp_path):
-    with pytest.raises(AnsibleFilterError):
+    with pytest.raises(ValueError):
         role_argument_specs(str(tmp_path))

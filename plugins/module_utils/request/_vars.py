@@ -1,97 +1,31 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
+"""The names and types of a host's variables against the roles' argument specs.
+
+Every host variable named like one of this collection's (a role prefix or
+``ascend_vllm_``, or nearly so: ``vlm_serve_port``, ``VLLM_SERVE_PORT``) must be a
+name the roles' ``meta/argument_specs.yml`` define or mention, with a value of
+the type they declare (Ansible's own argument spec validator). A misspelt name
+would otherwise be ignored without a word. Used by the ``ascend.vllm.host_plan``
+action (the request); pure, raises ``ValueError``.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-DOCUMENTATION = r'''
----
-name: check_role_vars
-short_description: Find misspelt and mistyped variables of this collection's roles
-version_added: 0.1.0
-description:
-  - Compares every variable of a host whose name starts with a role prefix of this collection
-    (C(vllm_serve_), C(npu_check_), C(image_pull_), C(container_run_), C(ascend_vllm_)), or looks
-    like one (C(vlm_serve_port), C(VLLM_SERVE_PORT)), with the names the roles'
-    C(meta/argument_specs.yml) define or mention, and reports each unknown name with the closest
-    known one. Ansible would otherwise ignore such a variable without a word.
-  - Validates the value of every known variable against its argument spec (type, elements,
-    choices) with Ansible's own argument spec validator, as the role would when it starts, and
-    reports the value and the expected type. An C(ascend_vllm_*) variable that is the default of a
-    role option (C(ascend_vllm_instances) for C(vllm_serve_instances)) is validated against that option.
-  - Returns one problem per variable, in the shape of the preflight report; an empty list when all is well.
-author:
-  - ascend.vllm maintainers (@ascend-vllm)
-positional: specs
-options:
-  _input:
-    description: The host's variables, normally C(hostvars[inventory_hostname]); only names are read
-      until a value is needed, so unrelated variables are never templated.
-    type: dict
-    required: true
-  specs:
-    description: The roles' argument specs, role name to the parsed C(meta/argument_specs.yml) document.
-    type: dict
-    required: true
-  prefixes:
-    description: Variable name prefixes to check; defaults to C(<role>_) for every role in O(specs) plus C(ascend_vllm_).
-    type: list
-    elements: str
-'''
-
-EXAMPLES = r'''
-- name: Check the inventory variables against the roles' argument specs
-  ansible.builtin.set_fact:
-    var_problems: >-
-      {{ hostvars[inventory_hostname] | ascend.vllm.check_role_vars({
-           'vllm_serve': lookup('ansible.builtin.file', role_path ~ '/meta/argument_specs.yml') | from_yaml}) }}
-'''
-
-RETURN = r'''
-_value:
-  description: One entry per problem, empty when every variable is known and of the right type.
-  type: list
-  elements: dict
-  contains:
-    check:
-      description: Always C(variables).
-      type: str
-    kind:
-      description: C(unknown) for a name no role reads, C(type) for a value the argument spec rejects.
-      type: str
-    variable:
-      description: The variable as written in the inventory.
-      type: str
-    value:
-      description: Its value.
-      type: raw
-    suggestion:
-      description: The closest known name (C(unknown) only), or null.
-      type: str
-    msg:
-      description: C(variable=value) and what is wrong.
-      type: str
-    fix:
-      description: What to do instead.
-      type: str
-'''
-
 import difflib
 import json
+import os
 import re
 
-from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from collections.abc import Mapping
 
 
-try:
-    from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
-except ImportError:  # pragma: no cover - the collection is always importable where the filter runs
-    PLATFORMS = {}
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
 
 GLOBAL_PREFIX = 'ascend_vllm_'
 # A name whose start is this close to a prefix is taken for a misspelt role variable.
@@ -138,7 +72,7 @@ def known_variables(specs, prefixes):
     """
     if not isinstance(specs, dict) or not specs:
         # An empty spec set would pass every variable: fail instead of checking nothing.
-        raise AnsibleFilterError('check_role_vars: specs must be a non-empty dict of role name to argument_specs document')
+        raise ValueError('check_role_vars: specs must be a non-empty dict of role name to argument_specs document')
     options = {}
     aliases = {}
     mentioned = set()
@@ -146,7 +80,7 @@ def known_variables(specs, prefixes):
     for role, document in specs.items():
         entry_points = (document or {}).get('argument_specs') if isinstance(document, dict) else None
         if not isinstance(entry_points, dict):
-            raise AnsibleFilterError('check_role_vars: the spec of role %s has no argument_specs' % role)
+            raise ValueError('check_role_vars: the spec of role %s has no argument_specs' % role)
         for entry in entry_points.values():
             for name, spec in ((entry or {}).get('options') or {}).items():
                 spec = spec or {}
@@ -315,8 +249,19 @@ def check_role_vars(variables, specs, prefixes=None):
     return problems
 
 
-class FilterModule(object):
-    """Variable checks of the ascend.vllm roles."""
 
-    def filters(self):
-        return {'check_role_vars': check_role_vars}
+def role_argument_specs(roles_dir):
+    """{role: argument_specs document} for each role directory with meta/argument_specs.yml."""
+    import yaml  # the controller always has PyYAML (ansible-core needs it)
+    specs = {}
+    roles_dir = str(roles_dir)
+    if not os.path.isdir(roles_dir):
+        raise ValueError('role_argument_specs: %s is not a directory' % roles_dir)
+    for role in sorted(os.listdir(roles_dir)):
+        path = os.path.join(roles_dir, role, 'meta', 'argument_specs.yml')
+        if os.path.isfile(path):
+            with open(path) as handle:
+                specs[role] = yaml.safe_load(handle)
+    if not specs:
+        raise ValueError('role_argument_specs: no role under %s has meta/argument_specs.yml' % roles_dir)
+    return specs

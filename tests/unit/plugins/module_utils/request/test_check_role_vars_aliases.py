@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.check_role_vars import check_role_vars
-from ansible_collections.ascend.vllm.plugins.filter.role_argument_specs import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
 SPECS = role_argument_specs(os.path.join(ROOT, 'roles'))
 
 

@@ -1,0 +1,111 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""host_plan: read a host's variables once into a request and return its whole plan, on the controller.
+
+The documentation is the module's (plugins/modules/host_plan.py). The request
+(module_utils/request) holds every variable of the collection's roles as the
+roles would read it -- the user's values over the roles' defaults -- and
+remembers which the user set and where; the plan (module_utils/plan) is built
+and judged from it in one step. No node is contacted.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from ansible.errors import AnsibleError
+from ansible.module_utils.common.text.converters import to_text
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import Request, origin_text
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
+
+try:  # ansible-core >= 2.19 tags values loaded from files with where they were written (diagnostics only).
+    from ansible._internal._datatag._tags import Origin
+except ImportError:  # pragma: no cover - older cores: the report names variables without files
+    Origin = None
+
+ROLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'roles')
+_CACHE = {}
+
+
+def _roles(loader):
+    """(argument specs, raw defaults) of the collection's roles, read once per controller process.
+
+    The defaults are loaded as Ansible loads a role's: their templates are trusted, and
+    templated against the host's variables when read, as the roles would read them.
+    """
+    if 'roles' not in _CACHE:
+        specs = role_argument_specs(ROLES_DIR)
+        defaults = {}
+        for role in sorted(specs):
+            path = os.path.join(ROLES_DIR, role, 'defaults', 'main.yml')
+            if os.path.isfile(path):
+                defaults.update(loader.load_from_file(path, trusted_as_template=True) or {})
+        _CACHE['roles'] = (specs, defaults)
+    return _CACHE['roles']
+
+
+def _origin(value, name, extra_vars):
+    if name in extra_vars:
+        return 'extra vars'
+    tag = Origin.get_tag(value) if Origin is not None else None
+    if tag is None or not (tag.path or tag.description):
+        return ''
+    return origin_text(tag.path, tag.line_num, os.getcwd()) if tag.path else to_text(tag.description)
+
+
+def read_request(task_vars, templar, loader, names):
+    """The Request of the task's host: ``names`` (and every variable the user set) as the roles read them."""
+    host = task_vars['inventory_hostname']
+    hostvars = task_vars['hostvars']
+    raw = hostvars.raw_get(host)
+    _specs, defaults = _roles(loader)
+    layered = dict(defaults)
+    layered.update(task_vars)
+    user = set(raw) | set(name for name in task_vars if name not in defaults and name not in raw)
+    manager = getattr(hostvars, '_variable_manager', None)
+    extra_vars = getattr(manager, 'extra_vars', None) or {}
+    env = templar.copy_with_new_env(available_variables=layered)
+
+    def resolve(name):
+        try:
+            return env.template(layered[name])
+        except AnsibleError as exc:
+            raise ValueError(to_text(exc))
+
+    origins = dict((name, _origin(raw[name], name, extra_vars)) for name in raw if not name.startswith('ansible_'))
+    return Request(host, user_set=user, origins=origins, resolve=resolve,
+                   known=set(name for name in names if name in layered) | user)
+
+
+class ActionModule(ActionBase):
+    """The request and the plan of the task's host."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+    _VALID_ARGS = frozenset(('fail_on_problems',))
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        specs, defaults = _roles(self._loader)
+        names = set(defaults)
+        for document in specs.values():
+            for entry in (document.get('argument_specs') or {}).values():
+                names.update((entry or {}).get('options') or {})
+        request = read_request(task_vars, self._templar, self._loader, names)
+        try:
+            planned = host_plan(request, specs, os.path.isfile)
+        except ValueError as exc:
+            return {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
+        if planned['problems'] and boolean(self._task.args.get('fail_on_problems', True), strict=False):
+            # The report says it all; the half-built plan would only bury it.
+            return {'failed': True, 'changed': False, 'msg': planned['report'], 'problems': planned['problems']}
+        return {'changed': False, 'plan': planned, 'problems': planned['problems']}

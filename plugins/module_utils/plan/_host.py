@@ -1,0 +1,212 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The host plan: from one request, everything a host will run, and every problem with it, in one step.
+
+``host_plan(request, specs, isfile)`` judges the request in the order preflight
+always did -- variable names and types and the platform first (nothing else is
+worth judging while those are wrong), then the image inputs, the instance plan,
+every ``vllm_config`` rule of every instance, the balancer and the model
+directories -- and returns the plan with all problems at once. The
+``ascend.vllm.host_plan`` action runs it on the controller, before any node is
+contacted; the phases consume its result instead of recomputing it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.ascend.vllm.plugins.module_utils._balancer import balancer_plan
+from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judge as judge_image
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+    api_key, image_tag, plain, plan_instances, plan_problems)
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import MINIMUMS
+from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
+    config_problems, instance_configs, model_dirs, model_path_problems, report)
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
+from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan as plan_config, task_result
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
+    PLATFORMS, platform_violation, resolve_profile)
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS, argument_spec
+
+PREFIX = 'vllm_serve_'
+IMAGE_INPUTS = ('image_pull_registries', 'image_pull_repository', 'image_pull_tag', 'image_pull_tag_suffix',
+                'image_pull_digest', 'image_pull_image', 'image_pull_retries', 'image_pull_delay',
+                'image_pull_timeout', 'image_pull_poll_interval', 'image_pull_archive', 'image_pull_archive_on_node',
+                'image_pull_archive_dir')
+SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
+            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
+
+
+class _UserVariables(object):
+    """The variables the user set, as check_role_vars reads them (a template error raises on read)."""
+
+    def __init__(self, request):
+        self._request = request
+
+    def keys(self):
+        return self._request.user_names()
+
+    def __getitem__(self, name):
+        return self._request[name]
+
+
+def platform_profile(request, var_names):
+    """{'profile': dict or None, 'problems': [...]} of the host's platform, naming the user's variables."""
+    profile, bad = resolve_profile(request.get(PREFIX + 'platform') or '',
+                                   request.get(PREFIX + 'platform_overrides') or {},
+                                   request.get(PREFIX + 'platform_spec') or None)
+    if not bad:
+        return {'profile': profile, 'problems': []}
+    option, value, rule, fix = platform_violation(bad, lambda name: var_names.get(name, name))
+    if option == 'platform':
+        fix += ', or put the host in the inventory group of that name'
+    shown = json.dumps(value, sort_keys=True)
+    return {'profile': None, 'problems': [
+        {'check': 'platform', 'msg': '%s=%s: %s' % (var_names[option], shown, rule), 'fix': fix}]}
+
+
+def image_plan(request, profile, isfile):
+    """The image candidates, tag, pins and problems (image_pull's inputs and the platform's tag suffix)."""
+    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
+    suffix = (profile or {}).get('image_tag_suffix')
+    return judge_image(inputs, suffix, isfile)
+
+
+def instance_plan(request, pulled_tag=None):
+    """{'plan', 'problems', 'image_tag'}: the instances of the host from the instance list or the scalars.
+
+    ``pulled_tag``: the tag image_pull will pull (the image plan's), which ``vllm_serve_image_tag``
+    stands for unless the user set it.
+    """
+    list_var = 'ascend_vllm_instances' if request.is_set('ascend_vllm_instances') else PREFIX + 'instances'
+    instances = request.get(PREFIX + 'instances') or []
+    # Not a list (a string, a mapping): one entry that the plan reports as not a mapping.
+    instances = list(instances) if isinstance(instances, (list, tuple)) else [instances]
+    scalars = {
+        'instance_name': request.get(PREFIX + 'instance_name', 'default'),
+        'container_name': request.get(PREFIX + 'container_name', 'vllm-ascend'),
+        'chips': request.get(PREFIX + 'chips'),
+        'port': request.get(PREFIX + 'port', 8080),
+        'env': request.get(PREFIX + 'env') or {},
+        'options': dict((option, request.get(PREFIX + option)) for option in INSTANCE_OPTIONS),
+    }
+    plan = with_urls(plan_instances(instances, scalars, list_var), request.get(PREFIX + 'publish_address'))
+    settings = dict((name, request.get(name)) for name in SETTINGS)
+    settings.update(host=request.host, platform=request.get(PREFIX + 'platform') or '',
+                    platform_groups=[name for name in request.get('group_names') or [] if name in PLATFORMS])
+    return {
+        'plan': plan,
+        'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
+        'image_tag': image_tag(pulled_tag if request.get(PREFIX + 'image_tag') is None
+                               else request.get(PREFIX + 'image_tag'), request.get(PREFIX + 'image') or '',
+                               request.get('image_pull_image') or ''),
+    }
+
+
+def config_params(entry, request, var_names, tag, node=None):
+    """The vllm_config options of one planned instance: every instance option of the option table.
+
+    ``node`` (what preflight read of the node: ``chip_total_mb``/``chip_free_mb`` per instance and
+    ``rc_mode``) replaces the platform's nominal chip figures.
+    """
+    options = entry.get('options') or {}
+    params = dict((name, options[name]) for name in INSTANCE_OPTIONS if options.get(name) is not None)
+    node = node or {}
+    total = (node.get('chip_total_mb') or {}).get(entry['name'])
+    if params.get('chip_memory_mb') is None and total is not None:
+        params['chip_memory_mb'] = total
+    free = (node.get('chip_free_mb') or {}).get(entry['name'])
+    # In RC mode the chips share host memory: npu_check weighs that instead.
+    if free is not None and not node.get('rc_mode'):
+        params['chip_free_memory_mb'] = free
+    params.update(platform=request.get(PREFIX + 'platform'),
+                  platform_overrides=request.get(PREFIX + 'platform_overrides') or {},
+                  platform_spec=request.get(PREFIX + 'platform_spec'),
+                  host=request.get(PREFIX + 'host'), port=entry['port'], visible_chips=len(entry['chips'] or []),
+                  var_prefix=entry['var_prefix'],
+                  var_names=dict(var_names, visible_chips=str(entry['chips_var']).split(' ')[0]))
+    if tag is not None:
+        params['image_tag'] = tag
+    return params
+
+
+def instance_config(params):
+    """What the vllm_config action returns for ``params``, as a result of a loop over the plan."""
+    validation = ArgumentSpecValidator(argument_spec()).validate(params)
+    if validation.error_messages:
+        return {'failed': True, 'msg': validation.errors.msg}
+    try:
+        result = plan_config(dict(validation.validated_parameters))
+    except ValueError as exc:
+        return {'failed': True, 'msg': 'vllm_config could not plan: %s' % exc}
+    output = task_result(result)
+    if result['violations']:
+        output['failed'] = True
+    return output
+
+
+def configs(plan, request, var_names, tag, node=None):
+    """{instance name: config} (argv, env, settings, profile, memory, violations) of every instance."""
+    results = []
+    for entry in plan:
+        result = instance_config(config_params(entry, request, var_names, tag, node))
+        result['item'] = entry
+        results.append(result)
+    return instance_configs(results)
+
+
+def balancer(request, plan, configured):
+    """The balancer of the host: frontends, servers, key digests and problems."""
+    served = dict((name, ((config or {}).get('settings') or {}).get('served_model_name'))
+                  for name, config in configured.items())
+    instances = request.get(PREFIX + 'instances') or []
+    keys = dict((entry['name'], api_key(instances, request.get(PREFIX + 'api_key'), entry)) for entry in plan)
+    settings = {
+        'enabled': request.get('balancer_enabled'),
+        'port': request.get('balancer_port'),
+        'metrics_port': request.get('balancer_metrics_port'),
+        'publish_address': request.get('balancer_publish_address'),
+        'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
+    }
+    return balancer_plan(plan, served, keys, settings)
+
+
+def _stop(request, problems, **rest):
+    problems = with_origins(problems, request)
+    result = {'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''}
+    result.update(rest)
+    return result
+
+
+def host_plan(request, specs, isfile):
+    """The whole plan of one host and every problem with it (``report`` is the preflight message)."""
+    var_names = request.var_names()
+    problems = check_role_vars(_UserVariables(request), specs)
+    platform = {'profile': None, 'problems': []}
+    if not [problem for problem in problems if problem.get('kind') == 'type']:
+        platform = platform_profile(request, var_names)
+    problems += platform['problems']
+    if problems:
+        return _stop(request, problems, stage='variables')
+    image = image_plan(request, platform['profile'], isfile)
+    planned = instance_plan(request, image['image_tag'])
+    configured = {}
+    front = {'enabled': False, 'frontends': [], 'problems': []}
+    if request.get(PREFIX + 'platform'):
+        configured = configs(planned['plan'], request, var_names, planned['image_tag'])
+        front = balancer(request, planned['plan'], configured)
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    local = model_dirs(planned['plan'], configured, cache_dir)
+    problems = (image['problems'] + planned['problems'] + front['problems'] + config_problems(configured)
+                + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
+                                      {}))
+    return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),
+                 profile=platform['profile'], image=image, instances=planned['plan'], image_tag=planned['image_tag'],
+                 configs=configured, balancer=front, var_names=var_names)

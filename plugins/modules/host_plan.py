@@ -1,0 +1,124 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: host_plan
+short_description: Read a host's variables once and return its whole vLLM plan, judged, on the controller
+version_added: 0.2.0
+description:
+  - Reads the task host's variables once into a request -- every variable of this collection's roles as the roles
+    would read it, the user's values over the roles' defaults -- and remembers which of them the user set and where
+    (the inventory file and line, or extra vars).
+  - From that request builds the whole plan of the host in one step and judges it, in the order preflight always
+    has -- variable names and types and the platform first (a misspelt or mistyped variable is reported with the
+    closest known name or the type expected), then the image inputs, the instances, every
+    M(ascend.vllm.vllm_config) rule of every instance with the platform's nominal chip figures, the load balancer
+    and the local model paths.
+  - Fails with every problem at once (the preflight report, each line naming the variable the user wrote, its value,
+    the fix and where it was set), unless O(fail_on_problems=false).
+  - Runs on the controller only (an action plugin); no host is contacted, so a rejected configuration costs no
+    round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
+author:
+  - ascend.vllm maintainers
+options:
+  fail_on_problems:
+    description: Fail the task when the plan has problems; with V(false) the problems are only returned.
+    type: bool
+    default: true
+attributes:
+  action:
+    support: full
+    details: Only the action plugin exists; the plan is built on the controller.
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+    details: Only computes, so check mode gives the same result.
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: all
+seealso:
+  - module: ascend.vllm.vllm_config
+'''
+
+EXAMPLES = r'''
+- name: Plan the host and judge the plan (every problem at once)
+  ascend.vllm.host_plan:
+  register: ascend_vllm_plan
+
+- name: Show the vllm serve command of each instance
+  ansible.builtin.debug:
+    msg: "{{ item.key }}: {{ item.value.argv | join(' ') }}"
+  loop: "{{ ascend_vllm_plan.plan.configs | dict2items }}"
+  loop_control:
+    label: "{{ item.key }}"
+'''
+
+RETURN = r'''
+plan:
+  description: The host plan (only when there is no problem, or with O(fail_on_problems=false)).
+  returned: success
+  type: dict
+  contains:
+    host:
+      description: The inventory host name.
+      type: str
+    platform:
+      description: The platform the host runs as.
+      type: str
+    profile:
+      description: Its platform profile (devices, mounts, privileged, shm size, tag suffix, allowed TP sizes).
+      type: dict
+    image:
+      description: C(candidates) (image references in pull order), C(image_tag), C(pins) and C(problems).
+      type: dict
+    instances:
+      description: One entry per instance (name, container name, chips, port, env, the vllm_config options, and the
+        variable each value came from).
+      type: list
+      elements: dict
+    image_tag:
+      description: The tag checked against the model's minimum, or null for a digest reference.
+      type: str
+    configs:
+      description: Per instance name, the vllm_config result (C(ok), C(argv), C(env), C(api_key_env), C(settings),
+        C(profile), C(memory), C(violations)).
+      type: dict
+    balancer:
+      description: Whether the host runs a load balancer, why, and its frontends.
+      type: dict
+    var_names:
+      description: The inventory variable the platform, its overrides and spec and the image tag come from.
+      type: dict
+problems:
+  description: Each problem as C(check), C(msg), C(fix) and, when the request knows, C(origin) (where the variable
+    was set); empty when all is well.
+  returned: always
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main():
+    # The plan needs the controller's view of the inventory: only the action plugin can build it.
+    module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True}},
+                           supports_check_mode=True)
+    module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
+                         'call it as a task, not as a module on a node')
+
+
+if __name__ == '__main__':
+    main()
