@@ -35,7 +35,7 @@ Sources, as read (quoted in the entries by their letter):
        ``npu-smi info -t board -i ID`` is the driver's verdict on the card's firmware, OK when the
        running firmware is in a range of ``compatible_version_fw`` of the driver's version.info
        (each version cut to the length of the range's bounds, then compared as text), NOK for a
-       firmware below "6.4."; printed for EP cards only, never on SoC (RC) boards.
+       firmware below "6.4."; printed for EP cards only, never on SoC boards.
 """
 
 from __future__ import absolute_import, division, print_function
