@@ -15,7 +15,8 @@ description:
   - Judges what M(ascend.vllm.node_facts) read on a node against the platform profile, the planned
     instances and the C(npu_check) settings - the platform, driver files, device nodes, mounted host
     files, Docker Engine, npu-smi, chip health, processes on the chips, the platform's chips per
-    card, serving ports, disk space for the image and RC-mode host memory.
+    card, serving ports, disk space for the image and RC-mode host memory, and the driver and each card's
+    firmware against the image's version data (docs/versions.md).
   - Returns every problem in the shape of the preflight report (C(check), C(msg), C(fix)), in the
     order the checks run, and the C(npu_check_result) the other roles plan with.
 author:
@@ -30,7 +31,7 @@ options:
     description:
       - C(host), C(platform), C(profile) (resolved, empty when it cannot be), C(profile_given),
         C(platform_problems) (of P(ascend.vllm.platform_profile#filter)), C(instances), C(driver_dir),
-        C(driver_version_file), C(driver_min_version), C(mount_sources), C(docker_min_version),
+        C(driver_version_file), C(driver_min_version), C(image_tag), C(mount_sources), C(docker_min_version),
         C(ports), C(disk_min_free_gb), C(images), C(rc_memory_margin_mb), C(paths), and after a
         page-cache drop C(drop) (its registered result) and C(memory_again) (node_facts with
         C(gather=[memory])).

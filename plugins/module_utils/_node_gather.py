@@ -23,7 +23,7 @@ def _npu(params, run_command, search_path, warn):
     """(facts, error, facts of the npu-smi found elsewhere) for the npu-smi asked for."""
     try:
         return read_npu(run_command, params['npu_smi_path'] or None, search_path,
-                        params['driver_version_file'], warn), None, None
+                        params['driver_version_file'], warn, boards=True), None, None
     except NpuSmiError as exc:
         error = dict(exc.details, msg=exc.msg)
     found = None

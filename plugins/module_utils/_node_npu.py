@@ -14,6 +14,7 @@ __metaclass__ = type
 import os
 
 from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
+    parse_board_info,
     parse_npu_smi_info,
     parse_version_info,
 )
@@ -131,7 +132,39 @@ def npu_facts_from(text, path, driver_version_file, warn):
     )
 
 
-def read_npu(run_command, path, search_path, driver_version_file, warn):
+def read_boards(run_command, path, npu_ids):
+    """Per card (NPU id) what ``npu-smi info -t board -i ID`` says: driver, firmware, compatibility.
+
+    The driver and firmware installation guides name this view as where the NPU driver
+    ("Software Version") and firmware ("Firmware Version") versions are read. A card whose view
+    cannot be run or read gets ``error`` instead; nothing here raises.
+    """
+    out = []
+    for npu_id in npu_ids:
+        argv = [path, 'info', '-t', 'board', '-i', str(npu_id)]
+        rc, stdout, stderr = run_command(argv, environ_update={'LC_ALL': 'C'})
+        if rc != 0:
+            detail = (stderr or '').strip() or (stdout or '').strip() or '(no output)'
+            out.append({'npu_id': npu_id, 'error': '%s failed with rc=%d: %s' % (' '.join(argv), rc, detail)})
+            continue
+        try:
+            board = parse_board_info(stdout or '')
+        except ValueError as exc:
+            out.append({'npu_id': npu_id, 'error': 'cannot parse %s: %s' % (' '.join(argv), exc)})
+            continue
+        board.pop('fields', None)
+        board['npu_id'] = npu_id
+        board['error'] = None
+        out.append(board)
+    return out
+
+
+def read_npu(run_command, path, search_path, driver_version_file, warn, boards=False):
     """Facts of the npu-smi at ``path`` (or found); NpuSmiError when there are none."""
     located = locate_npu_smi(path, search_path)
-    return npu_facts_from(run_npu_smi(run_command, located), located, driver_version_file, warn)
+    facts = npu_facts_from(run_npu_smi(run_command, located), located, driver_version_file, warn)
+    if boards:
+        # In the same module run as `npu-smi info`: one board view per card it lists.
+        ids = sorted(set(chip['npu_id'] for chip in facts['chips']))
+        facts['boards'] = read_boards(run_command, located, ids)
+    return facts

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
 
+from ansible_collections.ascend.vllm.plugins.module_utils import versions
 from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
 
@@ -271,15 +272,101 @@ def own_running(containers, instances):
 
 def npu_smi_problems(facts, settings):
     # type: (Dict[str, Any], Dict[str, Any]) -> List[Dict[str, str]]
-    """npu-smi cannot be run or read, or the driver is older than npu_check_driver_min_version."""
+    """npu-smi cannot be run or read, or the driver is older than an explicit npu_check_driver_min_version.
+
+    ``auto`` (the default) and the image's version data are judged by version_problems.
+    """
     npu = facts.get('npu')
     if npu is None:
         return [_problem('npu-smi', (facts.get('npu_error') or {}).get('msg') or 'npu-smi failed', NPU_SMI_FIX)]
     minimum = settings.get('driver_min_version') or ''
-    if not minimum or version_at_least(npu.get('driver_version') or '0', minimum):
+    if not minimum or minimum == versions.AUTO or version_at_least(npu.get('driver_version') or '0', minimum):
         return []
     return [_problem('driver', 'driver %s is older than %s' % (npu.get('driver_version') or 'unknown', minimum),
                      'upgrade the Ascend driver and firmware to %s or newer' % minimum)]
+
+
+VERSIONS_DOC = 'docs/versions.md'
+FIRMWARE_FIX = ('install the firmware of the same Ascend HDK release as driver %s (Ascend-hdk-310p-npu-firmware) and '
+                'reboot; when upgrading, firmware first, then driver (%s)')
+
+
+def _driver_of(npu):
+    # type: (Dict[str, Any]) -> Optional[str]
+    """version.info's Version, else what the board view says the driver is (Software Version)."""
+    if npu.get('driver_version'):
+        return npu['driver_version']
+    found = [b.get('software_version') for b in npu.get('boards') or [] if b.get('software_version')]
+    return found[0] if found else None
+
+
+def _driver_problem(entry, tag, driver, verdict, settings):
+    # type: (Dict[str, Any], str, Any, Dict[str, Any], Dict[str, Any]) -> Dict[str, str]
+    image = 'image %s (CANN %s)' % (tag, entry['cann'])
+    listed = ', '.join(entry['hdk_compatible'])
+    if verdict['verdict'] in ('unknown', 'missing'):
+        return _problem('versions', 'the driver version in %s (%s) cannot be checked against %s: %s'
+                        % (settings['driver_version_file'], driver or 'no Version= line', image, verdict['msg']),
+                        'reinstall the Ascend driver so that version.info gives Version=MAJOR.MINOR.PATCH, or set '
+                        'npu_check_driver_min_version to "" to skip the check (%s)' % VERSIONS_DOC)
+    return _problem(
+        'versions', 'driver %s does not suit %s: %s; vllm serve would fail at start (E30006 Failed to verify the OPP)'
+        % (driver, image, verdict['msg']),
+        'install an Ascend HDK (driver and firmware of one release) that the CANN %s release notes list as compatible '
+        '(%s; %s is the release paired with CANN %s) and reboot, or run an image whose CANN suits driver %s (%s); '
+        'npu_check_driver_min_version set to a version replaces this check'
+        % (entry['cann'], listed, entry['hdk_paired'], entry['cann'], driver, VERSIONS_DOC))
+
+
+def version_problems(facts, settings):
+    # type: (Dict[str, Any], Dict[str, Any]) -> Tuple[List[Dict[str, str]], Dict[str, Any]]
+    """(problems, versions): the driver against the image's version data, each card's firmware against the driver.
+
+    With npu_check_driver_min_version ``auto`` the image tag's entry in module_utils/versions.py
+    decides: a driver the CANN release notes rule out (marked N, or older than every compatible
+    release) or that cannot be read is a problem; one they do not list but do not rule out is a
+    note. Firmware the driver refuses (npu-smi's Compatibility NOK, or below its
+    compatible_version_fw) is a problem whatever the image.
+    """
+    npu = facts.get('npu')
+    tag = versions.image_tag_of(settings.get('image_tag'))
+    out = {'image_tag': tag or None, 'cann': None, 'driver': None, 'driver_verdict': None,
+           'firmware': {}, 'notes': []}  # type: Dict[str, Any]
+    if npu is None:
+        return [], out
+    driver = _driver_of(npu)
+    out['driver'] = driver
+    problems = []
+    entry = versions.entry_for(tag)
+    if settings.get('driver_min_version') == versions.AUTO:
+        if entry is None:
+            if tag:
+                out['notes'].append('no version data for image tag %s, so the driver is not checked against it (%s)'
+                                    % (tag, VERSIONS_DOC))
+        else:
+            out['cann'] = entry['cann']
+            verdict = versions.driver_verdict(entry, driver)
+            out['driver_verdict'] = verdict['verdict']
+            file_missing = not _path(facts, settings['driver_version_file']).get('exists', True)
+            if verdict['verdict'] in ('incompatible', 'too_old', 'unknown') or (
+                    verdict['verdict'] == 'missing' and not file_missing):
+                problems.append(_driver_problem(entry, tag, driver, verdict, settings))
+            elif verdict['verdict'] == 'unlisted':
+                out['notes'].append('driver %s is %s' % (driver, verdict['msg']))
+    ranges = (npu.get('driver_info') or {}).get('compatible_version_fw')
+    for board in npu.get('boards') or []:
+        card = 'NPU %s' % board.get('npu_id')
+        if board.get('error'):
+            out['notes'].append('%s: firmware not read (%s)' % (card, board['error']))
+            continue
+        out['firmware'][str(board.get('npu_id'))] = board.get('firmware_version')
+        verdict = versions.firmware_verdict(board.get('firmware_version'), driver, ranges, board.get('compatibility'))
+        if verdict['verdict'] in ('incompatible', 'older'):
+            problems.append(_problem('versions', '%s: %s' % (card, verdict['msg']),
+                                     FIRMWARE_FIX % (driver, VERSIONS_DOC)))
+        elif verdict['verdict'] == 'unjudged':
+            out['notes'].append('%s: %s' % (card, verdict['msg']))
+    return problems, out
 
 
 def _unique(values):
@@ -447,8 +534,8 @@ def _available_mb(facts, settings):
     return (again or facts.get('memory') or {}).get('available_mb')
 
 
-def node_result(facts, settings, profile, instances, own):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], List[Dict[str, Any]], Dict[str, Any]) -> Dict[str, Any]
+def node_result(facts, settings, profile, instances, own, found_versions=None):
+    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], List[Dict[str, Any]], Dict[str, Any], Any) -> Dict[str, Any]
     """npu_check_result: what the node has, for the roles that plan with it."""
     npu = facts.get('npu') or {}
     docker = facts.get('docker') or {}
@@ -458,6 +545,8 @@ def node_result(facts, settings, profile, instances, own):
         'platform': settings.get('platform') or '',
         'profile': profile,
         'driver_version': npu.get('driver_version'),
+        'firmware_versions': dict((found_versions or {}).get('firmware') or {}),
+        'versions': found_versions or {},
         'npu_smi_version': npu.get('npu_smi_version'),
         'chip_count': npu.get('chip_count', 0),
         'docker_version': docker.get('version'),
@@ -481,7 +570,7 @@ def node_problems(facts, settings):
     """{problems, result, drop_page_cache} for node_facts' answer and the role settings.
 
     settings: host, platform, profile (resolved, {} when it cannot be), profile_given,
-    platform_problems, instances, driver_dir, driver_version_file, driver_min_version,
+    platform_problems, instances, driver_dir, driver_version_file, driver_min_version, image_tag,
     mount_sources, docker_min_version, ports, disk_min_free_gb, images,
     rc_memory_margin_mb, paths, and after a page-cache drop: drop, memory_again.
     """
@@ -493,12 +582,14 @@ def node_problems(facts, settings):
     problems += foreign_problems(facts.get('containers'), instances)
     problems += docker_problems(facts.get('docker') or {}, settings)
     problems += npu_smi_problems(facts, settings)
+    found, found_versions = version_problems(facts, settings)
+    problems += found
     if facts.get('npu') is not None:
         problems += chip_problems(facts['npu'], profile, instances, own)
     problems += chips_per_card_problems(facts, settings, profile)
     if settings.get('ports', True):
         problems += port_problems(facts, instances, own)
-    result = node_result(facts, settings, profile, instances, own)
+    result = node_result(facts, settings, profile, instances, own, found_versions)
     problems += disk_problems(result['disk'], result['image_present'], settings)
     need = memory_need(instances, own) if result['rc_mode'] else 0
     memory = memory_problems(result['host_memory_available_mb'], need, settings)
@@ -508,9 +599,13 @@ def node_problems(facts, settings):
 def summary(result, problems):
     # type: (Dict[str, Any], List[Dict[str, str]]) -> str
     """The one line the role shows for the node."""
-    return ('%s: driver %s, npu-smi %s, %s chip(s), Docker %s, free chip memory per instance (MB) %s, %d problem(s)'
-            % (result['platform'], result['driver_version'] or '?', result['npu_smi_version'] or '?',
-               result['chip_count'], result['docker_version'] or '?', result['chip_free_mb'], len(problems)))
+    firmware = sorted(set(str(v) for v in (result.get('firmware_versions') or {}).values() if v))
+    notes = (result.get('versions') or {}).get('notes') or []
+    return ('%s: driver %s, firmware %s, npu-smi %s, %s chip(s), Docker %s, free chip memory per instance (MB) %s, '
+            '%d problem(s)%s'
+            % (result['platform'], result['driver_version'] or '?', '/'.join(firmware) or '?',
+               result['npu_smi_version'] or '?', result['chip_count'], result['docker_version'] or '?',
+               result['chip_free_mb'], len(problems), ''.join('; note: ' + note for note in notes)))
 
 
 def report(host, problems):

@@ -332,3 +332,42 @@ def parse_version_info(text: str) -> Dict[str, Any]:
         info[key.strip()] = value.strip()
     version = info.get('Version') or info.get('version') or info.get('package_version') or None
     return {'version': version, 'info': info}
+
+
+# "\tFirmware Version               : 7.8.0.6.201": npu-smi prints every line of the board view
+# as printf("\t%-30s : %s\n", key, value) (npucli npu_info_print.c in the public copy of the
+# Ascend driver source); pasted copies often lose the tab.
+_BOARD_LINE_RE = re.compile(r'^\s*(?P<key>[^:]*?\S)\s+:\s?(?P<value>.*)$')
+_BOARD_FIELDS = {
+    'NPU ID': 'npu_id',
+    'Software Version': 'software_version',
+    'Firmware Version': 'firmware_version',
+    'Compatibility': 'compatibility',
+    'Chip Count': 'chip_count',
+}
+
+
+def parse_board_info(text: str) -> Dict[str, Any]:
+    """Parse ``npu-smi info -t board -i ID`` (one ``Key : Value`` per line).
+
+    Returns ``npu_id``, ``software_version`` (the driver version, as Huawei's NPU driver and
+    firmware installation guides say), ``firmware_version``, ``compatibility`` (the driver's
+    verdict on the firmware; None where npu-smi does not print it, as on RC boards) and
+    ``chip_count`` (None when absent), plus every line in ``fields``. Raises
+    ``NpuSmiParseError`` when no line has that shape.
+    """
+    fields: Dict[str, str] = {}
+    for raw in text.splitlines():
+        match = _BOARD_LINE_RE.match(raw)
+        if match:
+            fields[match.group('key').strip()] = match.group('value').strip()
+    if not fields:
+        stripped = [line for line in text.splitlines() if line.strip()]
+        raise NpuSmiParseError(1, stripped[0] if stripped else text, 'no "Key : Value" line of the board view',
+                               source='npu-smi info -t board')
+    out: Dict[str, Any] = dict((name, fields.get(key)) for key, name in _BOARD_FIELDS.items())
+    for name in ('npu_id', 'chip_count'):
+        value = out[name]
+        out[name] = int(value) if value is not None and value.isdigit() else None
+    out['fields'] = fields
+    return out

@@ -17,7 +17,8 @@ description:
     preflight costs one round trip to the node.
   - Paths (driver files, device nodes, the host files the container mounts, any extra
     path) with their type; the chips, health, memory and processes that C(npu-smi info)
-    lists (as M(ascend.vllm.npu_facts) reads them) and the driver version.
+    lists (as M(ascend.vllm.npu_facts) reads them), the driver version and, per card, what
+    C(npu-smi info -t board -i ID) says (driver, firmware and their compatibility).
   - The Docker Engine (reachable or not, version, data root, image tags, running
     containers with their published ports and labels) and, for the containers named in
     O(containers), their state, restart count, devices, port bindings, labels and the
@@ -144,7 +145,17 @@ npu:
   type: dict
   sample:
     chip_count: 2
-    driver_version: 24.1.rc2.2
+    driver_version: 25.2.0
+    boards:
+      - {npu_id: 2, software_version: 25.2.0, firmware_version: 7.7.0.6.236, compatibility: OK, chip_count: 2, error: null}
+  contains:
+    boards:
+      description:
+        - Per card (NPU id) of C(npu-smi info), its board view C(npu-smi info -t board -i ID) - C(software_version)
+          (the driver), C(firmware_version), C(compatibility) (npu-smi's verdict on the pair; null where it prints
+          none, as on RC boards) and C(chip_count); or C(error) when that view could not be run or read.
+      type: list
+      elements: dict
 npu_error:
   description: Why there is no RV(npu) (C(msg), C(searched), C(found), C(rc), C(stderr)); null when there is.
   returned: when V(npu) is gathered

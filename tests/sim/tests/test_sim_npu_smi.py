@@ -236,3 +236,54 @@ def test_standin_reports_kv_cache_from_the_chip_it_sees(tmp_path):
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def collection_board_parser():
+    """The collection's own board-view parser (plugins/module_utils/npu_smi.py)."""
+    path = REPO / "plugins" / "module_utils" / "npu_smi.py"
+    spec = importlib.util.spec_from_file_location("ascend_vllm_npu_smi_board", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.parse_board_info
+
+
+# The lines (and their order) of a public `npu-smi info -t board -i ID` of an Atlas 300I Duo.
+BOARD_KEYS_300I_DUO = ["NPU ID", "Product Name", "Model", "Manufacturer", "Serial Number", "Software Version",
+                       "Firmware Version", "Compatibility", "Board ID", "PCB ID", "BOM ID", "PCIe Bus Info", "Slot ID",
+                       "Class ID", "PCI Vendor ID", "PCI Device ID", "Subsystem Vendor ID", "Subsystem Device ID",
+                       "Chip Count", "Chip Fault"]
+
+
+def test_board_view_has_the_real_layout_and_parses(tmp_path, monkeypatch):
+    tool = sim.npu_smi_tool()
+    info = tmp_path / "version.info"
+    info.write_text("Version=25.2.0\ncompatible_version_fw=[7.0.0,8.2.99]\n")
+    monkeypatch.setattr(tool, "DRIVER_VERSION_INFO", str(info))
+    state = node.default_state("atlas_300i_duo", {"cards": "2", "driver_version": "25.0.rc1.1"})
+    node.set_values(state, ["card=1", "firmware_version=6.3.0.1.241"])
+    first, second = (tool.render_board(state, card) for card in state["cards"])
+    # npu-smi's printf("\t%-30s : %s\n"): a tab, the key padded to 30, " : ", the value.
+    assert first.splitlines()[0] == "\tNPU ID                         : 2"
+    assert [line[1:31].rstrip() for line in first.splitlines()] == BOARD_KEYS_300I_DUO
+    parse = collection_board_parser()
+    assert {k: parse(first)[k] for k in ("npu_id", "software_version", "firmware_version", "compatibility")} == {
+        "npu_id": 2, "software_version": "25.0.rc1.1", "firmware_version": "7.7.0.6.236", "compatibility": "OK"}
+    assert (parse(second)["firmware_version"], parse(second)["compatibility"]) == ("6.3.0.1.241", "NOK")
+
+
+def test_rc_board_view_prints_no_compatibility():
+    state = node.default_state("atlas_200i_pro", {"firmware_version": "7.8.0.6.201"})
+    out = collection_board_parser()(sim.npu_smi_tool().render_board(state, state["cards"][0]))
+    assert (out["npu_id"], out["firmware_version"], out["compatibility"], out["chip_count"]) == (
+        0, "7.8.0.6.201", None, 1)
+
+
+def test_script_prints_the_board_view_of_a_card(tmp_path):
+    state = tmp_path / "npu.json"
+    state.write_text(json.dumps(node.default_state("atlas_300i_duo", {})))
+    env = dict(os.environ, ASCEND_SIM_NPU_STATE=str(state))
+    run = lambda *argv: subprocess.run([sys.executable, str(NPU_SMI)] + list(argv), env=env,  # noqa: E731
+                                       capture_output=True, text=True)
+    assert "\tFirmware Version               : 7.7.0.6.236\n" in run("info", "-t", "board", "-i", "2").stdout
+    assert run("info", "-i", "2", "-t", "board").returncode == 0
+    assert run("info", "-t", "board", "-i", "9").returncode == 1

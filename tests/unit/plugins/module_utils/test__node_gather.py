@@ -221,3 +221,43 @@ def test_stat_path_says_where_a_link_leads(tmp_path):
     (tmp_path / 'real').mkdir()
     os.symlink(str(tmp_path / 'real'), str(tmp_path / 'link'))
     assert _node_probe.stat_path(str(tmp_path / 'link'))['realpath'] == str(tmp_path / 'real')
+
+
+def _board(npu_id, firmware, compatibility='OK'):
+    # The board view's shape: printf("\t%-30s : %s\n") per line (npu-smi's own format).
+    lines = [('NPU ID', npu_id), ('Software Version', '25.2.0'), ('Firmware Version', firmware)]
+    if compatibility:
+        lines.append(('Compatibility', compatibility))
+    return ''.join('\t%-30s : %s\n' % line for line in lines + [('Chip Count', 2)])
+
+
+def test_board_view_of_each_card_in_the_same_run(tmp_path, capture):
+    # Two cards (NPU 2 and 3): one board view each, after `npu-smi info`, in one module run.
+    text = capture('02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt')
+    two_cards = text.replace('| 2       310P3                 | OK              | NA           49',
+                             '| 3       310P3                 | OK              | NA           49')
+    smi = _npu_smi(tmp_path, 'npu-smi')
+    calls = []
+
+    def run(argv, **kw):
+        calls.append(argv)
+        if argv[1:] == ['info']:
+            return 0, two_cards, ''
+        if argv[-1] == '3':
+            return 255, '', 'Error: the device 3 is busy'
+        return 0, _board(argv[-1], '7.7.0.6.236'), ''
+
+    out = _node_gather.gather_node(_params(npu_smi_path=smi, gather=['npu']), run, '', lambda msg: None)
+    assert calls == [[smi, 'info'], [smi, 'info', '-t', 'board', '-i', '2'], [smi, 'info', '-t', 'board', '-i', '3']]
+    assert out['npu']['boards'] == [
+        {'npu_id': 2, 'software_version': '25.2.0', 'firmware_version': '7.7.0.6.236', 'compatibility': 'OK',
+         'chip_count': 2, 'error': None},
+        {'npu_id': 3, 'error': '%s info -t board -i 3 failed with rc=255: Error: the device 3 is busy' % smi},
+    ]
+
+
+def test_npu_facts_module_reads_no_board_view(tmp_path, capture):
+    text = capture('02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt')
+    smi = _npu_smi(tmp_path, 'npu-smi')
+    facts = _node_npu.read_npu(lambda argv, **kw: (0, text, ''), smi, '', '/nonexistent', lambda msg: None)
+    assert 'boards' not in facts

@@ -347,7 +347,8 @@ def test_report_and_summary(capture):
     assert text.splitlines()[1].startswith('- [driver] /usr/local/Ascend/driver is missing: the Ascend NPU driver is '
                                            'not installed. Fix: install the Ascend 310P driver')
     assert np.summary(out['result'], out['problems']).startswith(
-        'atlas_300i_duo: driver 24.1.rc2.2, npu-smi 25.2.0, 2 chip(s), Docker 20.10.24+dfsg1, free chip memory')
+        'atlas_300i_duo: driver 24.1.rc2.2, firmware ?, npu-smi 25.2.0, 2 chip(s), Docker 20.10.24+dfsg1, free '
+        'chip memory')
 
 
 def test_instances_are_filled_in():
@@ -418,3 +419,115 @@ def test_a_mount_of_the_wrong_kind_is_removed_first():
     assert [p['fix'] for p in np.mount_problems(facts, profile)] == [
         "remove /etc/hdcBasic.cfg, then install the Atlas 200I Pro board's driver and firmware package, "
         "or change the platform profile's mounts in ascend_vllm_platform_overrides"]
+
+
+def _versions_facts(capture, driver, firmware='7.7.0.6.236', compatibility='OK', fw_list='[7.0.0,8.2.99]'):
+    facts = healthy(capture)
+    facts['npu']['driver_version'] = driver
+    facts['npu']['driver_info'] = {'Version': driver, 'compatible_version_fw': fw_list} if fw_list else {}
+    facts['npu']['boards'] = [{'npu_id': 2, 'software_version': driver, 'firmware_version': firmware,
+                               'compatibility': compatibility, 'chip_count': 2, 'error': None}]
+    return facts
+
+
+def versions_settings(tag='quay.io/ascend/vllm-ascend:v0.23.0-310p', minimum='auto'):
+    return settings(image_tag=tag, driver_min_version=minimum)
+
+
+def test_a_driver_that_suits_the_image_passes(capture):
+    out = np.node_problems(_versions_facts(capture, '25.2.0'), versions_settings())
+    assert out['problems'] == []
+    assert out['result']['firmware_versions'] == {'2': '7.7.0.6.236'}
+    assert out['result']['versions'] == {'image_tag': 'v0.23.0-310p', 'cann': '9.1.0', 'driver': '25.2.0',
+                                         'driver_verdict': 'ok', 'firmware': {'2': '7.7.0.6.236'}, 'notes': []}
+    assert 'driver 25.2.0, firmware 7.7.0.6.236, npu-smi' in np.summary(out['result'], out['problems'])
+
+
+@pytest.mark.parametrize('driver, detail', [
+    ('25.0.rc1.1', 'the CANN 9.1.0 release notes mark Ascend HDK 25.0.X incompatible'),
+    ('24.1.rc2.2', 'older than every Ascend HDK the CANN 9.1.0 release notes list as compatible (oldest 25.2.X)'),
+])
+def test_a_driver_the_release_notes_rule_out_is_refused(capture, driver, detail):
+    out = np.node_problems(_versions_facts(capture, driver), versions_settings())
+    assert msgs(out) == [('versions', 'driver %s does not suit image v0.23.0-310p (CANN 9.1.0): %s; vllm serve would '
+                                      'fail at start (E30006 Failed to verify the OPP)' % (driver, detail))]
+    fix = out['problems'][0]['fix']
+    assert fix.startswith('install an Ascend HDK (driver and firmware of one release) that the CANN 9.1.0 release '
+                          'notes list as compatible (25.2.X, 25.3.X, 25.5.X, 25.7.RC1, 26.0.RC1, 26.1.0, 26.1.1, '
+                          '26.2.RC1; 26.0.RC1 is the release paired with CANN 9.1.0)')
+    assert 'docs/versions.md' in fix and 'npu_check_driver_min_version' in fix
+
+
+def test_the_openeuler_image_has_the_same_rule(capture):
+    out = np.node_problems(_versions_facts(capture, '25.0.rc1.1'), versions_settings('v0.23.0-310p-openeuler'))
+    assert [p['msg'].split(':')[0] for p in out['problems']] == [
+        'driver 25.0.rc1.1 does not suit image v0.23.0-310p-openeuler (CANN 9.1.0)']
+
+
+def test_a_newer_unlisted_driver_is_a_note_not_a_problem(capture):
+    out = np.node_problems(_versions_facts(capture, '26.3.0'), versions_settings())
+    assert out['problems'] == []
+    assert out['result']['versions']['driver_verdict'] == 'unlisted'
+    assert '; note: driver 26.3.0 is newer than the Ascend HDK releases' in np.summary(out['result'], [])
+
+
+@pytest.mark.parametrize('driver, file_exists, expected', [
+    ('V100R001C18', True, "the driver version in /usr/local/Ascend/driver/version.info (V100R001C18) cannot be checked "
+                          "against image v0.23.0-310p (CANN 9.1.0): driver version 'V100R001C18' is not "
+                          "MAJOR.MINOR.PATCH or MAJOR.MINOR.rcN (e.g. 25.2.0, 25.0.rc1.1)"),
+    (None, True, 'the driver version in /usr/local/Ascend/driver/version.info (no Version= line) cannot be checked '
+                 'against image v0.23.0-310p (CANN 9.1.0): no driver version was read'),
+    # version.info missing: the driver check already says so, once.
+    (None, False, None),
+])
+def test_unknown_or_missing_driver_version(capture, driver, file_exists, expected):
+    facts = _versions_facts(capture, driver)
+    facts['npu']['boards'] = []
+    facts['paths']['/usr/local/Ascend/driver/version.info'] = {'exists': file_exists}
+    found = [m for c, m in msgs(np.node_problems(facts, versions_settings())) if c == 'versions']
+    assert found == ([expected] if expected else [])
+
+
+@pytest.mark.parametrize('tag, minimum, driver, expected', [
+    # an explicit minimum replaces the image's rule; "" checks nothing
+    ('v0.23.0-310p', '25.0', '25.0.rc1.1', []),
+    ('v0.23.0-310p', '26.0', '25.5.1', [('driver', 'driver 25.5.1 is older than 26.0')]),
+    ('v0.23.0-310p', '', '22.0.4', []),
+    # a tag without version data: no driver rule, a note
+    ('v0.22.0-310p', 'auto', '22.0.4', []),
+    ('', 'auto', '22.0.4', []),
+])
+def test_min_version_and_tags_without_data(capture, tag, minimum, driver, expected):
+    out = np.node_problems(_versions_facts(capture, driver), versions_settings(tag, minimum))
+    assert msgs(out) == expected
+    notes = out['result']['versions']['notes']
+    assert notes == (['no version data for image tag v0.22.0-310p, so the driver is not checked against it '
+                      '(docs/versions.md)'] if tag == 'v0.22.0-310p' else [])
+
+
+@pytest.mark.parametrize('firmware, compatibility, fw_list, expected', [
+    ('7.7.0.6.236', 'OK', '[7.0.0,8.2.99]', None),
+    ('7.8.0.6.201', 'NOK', '[7.0.0,7.7.99]',
+     'NPU 2: npu-smi reports firmware 7.8.0.6.201 incompatible with driver 25.2.0 (Compatibility NOK)'),
+    # no Compatibility line (RC boards): the driver's own list, applied here
+    ('6.3.0.1.241', None, '[7.0.0,8.2.99]', 'NPU 2: firmware 6.3.0.1.241 is older than driver 25.2.0 accepts '
+                                            '(6.4 or newer)'),
+    ('7.1.0.7.220', None, '[7.5.0,8.2.99]', 'NPU 2: firmware 7.1.0.7.220 is older than driver 25.2.0 accepts '
+                                            '(compatible_version_fw=[7.5.0,8.2.99])'),
+    ('8.5.0.1.100', None, '[7.0.0,8.2.99]', None),
+    ('NA', None, '[7.0.0,8.2.99]', None),
+])
+def test_firmware_older_than_the_driver_is_refused(capture, firmware, compatibility, fw_list, expected):
+    out = np.node_problems(_versions_facts(capture, '25.2.0', firmware, compatibility, fw_list), versions_settings())
+    assert msgs(out) == ([('versions', expected)] if expected else [])
+    if expected:
+        assert out['problems'][0]['fix'].startswith('install the firmware of the same Ascend HDK release as driver '
+                                                    '25.2.0 (Ascend-hdk-310p-npu-firmware) and reboot')
+
+
+def test_a_board_view_that_failed_is_a_note(capture):
+    facts = _versions_facts(capture, '25.2.0')
+    facts['npu']['boards'] = [{'npu_id': 2, 'error': 'npu-smi info -t board -i 2 failed with rc=255: busy'}]
+    out = np.node_problems(facts, versions_settings())
+    assert out['problems'] == [] and out['result']['versions']['notes'] == [
+        'NPU 2: firmware not read (npu-smi info -t board -i 2 failed with rc=255: busy)']

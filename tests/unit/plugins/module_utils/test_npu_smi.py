@@ -19,6 +19,7 @@ import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
     NpuSmiParseError,
+    parse_board_info,
     parse_npu_smi_info,
     parse_version_info,
 )
@@ -488,3 +489,58 @@ def test_version_info_bad_line(text, lineno):
         parse_version_info(text)
     assert 'version.info line %d' % lineno in str(caught.value)
     assert repr(text.splitlines()[lineno - 1]) in str(caught.value)
+
+
+# `npu-smi info -t board -i 2944` of an Atlas 300I Duo (310P3, PCI device 0xD500, two chips), as a
+# public repository's Go test pastes it (TestParseBoardOutput "full_board"; the repository could
+# not be named): flush left, the tab npu-smi prints before each line lost in the paste.
+BOARD_300I_DUO = """NPU ID                         : 2944
+Product Name                   : IT21PD2G10
+Model                          : NA
+Manufacturer                   : Huawei
+Serial Number                  : 2106030737ZERC003572
+Software Version               : 25.5.1
+Firmware Version               : 7.8.0.6.201
+Compatibility                  : OK
+Board ID                       : 0xb1
+PCB ID                         : E
+BOM ID                         : 3
+PCIe Bus Info                  : 0000:0C:00.0
+Slot ID                        : NA
+Class ID                       : NA
+PCI Vendor ID                  : 0x19E5
+PCI Device ID                  : 0xD500
+Subsystem Vendor ID            : 0x0200
+Subsystem Device ID            : 0x0110
+Chip Count                     : 2
+Chip Fault                     : 0"""
+# A board without the Compatibility line (npu-smi prints none on SoC boards), with npu-smi's own
+# tab indent: the "Atlas 200" board of a public Chinese note (driver 22.0.4), comments removed.
+BOARD_SOC_TABS = ('\tNPU ID                         : 0\n\tProduct Name                   : NA\n'
+                  '\tModel                          : NA\n\tManufacturer                   : NA\n'
+                  '\tSerial Number                  : 033GWL10LB000840\n'
+                  '\tSoftware Version               : 22.0.4\n\tFirmware Version               : 1.84.15.1.310\n'
+                  '\tBoard ID                       : 0x3ec\n\tPCB ID                         : NA\n'
+                  '\tBOM ID                         : 0\n\tChip Count                     : 1\n'
+                  '\tFaulty Chip Count              : 0\n')
+
+
+@pytest.mark.parametrize('text, expected', [
+    (BOARD_300I_DUO, {'npu_id': 2944, 'software_version': '25.5.1', 'firmware_version': '7.8.0.6.201',
+                      'compatibility': 'OK', 'chip_count': 2}),
+    ('\t' + BOARD_300I_DUO.replace('\n', '\n\t') + '\n',
+     {'npu_id': 2944, 'software_version': '25.5.1', 'firmware_version': '7.8.0.6.201', 'compatibility': 'OK',
+      'chip_count': 2}),
+    (BOARD_SOC_TABS, {'npu_id': 0, 'software_version': '22.0.4', 'firmware_version': '1.84.15.1.310',
+                      'compatibility': None, 'chip_count': 1}),
+])
+def test_parse_board_info(text, expected):
+    out = parse_board_info(text)
+    assert dict((k, out[k]) for k in expected) == expected
+    assert out['fields']['Board ID'] in ('0xb1', '0x3ec')
+
+
+@pytest.mark.parametrize('text', ['', 'Error: the command is not supported\n'])
+def test_board_info_that_is_not_a_board_view(text):
+    with pytest.raises(NpuSmiParseError, match='npu-smi info -t board line 1'):
+        parse_board_info(text)
