@@ -10,12 +10,14 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 name: awx_survey
-short_description: The AWX survey spec of an ascend.vllm job template
+short_description: The AWX survey spec of an ascend.vllm job template or workflow
 version_added: 0.1.0
 description:
-  - Returns the survey (AWX's C(survey_spec) document) of the job template O(_input) names, with
-    questions for platform, model, tensor-parallel size, max model length, max sequences, image tag
-    and port.
+  - Returns the survey (AWX's C(survey_spec) document) of the job template O(_input) names, or of the
+    workflow (V(workflow), every question one of its nodes asks).
+  - A survey asks only what its playbook reads (the roles and entry points it reaches), among platform,
+    model, tensor-parallel size, max model length, max sequences, image tag, port, the evaluation's
+    question limit, tolerance and requests per concurrency level, and teardown's image removal.
   - The platform choices are the collection's platform profiles, the model choices its model catalog,
     the tensor-parallel choices every size a built-in platform allows, and the longest context the
     catalog's models take bounds the max model length; a platform or model added to the collection
@@ -26,10 +28,10 @@ author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
   _input:
-    description: The job template, one of V(preflight), V(deploy), V(verify), V(teardown).
+    description: The job template, or V(workflow).
     type: str
     required: true
-    choices: [preflight, deploy, verify, teardown]
+    choices: [preflight, deploy, verify, upgrade, eval, diagnose, teardown, workflow]
 '''
 
 EXAMPLES = r'''
@@ -46,7 +48,8 @@ EXAMPLES = r'''
 RETURN = r'''
 _value:
   description: C(name), C(description) and C(spec), the list of survey questions (C(variable),
-    C(question_name), C(type), C(choices) or C(min)/C(max), C(required), C(default)).
+    C(question_name), C(type), C(choices) or C(min)/C(max), C(required), C(default)), only those
+    the playbook reads.
   type: dict
 '''
 

@@ -15,7 +15,8 @@ description:
   - >-
     Judges the C(eval_*) variables before any request is sent: known datasets, a local directory per dataset
     that holds the file AISBench reads (nothing is downloaded at run time), a tolerance from 0 to 100, the runner,
-    positive concurrency levels and counts, and that the controller can draw the plots (matplotlib). Every problem
+    positive concurrency levels and counts, a report directory, and that the controller can draw the plots
+    (matplotlib). Every problem
     is reported at once in the preflight report shape, naming the variable, its value and the fix.
   - >-
     With C(eval_runner=aisbench) it also checks that AISBench is installed in C(eval_aisbench_venv) (null: where
@@ -62,6 +63,10 @@ _value:
     aisbench_venv:
       description: The AISBench virtual environment the AISBench runner uses (C(eval_aisbench_venv) or its default).
       type: str
+    report_dir:
+      description: C(eval_report_dir) as an absolute path, a relative one taken from the directory ansible-playbook
+        was run from (the controller's working directory); empty when there is a problem.
+      type: str
     aisbench_dirs:
       description: For the AISBench runner with no problem, each dataset of C(eval_datasets) to its directory as an
         absolute path; empty otherwise.
@@ -74,7 +79,7 @@ import os
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.module_utils._eval import (
-    DATASETS, input_problems, load_gsm8k, problem, problems_report)
+    DATASETS, input_problems, load_gsm8k, problem, problems_report, report_dir)
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_textvqa import load_textvqa
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_aisbench import (
     default_venv, layout_problems, venv_problems)
@@ -108,7 +113,10 @@ def eval_inputs(variables):
     dirs = settings.get('eval_dataset_dirs') if isinstance(settings.get('eval_dataset_dirs'), dict) else {}
     aisbench_dirs = {name: os.path.abspath(dirs[name]) for name in settings.get('eval_datasets') or []
                      if settings.get('eval_accuracy') and not problems and settings.get('eval_runner') == 'aisbench'}
+    # The filter runs in the controller's process, whose working directory is where ansible-playbook was run.
+    where = report_dir(settings['eval_report_dir'], os.getcwd()) if not problems else ''
     return {'problems': problems, 'datasets': datasets, 'aisbench_venv': venv, 'aisbench_dirs': aisbench_dirs,
+            'report_dir': where,
             'message': problems_report(problems, variables.get('inventory_hostname', 'localhost')) if problems else ''}
 
 

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""AWX survey specs for the ascend.vllm job templates, built from the platform profiles and the
-model catalog (so a platform or model added to the collection shows up in every survey)."""
+"""AWX survey specs and credentials of the ascend.vllm job templates and workflow: each survey asks
+only what its playbook reads, with choices from the platform profiles and the model catalog (so a
+platform or model added to the collection shows up in every survey)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,12 +17,70 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
-# The job templates that carry a survey (playbooks/awx_objects.yml names their playbooks).
-JOB_TEMPLATES = ('preflight', 'deploy', 'verify', 'teardown')
+# The job templates, in the order AWX lists them, each with the playbook it runs and what that
+# playbook reaches: the playbook files it imports and each role entry ("role/tasks_from") it runs.
+# tests/unit/playbooks/test_awx_objects.py walks the playbooks and checks every list below.
+TEMPLATES = (
+    ('preflight', 'playbooks/preflight.yml'),
+    ('deploy', 'site.yml'),
+    ('verify', 'playbooks/verify.yml'),
+    ('upgrade', 'playbooks/upgrade.yml'),
+    ('eval', 'playbooks/eval.yml'),
+    ('diagnose', 'playbooks/diagnose.yml'),
+    ('teardown', 'playbooks/teardown.yml'),
+)
+JOB_TEMPLATES = tuple(kind for kind, _playbook in TEMPLATES)
+# The workflow: each node runs when the one before it succeeded.
+WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
+
+# playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
+_HOSTS = ('playbooks/hosts.yml',)
+# preflight.yml's first play is the host_plan action: it reads every variable of every role.
+_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'vllm_serve/gather', 'image_pull/resolve',
+                                                      'vllm_serve/preflight')
+_DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + ('image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main',
+           'vllm_serve/metrics')
+_VERIFY = ('playbooks/verify.yml',) + _HOSTS + ('vllm_serve/verify',)
+_SUMMARY = ('vllm_serve/summary', 'balancer/summary')
+REACHES = {
+    'preflight': _PREFLIGHT,
+    'deploy': ('site.yml', 'playbooks/site.yml') + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,
+    'verify': _VERIFY,
+    'upgrade': ('playbooks/upgrade.yml',) + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,
+    'eval': ('playbooks/eval.yml',) + _HOSTS + ('vllm_serve/plan', 'eval/main'),
+    # Written on another branch; declared here from its purpose (read each instance's state and logs).
+    'diagnose': ('playbooks/diagnose.yml', 'vllm_serve/plan'),
+    'teardown': ('playbooks/teardown.yml',) + _HOSTS + ('vllm_serve/teardown', 'balancer/teardown', 'vllm_serve/metrics',
+                 'image_pull/remove'),
+}
+
+# Which role entries (or playbooks) read a variable: a template asks a question, or takes a
+# credential, only when its playbook reaches one of them.
+_SERVE_PLAN = ('host_plan', 'vllm_serve/gather', 'vllm_serve/preflight', 'vllm_serve/main')
+_INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'vllm_serve/plan')
+READ_BY = {
+    'ascend_vllm_platform': _INSTANCES + ('vllm_serve/teardown', 'image_pull/resolve', 'image_pull/main',
+                                          'image_pull/remove'),
+    'vllm_serve_model': _INSTANCES,
+    'vllm_serve_tensor_parallel_size': _SERVE_PLAN,
+    'vllm_serve_max_model_len': _SERVE_PLAN,
+    'vllm_serve_max_num_seqs': _SERVE_PLAN,
+    'image_pull_tag': ('image_pull/resolve', 'image_pull/main', 'image_pull/remove'),
+    'vllm_serve_port': _INSTANCES,
+    'eval_limit': ('eval/main',),
+    'eval_tolerance': ('eval/main',),
+    'eval_perf_requests': ('eval/main',),
+    'ascend_vllm_teardown_remove_image': ('playbooks/teardown.yml',),
+    # The service API key: the deploy passes it to vLLM, verify and eval send it, preflight checks it.
+    'vllm_serve_api_key': _SERVE_PLAN + ('vllm_serve/verify', 'balancer/main', 'eval/main'),
+}
+# Credential kind -> the variable it injects (None: the machine credential, for every template).
+CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'))
 
 PORT_MAX = 65535
-# An upper bound for the survey field only; preflight's memory plan is the real limit.
+# Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
 MAX_NUM_SEQS = 1024
+MAX_COUNT = 1000000
 
 
 def tp_choices():
@@ -49,12 +108,10 @@ def _question(variable, name, kind, description, **extra):
     return question
 
 
-def survey_spec(template):
-    # type: (str) -> Dict[str, Any]
-    """The survey spec (AWX's survey_spec document) of one job template."""
-    if template not in JOB_TEMPLATES:
-        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES))))
-    spec = [
+def questions():
+    # type: () -> List[Dict[str, Any]]
+    """Every survey question, in the order a survey shows them."""
+    return [
         _question('ascend_vllm_platform', 'Platform', 'multiplechoice',
                   'Platform profile for every host of the job; blank: each host\'s platform group.',
                   choices=profile_names()),
@@ -75,10 +132,50 @@ def survey_spec(template):
                   'vllm-ascend release such as v0.23.0; the platform suffix (-310p, -310p-openeuler) is added.',
                   min=1, max=64),
         _question('vllm_serve_port', 'Port', 'integer', 'Port the server is published on.', min=1, max=PORT_MAX),
+        _question('eval_limit', 'Questions to score', 'integer',
+                  'Score only the first N questions of each dataset; blank: the inventory\'s eval_limit.',
+                  min=1, max=MAX_COUNT),
+        _question('eval_tolerance', 'Accuracy tolerance', 'float',
+                  'Points a score may fall below the guide\'s reference before the job fails.', min=0, max=100),
+        _question('eval_perf_requests', 'Requests per concurrency level', 'integer',
+                  'Requests of the performance sweep at each concurrency level.', min=1, max=MAX_COUNT),
+        _question('ascend_vllm_teardown_remove_image', 'Remove the image', 'multiplechoice',
+                  'Also remove the vllm-ascend image from the nodes; blank: keep it.', choices=['false', 'true']),
     ]
+
+
+def reads(template, variable):
+    # type: (str, str) -> bool
+    """Whether the playbook of a job template reaches something that reads the variable."""
+    return bool(set(REACHES[template]) & set(READ_BY[variable]))
+
+
+def _known(template):
+    # type: (str) -> None
+    if template not in JOB_TEMPLATES and template != 'workflow':
+        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + ('workflow',)))))
+
+
+def survey_spec(template):
+    # type: (str) -> Dict[str, Any]
+    """The survey spec (AWX's survey_spec document) of one job template, or of the workflow (every
+    question one of its nodes asks): only the questions its playbook reads."""
+    _known(template)
+    kinds = WORKFLOW if template == 'workflow' else (template,)
+    spec = [question for question in questions() if any(reads(kind, question['variable']) for kind in kinds)]
     return {'name': 'ascend.vllm %s' % template,
             'description': 'Overrides for this run; blank answers keep the inventory\'s values.',
             'spec': spec}
+
+
+def template_credentials(template):
+    # type: (str) -> List[str]
+    """The credential kinds a job template needs: the machine credential, and the API key when its
+    playbook reads vllm_serve_api_key."""
+    _known(template)
+    kinds = WORKFLOW if template == 'workflow' else (template,)
+    return [kind for kind, variable in CREDENTIALS
+            if variable is None or any(reads(one, variable) for one in kinds)]
 
 
 def _injected(field):

@@ -133,9 +133,24 @@ def setting_problems(settings):
     return found
 
 
+def report_dir(path, cwd):
+    """eval_report_dir as an absolute path: a relative one is taken from ``cwd``, the directory ansible-playbook
+    was run from (a module on the controller runs in the playbook's directory instead)."""
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
+
+
+def report_dir_problems(settings):
+    """eval_report_dir must name a directory."""
+    value = settings.get('eval_report_dir')
+    if not isinstance(value, str) or not value.strip():
+        return [problem('eval_report_dir', 'eval_report_dir=%r: a directory path is needed' % (value,),
+                        'e.g. eval_report_dir: eval-results (taken from where ansible-playbook runs)')]
+    return []
+
+
 def input_problems(settings, plots_available=True):
     """Every problem of the eval role's variables, judged on the controller before any request is sent."""
-    found = setting_problems(settings)
+    found = setting_problems(settings) + report_dir_problems(settings)
     if settings.get('eval_accuracy'):
         found.extend(dataset_problems(settings.get('eval_datasets'), settings.get('eval_dataset_dirs')))
     if not settings.get('eval_accuracy') and not settings.get('eval_performance'):

@@ -10,6 +10,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._eval import gate, reference_for
+from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import provenance_rows
 
 try:
     import matplotlib
@@ -81,12 +82,40 @@ def performance_table(rows):
     return lines
 
 
-def markdown(title, acc_rows, perf_rows, tolerance, notes=()):
-    """A Markdown report: accuracy beside the reference, then the performance sweep."""
+def host_provenance(results, provenance):
+    """The provenance of every host of the results (a host the node read did not reach: all unknown), and of
+    only the instances evaluated."""
+    out = {}
+    for host in sorted(results):
+        data = (provenance or {}).get(host) or {}
+        names = [inst['name'] for inst in results[host]]
+        found = dict((item.get('instance'), item) for item in data.get('instances') or [])
+        out[host] = {'node': data.get('node') or {},
+                     'instances': [found.get(name) or {'instance': name} for name in names] or [{}]}
+    return out
+
+
+def provenance_table(rows):
+    """What ran where: image, digest and versions per host and instance, then each instance's argv."""
+    lines = ['| host | node hostname | instance | image | image digest | driver | firmware | CANN |',
+             '|---|---|---|---|---|---|---|---|']
+    for r in rows:
+        lines.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['host'], r['hostname'], r['instance'], r['image'], r['digest'], r['driver'], r['firmware'], r['cann']))
+    lines.append('')
+    for r in rows:
+        lines.append('- `%s/%s` argv: `%s`' % (r['host'], r['instance'], r['argv']))
+    return lines
+
+
+def markdown(title, acc_rows, perf_rows, tolerance, notes=(), prov_rows=()):
+    """A Markdown report: where it ran, accuracy beside the reference, then the performance sweep."""
     lines = ['# %s' % title, '']
     lines.extend(notes)
     if notes:
         lines.append('')
+    if prov_rows:
+        lines += ['## Provenance', ''] + provenance_table(prov_rows) + ['']
     if acc_rows:
         lines += ['## Accuracy', '', 'Reference: vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7 (AISBench, '
                   'Atlas 300I DUO).', ''] + accuracy_table(acc_rows, tolerance) + ['']
@@ -95,30 +124,79 @@ def markdown(title, acc_rows, perf_rows, tolerance, notes=()):
     return '\n'.join(lines)
 
 
+def _concurrency_axis(axis, levels):
+    """Concurrency on a log-2 axis with a tick at each level swept."""
+    axis.set_xscale('log', base=2)
+    axis.set_xticks(levels)
+    axis.set_xticklabels([str(level) for level in levels])
+    axis.minorticks_off()
+    axis.set_xlabel('concurrency (log scale)')
+    axis.grid(True, alpha=0.3)
+
+
 def plot_levels(levels, title, throughput_path, latency_path):
-    """Two PNGs: throughput vs concurrency, and TTFT/TPOT p50 and p99 vs concurrency."""
+    """Two PNGs of one instance: throughput vs concurrency, and latency vs concurrency with TTFT and TPOT
+    each on its own axis (p50 and p99), concurrency on a log scale."""
     conc = [lv['concurrency'] for lv in levels]
     fig, axis = plt.subplots(figsize=(6.4, 4.0), dpi=100)
     axis.plot(conc, [lv['output_throughput'] for lv in levels], marker='o', label='output tokens/s')
     axis.plot(conc, [lv['request_throughput'] for lv in levels], marker='s', label='requests/s')
-    axis.set_xlabel('concurrency')
+    _concurrency_axis(axis, sorted(set(conc)))
     axis.set_ylabel('throughput')
     axis.set_title('%s: throughput' % title)
-    axis.grid(True, alpha=0.3)
     axis.legend()
     fig.tight_layout()
     fig.savefig(throughput_path)
     plt.close(fig)
-    fig, axis = plt.subplots(figsize=(6.4, 4.0), dpi=100)
-    for metric in ('ttft_ms', 'tpot_ms'):
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.0), dpi=100)
+    for axis, metric, name in ((axes[0], 'ttft_ms', 'TTFT'), (axes[1], 'tpot_ms', 'TPOT')):
         for pct, style in (('p50', '-'), ('p99', '--')):
-            axis.plot(conc, [lv[metric][pct] for lv in levels], style, marker='o',
-                      label='%s %s' % (metric.split('_', 1)[0].upper(), pct))
-    axis.set_xlabel('concurrency')
-    axis.set_ylabel('milliseconds')
-    axis.set_title('%s: latency' % title)
-    axis.grid(True, alpha=0.3)
-    axis.legend()
+            axis.plot(conc, [lv[metric][pct] for lv in levels], style, marker='o', label='%s %s' % (name, pct))
+        _concurrency_axis(axis, sorted(set(conc)))
+        axis.set_ylabel('%s (ms)' % name)
+        axis.set_ylim(bottom=0)
+        axis.set_title('%s: %s' % (title, name))
+        axis.legend()
     fig.tight_layout()
     fig.savefig(latency_path)
     plt.close(fig)
+
+
+# The panels of the run's comparison figure: (title, level key, percentile or None, unit).
+COMPARE_PANELS = (('output throughput', 'output_throughput', None, 'tokens/s'),
+                  ('TTFT p50', 'ttft_ms', 'p50', 'ms'), ('TPOT p50', 'tpot_ms', 'p50', 'ms'))
+
+
+def compare_series(results):
+    """One series per host and instance with a sweep: label, concurrency levels and the panels' values."""
+    series = []
+    for host in sorted(results):
+        for inst in results[host]:
+            levels = inst.get('performance') or []
+            if levels:
+                values = [[lv[key] if pct is None else lv[key][pct] for lv in levels]
+                          for _title, key, pct, _unit in COMPARE_PANELS]
+                series.append({'label': '%s/%s' % (host, inst['name']),
+                               'concurrency': [lv['concurrency'] for lv in levels], 'values': values})
+    return series
+
+
+def plot_compare(results, path, title):
+    """One PNG with every host and instance of the run: throughput, TTFT and TPOT against concurrency."""
+    series = compare_series(results)
+    levels = sorted(set(c for one in series for c in one['concurrency']))
+    fig, axes = plt.subplots(1, len(COMPARE_PANELS), figsize=(14.4, 4.5), dpi=100)
+    for index, (panel, _key, _pct, unit) in enumerate(COMPARE_PANELS):
+        axis = axes[index]
+        for one in series:
+            axis.plot(one['concurrency'], one['values'][index], marker='o', label=one['label'])
+        _concurrency_axis(axis, levels)
+        axis.set_ylabel(unit)
+        axis.set_ylim(bottom=0)
+        axis.set_title(panel)
+    axes[0].legend(fontsize='small')
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return [one['label'] for one in series]

@@ -23,6 +23,11 @@ description:
     model config for that instance (host, port, served name, C(max_out_len), C(batch_size), temperature 0,
     C(enable_thinking) false).
   - >-
+    Every report records its provenance: the date it was written (UTC), the run, and per host and instance the
+    node's hostname, the image reference, image id and registry digest, the argv the container was started with,
+    and the driver, firmware and CANN versions, as O(provenance) gives them; whatever is not known is written as
+    C(unknown), never left out.
+  - >-
     Compares each accuracy score with the reference of the instance's model (the vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, section 7, plus O(references)) and returns a failure for each score more than
     O(tolerance) points below it. It does not fail itself, so the report is written either way.
@@ -49,6 +54,11 @@ options:
     required: true
   references:
     description: Extra or overriding reference scores, model name to dataset to percent.
+    type: dict
+    default: {}
+  provenance:
+    description: Host name to what M(ascend.vllm.vllm_eval) read with C(action=provenance) (C(node) and
+      C(instances)); a host or a field missing here is reported as C(unknown).
     type: dict
     default: {}
   settings:
@@ -96,16 +106,22 @@ summary:
   description: The Markdown of C(summary.md).
   returned: always
   type: str
+date:
+  description: When the report was written, UTC, ISO 8601.
+  returned: always
+  type: str
 '''
 
+import datetime
 import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.ascend.vllm.plugins.module_utils._eval import REFERENCE, aisbench_model_config
+from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import provenance_rows
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_report import (
-    HAS_MATPLOTLIB, accuracy_rows, markdown, performance_rows, plot_levels, slug)
+    HAS_MATPLOTLIB, accuracy_rows, host_provenance, markdown, performance_rows, plot_compare, plot_levels, slug)
 
 
 def write(path, name, text, files):
@@ -114,7 +130,7 @@ def write(path, name, text, files):
     files.append(name)
 
 
-def write_instances(path, results, params, files):
+def write_instances(path, results, params, files, notes):
     """Per instance: its Markdown table and, with a sweep, its two plots."""
     for host in sorted(results):
         for inst in results[host]:
@@ -122,7 +138,9 @@ def write_instances(path, results, params, files):
             acc, _fail = accuracy_rows(one, params['tolerance'], params['references'])
             stem = '%s-%s' % (slug(host), slug(inst['name']))
             title = '%s / %s (%s)' % (host, inst['name'], inst.get('model'))
-            write(path, stem + '.md', markdown(title, acc, performance_rows(one), params['tolerance']), files)
+            prov = provenance_rows(host_provenance(one, params['provenance']))
+            write(path, stem + '.md', markdown(title, acc, performance_rows(one), params['tolerance'], notes, prov),
+                  files)
             settings = params['settings']
             write(path, stem + '-vllm_api_general_chat.py', aisbench_model_config(
                 '%s/%s' % (host, inst['name']), inst, settings.get('host', '127.0.0.1'),
@@ -141,6 +159,7 @@ def main():
             run_id=dict(type='str', required=True),
             tolerance=dict(type='float', required=True),
             references=dict(type='dict', default={}),
+            provenance=dict(type='dict', default={}),
             settings=dict(type='dict', default={}),
         ),
         supports_check_mode=True,
@@ -150,20 +169,27 @@ def main():
     path = os.path.join(params['dest'], params['run_id'])
     acc, failures = accuracy_rows(results, params['tolerance'], params['references'])
     count = sum(len(v) for v in results.values())
-    notes = ['%d host(s), %d instance(s); run %s.' % (len(results), count, params['run_id'])]
-    summary = markdown('Evaluation summary', acc, performance_rows(results), params['tolerance'], notes)
+    date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    notes = ['%d host(s), %d instance(s); run %s, written %s.' % (len(results), count, params['run_id'], date)]
+    provenance = host_provenance(results, params['provenance'])
+    summary = markdown('Evaluation summary', acc, performance_rows(results), params['tolerance'], notes,
+                       provenance_rows(provenance))
     if module.check_mode:
-        module.exit_json(changed=False, path=path, files=[], failures=failures, summary=summary)
+        module.exit_json(changed=False, path=path, files=[], failures=failures, summary=summary, date=date)
     if any(inst.get('performance') for insts in results.values() for inst in insts) and not HAS_MATPLOTLIB:
         module.fail_json(msg=missing_required_lib('matplotlib'), path=path, failures=failures)
     os.makedirs(path, exist_ok=True)
     files = []
-    raw = {'run_id': params['run_id'], 'tolerance': params['tolerance'], 'settings': params['settings'],
-           'reference': dict(REFERENCE, **params['references']), 'results': results, 'failures': failures}
+    raw = {'run_id': params['run_id'], 'date': date, 'tolerance': params['tolerance'], 'settings': params['settings'],
+           'reference': dict(REFERENCE, **params['references']), 'provenance': provenance, 'results': results,
+           'failures': failures}
     write(path, 'results.json', json.dumps(raw, indent=2, sort_keys=True), files)
     write(path, 'summary.md', summary, files)
-    write_instances(path, results, params, files)
-    module.exit_json(changed=True, path=path, files=files, failures=failures, summary=summary)
+    write_instances(path, results, params, files, notes)
+    if any(inst.get('performance') for insts in results.values() for inst in insts):
+        plot_compare(results, os.path.join(path, 'compare.png'), 'Run %s: every host and instance' % params['run_id'])
+        files.append('compare.png')
+    module.exit_json(changed=True, path=path, files=files, failures=failures, summary=summary, date=date)
 
 
 if __name__ == '__main__':

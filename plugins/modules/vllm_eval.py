@@ -19,6 +19,13 @@ description:
     O(max_out_len), C(chat_template_kwargs.enable_thinking=false)), streamed.
   - With O(action=probe) it only asks C(GET /v1/models) of each instance and reports the served name and
     model, or a problem naming an instance that does not answer. No load is sent.
+  - >-
+    With O(action=provenance) it reads what each instance runs and on what, for the report (RV(provenance)):
+    the node's hostname, the driver version (C(/usr/local/Ascend/driver/version.info)) and the firmware version
+    (C(/usr/local/Ascend/firmware/version.info)), and from the Docker Engine the instance's container (its
+    C(container_name)): image reference, image id, registry digest, the argv it was started with (the value of
+    C(--api-key) hidden) and the CANN version inside it (C(ascend_toolkit_install.info) or C(version.cfg) under
+    the container's C(ASCEND_TOOLKIT_HOME)). Whatever cannot be read is C(unknown). No request is sent to vLLM.
   - With O(action=run) it sends the gsm8k questions given in O(datasets) (at most O(batch_size) at a time)
     and scores the replies like AISBench's gsm8k evaluator (the last C(\boxed{}) or the last number, equal
     within 1e-6 to the number after C(####)), and the textvqa questions (the image and the question in one user
@@ -30,9 +37,10 @@ author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
   action:
-    description: C(probe) asks each instance what it serves; C(run) evaluates.
+    description: C(probe) asks each instance what it serves; C(run) evaluates; C(provenance) reads what each
+      instance runs and on what.
     type: str
-    choices: [probe, run]
+    choices: [probe, run, provenance]
     default: probe
   host:
     description: Address of the servers as seen from where the module runs.
@@ -82,6 +90,10 @@ options:
     description: Seconds one request may take.
     type: int
     default: 600
+  docker_host:
+    description: The Docker Engine to ask with O(action=provenance), C(unix:///path) or C(tcp://host:port).
+    type: str
+    default: unix:///var/run/docker.sock
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -99,6 +111,11 @@ EXAMPLES = r'''
   ascend.vllm.vllm_eval:
     action: probe
     instances: [{name: default, port: 8080}]
+
+- name: Read what each instance runs (image, digest, argv) and on what (driver, firmware, CANN)
+  ascend.vllm.vllm_eval:
+    action: provenance
+    instances: [{name: default, port: 8080, container_name: vllm-ascend}]
 
 - name: Score gsm8k and sweep concurrency 1, 4 and 16
   ascend.vllm.vllm_eval:
@@ -126,7 +143,24 @@ problems:
   returned: always
   type: list
   elements: dict
+provenance:
+  description: With O(action=provenance), C(node) (C(hostname), C(driver), C(firmware)) and C(instances), one
+    C({instance, container, image, image_id, digest, argv, cann}) per instance; C(unknown) where nothing was found.
+  returned: with O(action=provenance)
+  type: dict
+  sample:
+    node: {hostname: atlas-01, driver: 24.1.rc2.2, firmware: unknown}
+    instances:
+      - instance: default
+        container: vllm-ascend
+        image: quay.io/ascend/vllm-ascend:v0.23.0-310p
+        image_id: sha256:0b1c...
+        digest: sha256:4f1c...
+        argv: [vllm, serve, /models/Qwen3.5-4B, --port, '8080']
+        cann: 8.2.RC2
 '''
+
+import socket
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -134,6 +168,55 @@ from ansible_collections.ascend.vllm.plugins.module_utils._eval import gsm8k_pro
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_textvqa import textvqa_content, textvqa_score
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_client import (
     accuracy_replies, performance_sweep, probe)
+from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import (
+    DRIVER_VERSION_FILE, FIRMWARE_VERSION_FILE, UNKNOWN, cann_paths, cann_version, file_from_tar,
+    instance_provenance, node_provenance)
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError, inspect_raw
+
+try:
+    from urllib.parse import quote
+except ImportError:  # pragma: no cover - Python 2 nodes
+    from urllib import quote  # type: ignore
+
+
+def _read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def _container_file(api, container, path):
+    """A file inside a container (GET /containers/{id}/archive), or None."""
+    try:
+        status, body = api.request('/containers/%s/archive?path=%s' % (quote(container, safe=''), quote(path, safe='')))
+    except DockerError:
+        return None
+    return file_from_tar(body) if status == 200 else None
+
+
+def provenance_of(params):
+    """What each instance runs and on what; ``unknown`` for whatever cannot be read."""
+    api = DockerApi(params['docker_host'])
+    instances = []
+    for item in params['instances']:
+        container = item.get('container_name')
+        inspect = image = None
+        cann = UNKNOWN
+        if container:
+            try:
+                inspect = inspect_raw(api, container)
+                if inspect and inspect.get('Image'):
+                    image = api.get('/images/%s/json' % quote(inspect['Image'], safe=''))
+            except DockerError:
+                # An engine that cannot be asked leaves what it would have told unknown.
+                pass
+            texts = [_container_file(api, container, path) for path in cann_paths(inspect, image)] if inspect else []
+            cann = cann_version(*(texts + [None, None])[:2])
+        instances.append(instance_provenance(item.get('name'), container, inspect, image, cann))
+    node = node_provenance(socket.gethostname(), _read(DRIVER_VERSION_FILE), _read(FIRMWARE_VERSION_FILE))
+    return {'node': node, 'instances': instances}
 
 
 def probe_all(params, headers):
@@ -177,7 +260,7 @@ def evaluate(params, entry, headers):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            action=dict(type='str', choices=['probe', 'run'], default='probe'),
+            action=dict(type='str', choices=['probe', 'run', 'provenance'], default='probe'),
             host=dict(type='str', default='127.0.0.1'),
             instances=dict(type='list', elements='dict', required=True),
             api_key=dict(type='str', no_log=True),
@@ -189,6 +272,7 @@ def main():
             input_len=dict(type='int', default=128),
             output_len=dict(type='int', default=128),
             timeout=dict(type='int', default=600),
+            docker_host=dict(type='str', default='unix:///var/run/docker.sock'),
         ),
         supports_check_mode=True,
     )
@@ -196,6 +280,8 @@ def main():
     for item in params['instances']:
         if 'port' not in item:
             module.fail_json(msg='instances: every entry needs a port, got %r' % (item,))
+    if params['action'] == 'provenance':
+        module.exit_json(changed=False, instances=[], problems=[], message='', provenance=provenance_of(params))
     headers = {'Authorization': 'Bearer %s' % params['api_key']} if params['api_key'] else {}
     instances, problems = probe_all(params, headers)
     if params['action'] == 'run' and not problems and not module.check_mode:

@@ -54,16 +54,17 @@ class Site:
         self.inventory = workdir / "inventory.yml"
         self.inventory.write_text(yaml.safe_dump(inv))
 
-    def playbook(self, path, extra=None):
+    def playbook(self, path, extra=None, cwd=ROOT):
+        """ansible-playbook ``path`` (relative to the repository) run from ``cwd``."""
         env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-        cmd = [str(Path(sys.executable).parent / "ansible-playbook"), path, "-i", str(self.inventory)]
+        cmd = [str(Path(sys.executable).parent / "ansible-playbook"), str(ROOT / path), "-i", str(self.inventory)]
         if extra is not None:
             cmd += ["-e", json.dumps(extra)]
-        return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=self.timeout,
+        return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=self.timeout,
                               check=False)
 
-    def evaluate(self, run_id, **changes):
+    def evaluate(self, run_id, cwd=ROOT, **changes):
         extra = dict(self.settings, eval_dataset_dirs={"gsm8k": str(self.dataset), "textvqa": str(self.textvqa)},
                      eval_report_dir=str(self.reports), eval_run_id=run_id)
         extra.update(changes)
-        return self.playbook("playbooks/eval.yml", extra)
+        return self.playbook("playbooks/eval.yml", extra, cwd=cwd)

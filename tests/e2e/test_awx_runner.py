@@ -1,8 +1,10 @@
-"""The deploy job template run the way AWX runs it: ansible-runner over a private data directory.
+"""The workflow preflight -> deploy -> verify -> eval run the way AWX runs it: each node's job through
+ansible-runner over its own private data directory, in order, the next only when the one before succeeded.
 
-What AWX (awx/main/tasks/jobs.py, RunJob; project_update.yml; models/mixins.py for surveys) does
-for a launch of the "ascend.vllm deploy" template, done here step by step against one simulated
-Atlas 300I DUO node (tests/sim), with the playbooks and plugins of this checkout:
+What AWX (awx/main/tasks/jobs.py, RunJob; project_update.yml; models/mixins.py for surveys) does for a
+launch of the "ascend.vllm workflow" (and of the "ascend.vllm deploy" template alone), done here step by
+step against one simulated Atlas 300I DUO node (tests/sim), with the playbooks and plugins of this
+checkout; the templates, their credentials and the workflow's nodes are read from playbooks/awx_objects.yml:
 
 - ``project/``: the repository as its git checkout has it (tracked files and new ones git does
   not ignore; no ``.ansible`` link to the checkout, no ``.venv``).
@@ -12,17 +14,21 @@ Atlas 300I DUO node (tests/sim), with the playbooks and plugins of this checkout
   ``ansible`` package of the venv), never from the development setup.
 - ``inventory/hosts``: the executable script AWX writes (the inventory as JSON with ``_meta``).
 - ``env/extravars``: AWX's meta variables plus the survey answers, checked against the survey the
-  collection itself generates (the ``ascend.vllm.awx_survey`` filter of the installed copy) with
-  AWX's rules, survey defaults applied as AWX applies them, every string marked ``!unsafe`` as
-  AWX's ``safe_dump`` marks launch-time variables.
-- the API key credential: its type from ``ascend.vllm.awx_credential_types``, the extra_vars
-  injector rendered as AWX renders it into a file under ``env/``, passed as ``-e @file`` in
-  ``env/cmdline``; ``env/passwords`` holds the prompts AWX answers (no machine credential).
+  collection itself generates (the ``ascend.vllm.awx_survey`` filter of the installed copy; the
+  workflow's survey for a workflow node, whose answers and launch-time variables AWX passes to every
+  node's job) with AWX's rules, survey defaults applied as AWX applies them, every string marked
+  ``!unsafe`` as AWX's ``safe_dump`` marks launch-time variables.
+- the credentials each template takes (awx_objects.yml): the machine credential as AWX passes it
+  (``-u`` its username; no password or key here, the node is a container), and the API key
+  credential: its type from ``ascend.vllm.awx_credential_types``, the extra_vars injector rendered as
+  AWX renders it into a file under ``env/``, passed as ``-e @file`` in ``env/cmdline``;
+  ``env/passwords`` holds the prompts AWX answers (no password to give).
 - ``env/envvars``: AWX's ANSIBLE_* settings and its collections and roles paths, the synced
   ``requirements_collections`` first; ``env/settings`` AWX's runner settings.
 
-``ansible-runner run`` then runs site.yml with the project as the working directory and no
-ANSIBLE_CONFIG, so the project's own ansible.cfg applies as it does in AWX.
+``ansible-runner run`` then runs the template's playbook with the project as the working directory and
+no ANSIBLE_CONFIG, so the project's own ansible.cfg applies as it does in AWX; the eval node's report
+lands in ``eval-results/`` of that directory.
 """
 import configparser
 import json
@@ -43,13 +49,23 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
+import eval_datasets  # noqa: E402  pylint: disable=wrong-import-position
+from eval_site import prepare_node  # noqa: E402  pylint: disable=wrong-import-position
 
 NODE = os.environ.get("AWX_RUNNER_NODE", "runner-awx-duo")
 JOB_TIMEOUT = 900
-# What an operator answers in the deploy survey (blank questions are not sent, as AWX's UI does).
+# What an operator answers in the workflow survey (blank questions are not sent, as AWX's UI does):
+# the deploy's questions, then the evaluation's (the stand-in answers 3 of 4 gsm8k questions right,
+# 75.00 against the guide's 93.18 for Qwen3.5-4B: a tolerance of 25 points passes the gate).
 DEPLOY_ANSWERS = {"vllm_serve_model": "Qwen/Qwen3.5-4B", "vllm_serve_tensor_parallel_size": "2",
                   "vllm_serve_max_model_len": 8192, "vllm_serve_max_num_seqs": 8, "vllm_serve_port": 8011}
+EVAL_ANSWERS = {"eval_tolerance": 25.0, "eval_perf_requests": 4}
+WORKFLOW_ANSWERS = dict(DEPLOY_ANSWERS, **EVAL_ANSWERS)
+# Launch-time variables of the workflow (ask_variables_on_launch) for what no survey asks.
+EVAL_LAUNCH_VARS = {"eval_concurrency": [1, 2], "eval_perf_input_len": 16, "eval_perf_output_len": 12,
+                    "eval_batch_size": 4, "eval_run_id": "awx-workflow"}
 # Answers the survey accepts and preflight refuses: the longest context the catalog allows with
 # the most sequences the survey allows cannot fit in a 310P chip's memory.
 TOO_BIG = {"vllm_serve_tensor_parallel_size": "1", "vllm_serve_max_num_seqs": 1024}
@@ -71,6 +87,10 @@ def _element_errors(question, answers):
         # AWX checks the exact type (a bool is refused too).
         if type(value) is not int:  # pylint: disable=unidiomatic-typecheck
             return ["%s: %r is not an integer" % (name, value)]
+        size = value
+    elif kind == "float":
+        if type(value) not in (int, float):  # pylint: disable=unidiomatic-typecheck
+            return ["%s: %r is not a number" % (name, value)]
         size = value
     elif kind in ("text", "textarea", "password"):
         if not isinstance(value, str):
@@ -154,11 +174,22 @@ def project_sync(pdd):
     return pdd / "requirements_collections"
 
 
-def collection_objects(pdd, collections):
-    """The deploy survey and the credential types, rendered by the synced copy of the collection (the only
-    ascend.vllm on ANSIBLE_COLLECTIONS_PATH), as playbooks/awx_objects.yml renders them for AWX."""
-    expression = ("{{ {'survey': 'deploy' | ascend.vllm.awx_survey,"
-                  " 'credential_types': 'all' | ascend.vllm.awx_credential_types} }}")
+def awx_objects():
+    """The job templates (kind, playbook, credentials) and the workflow's nodes, as playbooks/awx_objects.yml
+    declares them for AWX."""
+    with open(ROOT / "playbooks" / "awx_objects.yml") as handle:
+        play = yaml.safe_load(handle)[0]
+    templates = {t["kind"]: t for t in play["vars"]["awx_job_templates"]}
+    [workflow] = [task["awx.awx.workflow_job_template"] for task in play["tasks"]
+                  if "awx.awx.workflow_job_template" in task]
+    return templates, workflow["workflow_nodes"]
+
+
+def collection_objects(pdd, collections, survey):
+    """A survey (a template's or the workflow's) and the credential types, rendered by the synced copy of the
+    collection (the only ascend.vllm on ANSIBLE_COLLECTIONS_PATH), as playbooks/awx_objects.yml renders them."""
+    expression = ("{{ {'survey': '%s' | ascend.vllm.awx_survey,"
+                  " 'credential_types': 'all' | ascend.vllm.awx_credential_types} }}" % survey)
     env = awx_env({"ANSIBLE_COLLECTIONS_PATH": str(collections), "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
                    "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1"})
     proc = subprocess.run([str(BIN / "ansible"), "localhost", "-m", "ansible.builtin.debug", "-a", "msg=" + expression],
@@ -231,23 +262,34 @@ PASSWORD_PROMPTS = [r"Enter passphrase for .*:\s*?$", r"Bad passphrase, try agai
 
 
 class Job:
-    """One launch of the deploy job template: its private data directory, then ansible-runner."""
+    """One job of a template (alone, or as a workflow node): its private data directory, then ansible-runner."""
 
-    def __init__(self, pdd, job_id, registry, survey_answers, api_key):
-        self.pdd, self.ident = pdd, str(job_id)
+    def __init__(self, pdd, job_id, registry, template, answers, api_key, survey=None, launch_vars=None,
+                 workflow=None):
+        self.pdd, self.ident, self.template = pdd, str(job_id), template
         (pdd / "project").mkdir(parents=True)
         checkout(pdd / "project")
         self.collections = project_sync(pdd)
-        objects = collection_objects(pdd, self.collections)
+        objects = collection_objects(pdd, self.collections, survey or template["kind"])
         self.survey = objects["survey"]
         extra_vars = {"awx_job_id": job_id, "tower_job_id": job_id, "awx_job_launch_type": "manual",
-                      "awx_job_template_name": "ascend.vllm deploy", "awx_project_revision": "0" * 40,
+                      "awx_job_template_name": "ascend.vllm %s" % template["kind"], "awx_project_revision": "0" * 40,
                       "awx_inventory_name": "ascend.vllm", "awx_user_name": "admin"}
-        extra_vars.update(survey_extra_vars(self.survey, survey_answers))
+        if workflow:
+            extra_vars.update({"awx_workflow_job_id": workflow, "awx_workflow_job_name": "ascend.vllm workflow",
+                               "awx_job_launch_type": "workflow"})
+        extra_vars.update(survey_extra_vars(self.survey, answers))
+        extra_vars.update(launch_vars or {})
         self.extra_vars = extra_vars
         _write(pdd / "env" / "extravars", awx_safe_dump(extra_vars), stat.S_IRUSR)
-        [key_type] = [t for t in objects["credential_types"] if t["name"] == "ascend.vllm API key"]
-        args = ["-u", "root"] + inject_credential(pdd, key_type, {"api_key": api_key})
+        args = []
+        if "machine" in template["credentials"]:
+            # The machine credential's username (RunJob.build_args); no password or key for a container node.
+            args += ["-u", "root"]
+        if "api_key" in template["credentials"]:
+            [key_type] = [t for t in objects["credential_types"] if t["name"] == "ascend.vllm API key"]
+            args += inject_credential(pdd, key_type, {"api_key": api_key})
+        self.args = args
         _write(pdd / "env" / "cmdline", " ".join(shlex.quote(arg) for arg in args), stat.S_IRUSR)
         _write(pdd / "env" / "envvars", yaml.safe_dump(job_envvars(pdd, job_id)))
         _write(pdd / "env" / "passwords", yaml.safe_dump({prompt: "" for prompt in PASSWORD_PROMPTS}))
@@ -256,7 +298,7 @@ class Job:
         inventory_script(pdd, registry)
 
     def run(self):
-        proc = subprocess.run([str(BIN / "ansible-runner"), "run", str(self.pdd), "-p", "site.yml",
+        proc = subprocess.run([str(BIN / "ansible-runner"), "run", str(self.pdd), "-p", self.template["playbook"],
                                "--ident", self.ident], cwd=str(self.pdd), env=awx_env(),
                               capture_output=True, text=True, timeout=JOB_TIMEOUT + 60, check=False)
         self.artifacts = self.pdd / "artifacts" / self.ident
@@ -297,25 +339,89 @@ def vllm_container():
     return json.loads(sim.exec_node(NODE, ["docker", "inspect", cid]).stdout)[0]
 
 
+def run_workflow(base, registry, key, launch_vars):
+    """The workflow's nodes in order, each a job of its template with the workflow's survey answers and launch
+    variables; a node runs only when the one before it succeeded (success_nodes)."""
+    templates, nodes = awx_objects()
+    ran = []
+    for index, node in enumerate(nodes):
+        job = Job(base / node["identifier"], 41 + index, registry, templates[node["identifier"]], WORKFLOW_ANSWERS,
+                  key, survey="workflow", launch_vars=launch_vars, workflow=40)
+        job.proc = job.run()
+        ran.append(job)
+        if job.status()[0] != "successful":
+            break
+    return ran
+
+
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
-    """The deploy launched with a survey answer, then again with an answer preflight refuses."""
+    """The workflow launched with a survey answer, then the deploy template alone with an answer preflight refuses."""
     if not sim.docker_ok():
         pytest.fail("no Docker Engine answers: run `make setup images` first")
     info = sim.up([sim.NodeSpec.parse(NODE + ":atlas_300i_duo")], inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
     try:
+        prepare_node(NODE)
+        data = tmp_path_factory.mktemp("data")
+        launch_vars = dict(EVAL_LAUNCH_VARS,
+                           eval_dataset_dirs={"gsm8k": str(eval_datasets.write_gsm8k(data / "gsm8k", train=False))})
         key = "sk-awx-" + secrets.token_hex(16)
-        deploy = Job(tmp_path_factory.mktemp("job") / "pdd", 41, info["registry"], DEPLOY_ANSWERS, key)
-        deploy.proc = deploy.run()
-        deploy.container = vllm_container() if deploy.status()[0] == "successful" else None
+        workflow = run_workflow(tmp_path_factory.mktemp("workflow"), info["registry"], key, launch_vars)
+        deploy = {job.template["kind"]: job for job in workflow}.get("deploy")
+        deploy.container = vllm_container() if deploy and deploy.status()[0] == "successful" else None
         before = node_state()
         limit = max(int(q["max"]) for q in deploy.survey["spec"] if q["variable"] == "vllm_serve_max_model_len")
-        refused = Job(tmp_path_factory.mktemp("job") / "pdd", 42, info["registry"],
+        templates, _nodes = awx_objects()
+        refused = Job(tmp_path_factory.mktemp("job") / "pdd", 52, info["registry"], templates["deploy"],
                       dict(TOO_BIG, vllm_serve_max_model_len=limit), key)
         refused.proc = refused.run()
-        yield {"key": key, "deploy": deploy, "refused": refused, "before": before, "after": node_state()}
+        yield {"key": key, "workflow": workflow, "deploy": deploy, "refused": refused, "before": before,
+               "after": node_state(), "launch_vars": launch_vars}
     finally:
         sim.down([NODE])
+
+
+def test_the_workflow_runs_every_node_in_order(jobs):
+    workflow = jobs["workflow"]
+    for job in workflow:
+        assert job.status() == ("successful", "0"), (job.template["kind"], job.transcript() + job.proc.stderr[-2000:])
+    assert [job.template["kind"] for job in workflow] == ["preflight", "deploy", "verify", "eval"]
+    assert [job.template["playbook"] for job in workflow] == ["playbooks/preflight.yml", "site.yml",
+                                                              "playbooks/verify.yml", "playbooks/eval.yml"]
+    # Each ran its own playbook: the plays AWX shows for it.
+    plays = [sorted(set(e["event_data"]["play"].split(" | ")[0] for e in job.events() if e["event"] == "playbook_on_play_start"))
+             for job in workflow]
+    assert plays[0] == ["Preflight"] and plays[2] == ["Verify"] and plays[3] == ["Eval"], plays
+    assert {"Preflight", "Deploy", "Verify", "Summary"} <= set(plays[1]), plays
+
+
+def test_each_job_gets_the_credentials_its_template_takes(jobs):
+    for job in jobs["workflow"]:
+        assert job.args[:2] == ["-u", "root"], job.args
+        # Every node of this workflow deploys or sends the API key: the credential's file, never the key itself.
+        assert job.args[2] == "-e" and job.args[3].startswith("@" + str(job.pdd / "env")), job.args
+        assert jobs["key"] not in " ".join(job.args)
+    templates, _nodes = awx_objects()
+    assert templates["teardown"]["credentials"] == ["machine"]
+
+
+def test_the_eval_node_reports_where_the_job_ran(jobs):
+    """eval_report_dir's default, relative: under the job's working directory (the project), with the run's
+    provenance read on the node."""
+    [evaluation] = [job for job in jobs["workflow"] if job.template["kind"] == "eval"]
+    run = evaluation.pdd / "project" / "eval-results" / "awx-workflow"
+    raw = json.loads((run / "results.json").read_text())
+    (inst,) = raw["results"][NODE]
+    assert inst["model"] == "Qwen/Qwen3.5-4B" and inst["port"] == 8011
+    assert inst["accuracy"]["gsm8k"]["accuracy"] == 75.0 and raw["failures"] == [] and raw["tolerance"] == 25.0
+    assert [lv["concurrency"] for lv in inst["performance"]] == [1, 2]
+    assert all(lv["requests"] == 4 and lv["failed"] == 0 for lv in inst["performance"])
+    (prov,) = raw["provenance"][NODE]["instances"]
+    assert prov["container"] == jobs["deploy"].container["Name"].lstrip("/")
+    assert prov["argv"] == (jobs["deploy"].container["Config"]["Entrypoint"] or []) + jobs["deploy"].container["Config"]["Cmd"]
+    assert prov["digest"].startswith("sha256:") and raw["provenance"][NODE]["node"]["driver"] != "unknown"
+    assert (run / "compare.png").is_file() and (run / "summary.md").is_file()
+    assert jobs["key"] not in "".join(path.read_text(errors="replace") for path in run.iterdir() if path.is_file())
 
 
 def test_the_deploy_job_succeeds_with_per_host_stats(jobs):
@@ -330,8 +436,9 @@ def test_the_deploy_job_succeeds_with_per_host_stats(jobs):
 
 def test_only_the_answered_questions_become_variables(jobs):
     """Blank questions pass nothing (AWX applies a survey default that passes its own rules)."""
-    answered = {name: value for name, value in jobs["deploy"].extra_vars.items() if not name.startswith(("awx_", "tower_"))}
-    assert answered == DEPLOY_ANSWERS
+    for job in jobs["workflow"]:
+        answered = {name: value for name, value in job.extra_vars.items() if not name.startswith(("awx_", "tower_"))}
+        assert answered == dict(WORKFLOW_ANSWERS, **jobs["launch_vars"])
 
 
 def test_the_survey_answer_and_the_credential_reach_the_server(jobs):
@@ -347,7 +454,7 @@ def test_the_survey_answer_and_the_credential_reach_the_server(jobs):
 
 @pytest.mark.parametrize("answer", [{"vllm_serve_max_model_len": 10 ** 7}, {"vllm_serve_max_num_seqs": "8"},
                                     {"vllm_serve_model": "Qwen/Qwen3.5-70B"}, {"image_pull_tag": ""},
-                                    {"vllm_serve_api_key": "x"}])
+                                    {"vllm_serve_api_key": "x"}, {"eval_tolerance": "5"}, {"eval_tolerance": 101.0}])
 def test_awx_refuses_an_answer_outside_the_survey(jobs, answer):
     """The launch never reaches the playbook: AWX checks answers against the generated survey."""
     with pytest.raises(SurveyError, match=next(iter(answer))):
@@ -369,7 +476,7 @@ def test_no_secret_in_the_artifacts(jobs):
     key = jobs["key"].encode()
     # Where AWX put it (the credential's extra vars file), so the search below can find it.
     assert any(key in path.read_bytes() for path in (jobs["deploy"].pdd / "env").iterdir())
-    for job in (jobs["deploy"], jobs["refused"]):
+    for job in jobs["workflow"] + [jobs["refused"]]:
         files = [path for path in job.artifacts.rglob("*") if path.is_file()]
         assert files, job.artifacts
         assert [str(path) for path in files if key in path.read_bytes()] == []

@@ -9,7 +9,10 @@ each node) to answer three of each right, so the expected accuracy is exactly 75
   request reaches a server (its /metrics count is unchanged);
 - at eval_tolerance 5 the gate passes (floor 72.71): one run folder with results.json,
   summary.md (both hosts in one table, the reference beside each score, matching the
-  JSON; textvqa sent as image and question and scored as AISBench's TEXTEvaluator does), a table and two PNG plots per instance, the AISBench model config;
+  JSON; textvqa sent as image and question and scored as AISBench's TEXTEvaluator does), a table and two PNG plots per instance, the AISBench model config,
+  one figure comparing both hosts, and the provenance (container, image and its registry digest, argv,
+  driver, hostname, as the node itself reports them; CANN and firmware "unknown" on the stand-in);
+- a relative eval_report_dir lands under the directory ansible-playbook was run from;
 - at eval_tolerance 2 (floor 75.71) the play fails naming host/instance, 75.00, 77.71
   and the tolerance, and the report is still written.
 """
@@ -99,16 +102,56 @@ def test_gate_passes_and_writes_one_report_for_both_hosts(site):
                 lv["ttft_ms"]["p50"], lv["ttft_ms"]["p90"], lv["ttft_ms"]["p99"],
                 lv["tpot_ms"]["p50"], lv["tpot_ms"]["p90"], lv["tpot_ms"]["p99"])
             assert row in summary and row in (run / ("%s-default.md" % node)).read_text()
-        for kind in ("throughput", "latency"):
-            png = run / ("%s-default-%s.png" % (node, kind))
-            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-            import matplotlib.image  # pylint: disable=import-outside-toplevel
-            height, width = matplotlib.image.imread(str(png)).shape[:2]
-            assert (width, height) == (640, 400)
+        # Throughput; TTFT and TPOT side by side, each on its own axis.
+        for kind, size in (("throughput", (640, 400)), ("latency", (960, 400))):
+            assert png_size(run / ("%s-default-%s.png" % (node, kind))) == size
+        check_provenance(node, raw["provenance"][node], summary)
         config = (run / ("%s-default-vllm_api_general_chat.py" % node)).read_text()
         for key in ('type=VLLMCustomAPIChat', 'host_ip=\'127.0.0.1\'', 'host_port=8080', "model='qwen3.5'",
                     'max_out_len=4096', 'batch_size=4', 'temperature=0.0', '"enable_thinking": False'):
             assert key in config
+    # Every host of the run in one figure: throughput, TTFT and TPOT.
+    assert png_size(run / "compare.png") == (1440, 450)
+    assert "written %s" % raw["date"] in summary
+
+
+def png_size(path):
+    """(width, height) of a PNG file."""
+    import matplotlib.image  # pylint: disable=import-outside-toplevel
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+    height, width = matplotlib.image.imread(str(path)).shape[:2]
+    return width, height
+
+
+def check_provenance(node, prov, summary):
+    """What the report says ran is what the node says: its container, image digest, driver and hostname."""
+    ids = sim.exec_node(node, ["docker", "ps", "-q", "--no-trunc", "--filter", "label=ascend.vllm.managed-by=ascend.vllm"])
+    [info] = json.loads(sim.exec_node(node, ["docker", "inspect"] + ids.stdout.split()).stdout)
+    [image] = json.loads(sim.exec_node(node, ["docker", "image", "inspect", info["Image"]]).stdout)
+    driver = sim.exec_node(node, ["cat", "/usr/local/Ascend/driver/version.info"]).stdout
+    hostname = sim.exec_node(node, ["hostname"]).stdout.strip()
+    (inst,) = prov["instances"]
+    assert prov["node"] == {"hostname": hostname, "driver": driver.split("Version=", 1)[1].split()[0],
+                            "firmware": "unknown"}, prov
+    assert inst["container"] == info["Name"].lstrip("/") and inst["image"] == info["Config"]["Image"]
+    assert inst["image_id"] == info["Image"] and "vllm-ascend" in inst["image"]
+    # Pulled from the registry: the digest is the registry's, as the node's engine records it.
+    assert inst["digest"].startswith("sha256:") and any(d.endswith("@" + inst["digest"]) for d in image["RepoDigests"])
+    assert inst["argv"] == (info["Config"]["Entrypoint"] or []) + info["Config"]["Cmd"]
+    assert "serve" in inst["argv"]
+    # The stand-in image has no CANN version file: said, not left out.
+    assert inst["cann"] == "unknown"
+    assert "| %s | %s | default | %s | %s | %s | unknown | unknown |" % (
+        node, hostname, inst["image"], inst["digest"], prov["node"]["driver"]) in summary
+
+
+def test_a_relative_report_dir_lands_where_the_command_ran(site, tmp_path):
+    """The README's promise: eval-results/<run>/ under the directory ansible-playbook was run from."""
+    proc = site.evaluate("here", cwd=tmp_path, eval_report_dir="rel-reports", eval_performance=False)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert (tmp_path / "rel-reports" / "here" / "summary.md").is_file()
+    assert not (ROOT / "playbooks" / "rel-reports").exists()
+    assert "Report: %s" % (tmp_path / "rel-reports" / "here") in proc.stdout
 
 
 def test_gate_fails_at_a_stricter_tolerance_and_names_it(site):

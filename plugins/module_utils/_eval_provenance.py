@@ -1,0 +1,171 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Provenance of an evaluation: what each instance ran (image, digest, argv) and on what (driver,
+firmware, CANN), read on the node; every value not found is the string ``unknown``, never left out.
+
+Pure parsing here; the reads (files on the node, the Docker Engine API) are in the vllm_eval module.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import io
+import re
+import tarfile
+
+try:
+    from typing import Any, Dict, List, Optional  # noqa: F401 pylint: disable=unused-import
+except ImportError:  # pragma: no cover
+    pass
+
+UNKNOWN = 'unknown'
+# The Ascend driver's version file (the format of a real capture: Version=24.1.rc2.2).
+DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
+# The firmware package's version file, assumed to have the driver file's format; not checked against a
+# capture from a real node (docs/evaluation.md says so).
+FIRMWARE_VERSION_FILE = '/usr/local/Ascend/firmware/version.info'
+# The CANN toolkit's version files under ASCEND_TOOLKIT_HOME (set with ENV by the CANN base images);
+# formats from captures of 310P hosts, paths as vllm-ascend's collect_env shows them (not checked in an image).
+CANN_FILES = ('{home}/{arch}-linux/ascend_toolkit_install.info', '{home}/version.cfg')
+# Docker's architecture names to the ones CANN's folders use.
+ARCH = {'amd64': 'x86_64', 'arm64': 'aarch64', 'x86_64': 'x86_64', 'aarch64': 'aarch64'}
+# Arguments whose value is a secret, masked in the recorded argv.
+SECRET_FLAGS = ('--api-key',)
+MASK = '(hidden)'
+
+
+def key_values(text):
+    # type: (Optional[str]) -> Dict[str, str]
+    """``key=value`` lines (version.info, ascend_toolkit_install.info, version.cfg) as a dict."""
+    out = {}
+    for line in (text or '').splitlines():
+        key, sep, value = line.partition('=')
+        if sep and key.strip() and not key.lstrip().startswith('#'):
+            out[key.strip()] = value.strip()
+    return out
+
+
+def version_info(text):
+    # type: (Optional[str]) -> str
+    """The version a driver (or firmware) ``version.info`` names: ``Version=``, else ``package_version=``."""
+    values = key_values(text)
+    return values.get('Version') or values.get('package_version') or UNKNOWN
+
+
+def cann_version(install_info=None, version_cfg=None):
+    # type: (Optional[str], Optional[str]) -> str
+    """The CANN toolkit version: ``version=`` of ascend_toolkit_install.info, else the release of
+    ``toolkit_running_version=[8.2.0.2.220:8.2.RC2]`` in version.cfg."""
+    version = key_values(install_info).get('version')
+    if version:
+        return version
+    running = key_values(version_cfg).get('toolkit_running_version', '')
+    match = re.search(r'\[[^:\]]*:([^\]]+)\]', running)
+    return match.group(1) if match else UNKNOWN
+
+
+def masked_argv(argv):
+    # type: (List[str]) -> List[str]
+    """The argv with the value of every secret flag (``--api-key K`` or ``--api-key=K``) hidden."""
+    out, hide = [], False
+    for arg in argv or []:
+        arg = str(arg)
+        if hide:
+            out.append(MASK)
+            hide = False
+        elif arg in SECRET_FLAGS:
+            out.append(arg)
+            hide = True
+        elif any(arg.startswith(flag + '=') for flag in SECRET_FLAGS):
+            out.append(arg.split('=', 1)[0] + '=' + MASK)
+        else:
+            out.append(arg)
+    return out
+
+
+def file_from_tar(data):
+    # type: (bytes) -> Optional[str]
+    """The text of the first regular file in a tar stream (the Docker Engine's container archive answer)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode='r:*') as archive:
+            for member in archive:
+                if member.isfile():
+                    handle = archive.extractfile(member)
+                    return handle.read().decode('utf-8', 'replace') if handle else None
+    except (tarfile.TarError, EOFError):
+        return None
+    return None
+
+
+def _env(inspect):
+    # type: (Dict[str, Any]) -> Dict[str, str]
+    pairs = ((inspect.get('Config') or {}).get('Env') or [])
+    return dict(item.split('=', 1) for item in pairs if '=' in item)
+
+
+def cann_paths(inspect, image):
+    # type: (Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[str]
+    """Where the container's CANN version files would be; empty when the image sets no ASCEND_TOOLKIT_HOME."""
+    home = _env(inspect or {}).get('ASCEND_TOOLKIT_HOME')
+    if not home:
+        return []
+    arch = ARCH.get((image or {}).get('Architecture') or '', (image or {}).get('Architecture') or 'x86_64')
+    return [pattern.format(home=home.rstrip('/'), arch=arch) for pattern in CANN_FILES]
+
+
+def image_digest(image, reference):
+    # type: (Optional[Dict[str, Any]], Optional[str]) -> str
+    """The registry digest of the container's image: the RepoDigests entry of the repository the container
+    names, else the only one; ``unknown`` for an image that never came from a registry (loaded from an archive)."""
+    digests = [str(d) for d in (image or {}).get('RepoDigests') or []]
+    repository = re.sub(r'(@.*|:[^:/]*)$', '', reference or '')
+    for entry in digests:
+        if entry.split('@', 1)[0] == repository and '@' in entry:
+            return entry.split('@', 1)[1]
+    if len(digests) == 1 and '@' in digests[0]:
+        return digests[0].split('@', 1)[1]
+    return UNKNOWN
+
+
+def instance_provenance(name, container, inspect, image, cann):
+    # type: (str, Optional[str], Optional[Dict[str, Any]], Optional[Dict[str, Any]], str) -> Dict[str, Any]
+    """What one instance ran, from ``docker inspect`` of its container and of its image."""
+    if not inspect:
+        return {'instance': name, 'container': container or UNKNOWN, 'image': UNKNOWN, 'image_id': UNKNOWN,
+                'digest': UNKNOWN, 'argv': UNKNOWN, 'cann': UNKNOWN,
+                'note': 'no container %s on the node' % container if container else 'no container name given'}
+    config = inspect.get('Config') or {}
+    reference = config.get('Image') or UNKNOWN
+    argv = list(config.get('Entrypoint') or []) + list(config.get('Cmd') or [])
+    return {'instance': name, 'container': container, 'image': reference,
+            'image_id': inspect.get('Image') or UNKNOWN, 'digest': image_digest(image, reference),
+            'argv': masked_argv(argv) if argv else UNKNOWN, 'cann': cann or UNKNOWN}
+
+
+def node_provenance(hostname, driver_text, firmware_text):
+    # type: (Optional[str], Optional[str], Optional[str]) -> Dict[str, str]
+    """The node's own part: its hostname, driver and firmware versions."""
+    return {'hostname': hostname or UNKNOWN, 'driver': version_info(driver_text),
+            'firmware': version_info(firmware_text)}
+
+
+def provenance_rows(provenance):
+    # type: (Dict[str, Any]) -> List[Dict[str, Any]]
+    """One row per host and instance for the report; a host with no provenance at all shows unknowns."""
+    rows = []
+    for host in sorted(provenance):
+        data = provenance[host] or {}
+        node = data.get('node') or {}
+        instances = data.get('instances') or [{}]
+        for inst in instances:
+            row = {'host': host}
+            for key in ('hostname', 'driver', 'firmware'):
+                row[key] = node.get(key) or UNKNOWN
+            for key in ('instance', 'container', 'image', 'image_id', 'digest', 'cann'):
+                row[key] = inst.get(key) or UNKNOWN
+            argv = inst.get('argv')
+            row['argv'] = ' '.join(argv) if isinstance(argv, list) else UNKNOWN
+            rows.append(row)
+    return rows
