@@ -89,7 +89,10 @@ def pull_summary(state):
             current += lay['current']
     known = all(lay['total'] for lay in fetched)
     total = sum(lay['total'] for lay in fetched) if known and fetched else None
-    count = lambda *statuses: sum(1 for lay in fetched if lay['status'] in statuses)  # noqa: E731
+
+    def count(*statuses):
+        return sum(1 for lay in fetched if lay['status'] in statuses)
+
     return {'layers': len(layers), 'done': done, 'present': len(layers) - len(fetched),
             'downloading': count('Downloading', 'Retrying'), 'waiting': count('Pulling fs layer', 'Waiting'),
             'downloaded_layers': count('Verifying Checksum', 'Download complete'),
@@ -111,8 +114,8 @@ def pull_line(host, ref, progress, elapsed, timeout):
             what += ' (%s)' % ', '.join(parts)
         # The Engine tells a layer's size when its download starts (at most three at a time by default).
         if summary['total']:
-            what += ', %s of %s downloaded (%d%%)' % (size(summary['downloaded']), size(summary['total']),
-                                                     100 * summary['downloaded'] // summary['total'])
+            share = 100 * summary['downloaded'] // summary['total']
+            what += ', %s of %s downloaded (%d%%)' % (size(summary['downloaded']), size(summary['total']), share)
         elif summary['downloaded']:
             what += ', %s downloaded' % size(summary['downloaded'])
     elif progress.get('error'):
@@ -148,7 +151,7 @@ def wait_ready(call, show, timeout, every):
     one timeout.  Returns the last result; a wait still ``waiting`` after ``max_calls`` is a timeout.
     """
     waited, result = 0.0, {}  # type: float, Dict[str, Any]
-    for _ in range(max_calls(timeout, every)):
+    for _call in range(max_calls(timeout, every)):
         result = call(waited)
         if result.get('state') != 'waiting':
             return result
