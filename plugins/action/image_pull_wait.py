@@ -61,7 +61,7 @@ class ActionModule(ActionBase):
             self._remove_tmp_path(self._connection._shell.tmpdir)
         result = dict(result, seconds=round(time.monotonic() - start, 3))
         if not result.get('finished') and not result.get('failed'):
-            result.update(failed=True, msg='the pull of %s did not end within the timeout (%s s)' % (
+            result.update(failed=True, msg=args.get('msg') or 'the pull of %s did not end within the timeout (%s s)' % (
                 name, _seconds_text(numbers['timeout'])))
         return result
 

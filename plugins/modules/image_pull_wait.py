@@ -44,6 +44,9 @@ options:
       - The job has its own limit, its C(async) value.
     type: float
     default: 3600
+  msg:
+    description: The failure message at the timeout, instead of the default C(the pull of NAME did not end within the timeout (N s)).
+    type: str
   report_after:
     description: Seconds between two progress lines; also the longest one run of the module on the node takes.
     type: float
@@ -134,6 +137,7 @@ ARGUMENT_SPEC = dict(
     results_file=dict(type='path', required=True),
     name=dict(type='str', required=True),
     timeout=dict(type='float', default=3600),
+    msg=dict(type='str'),
     report_after=dict(type='float', default=15),
     docker_host=dict(type='str'),
 )

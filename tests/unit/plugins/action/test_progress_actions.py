@@ -84,3 +84,10 @@ def test_image_pull_wait_fails_at_the_timeout():
 def test_image_pull_wait_rejects_a_bad_timeout_before_any_run():
     result, sent, _shown = run_action(image_pull_wait, dict(PULL_ARGS, timeout='soon'), [])
     assert result['failed'] and result['msg'] == 'timeout=soon: must be a number of seconds more than 0' and not sent
+
+
+def test_image_pull_wait_fails_at_the_timeout_with_the_callers_message():
+    with mock.patch.object(image_pull_wait.time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
+        result, _sent, _shown = run_action(image_pull_wait, dict(PULL_ARGS, timeout=2, msg='past image_pull_timeout'),
+                                           [{'finished': False, 'progress': None}])
+    assert result['failed'] and result['msg'] == 'past image_pull_timeout'
