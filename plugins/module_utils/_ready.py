@@ -243,11 +243,24 @@ class Watch(object):
         # type: (float) -> float
         """Seconds this call may wait. A wait split into calls that report progress
         (report_after) counts a just-started container's timeout from its start, on
-        the node's clock, so that the calls share one timeout."""
-        since = _start_since(self.first)
-        if not (self.params.get('report_after') and self.params.get('just_started', True) and since):
+        the node's clock, and any other from the seconds the earlier calls said they
+        waited (``waited``), so that the calls share one timeout."""
+        if not self.params.get('report_after'):
             return timeout
-        return timeout - min(max(0.0, self.wall() - float(since)), timeout)
+        before = self.waited() - self.elapsed() if self.from_start() else float(self.params.get('waited') or 0)
+        return timeout - min(max(0.0, before), timeout)
+
+    def from_start(self):
+        # type: () -> bool
+        return bool(self.params.get('report_after') and self.params.get('just_started', True)
+                    and _start_since(self.first))
+
+    def waited(self):
+        # type: () -> float
+        """Seconds the whole wait took so far (all its calls, see ``budget``)."""
+        if self.from_start():
+            return max(0.0, self.wall() - float(_start_since(self.first) or 0))
+        return float(self.params.get('waited') or 0) + self.elapsed()
 
     def wait(self):
         # type: () -> Dict[str, Any]
@@ -357,6 +370,7 @@ class Watch(object):
             elif state != 'ready' and (view is not None or state == 'gone'):
                 self.read_log(result, self.first and self.first['tty'])
         result['seconds'] = round(self.elapsed(), 3)
+        result['waited'] = round(self.waited(), 3)
         return result
 
     def read_log(self, result, tty):

@@ -55,13 +55,24 @@ options:
     default: 0.25
   report_after:
     description:
-      - Return with RV(state=waiting) (not a failure) after this many seconds without an outcome, with the newest
-        log line in RV(log_tail), so that a task retried with C(until) shows progress while a model loads.
-        V(0) waits in one call.
+      - Print a progress line after this many seconds without an outcome, and then again every as many seconds.
+        V(0) waits in one call and prints nothing.
+      - On the node the module then returns with RV(state=waiting) (not a failure) and the newest log line in
+        RV(log_tail); the module's action plugin on the controller prints the progress line (the time since the
+        start, the time left, the newest log line; at every verbosity, without C(FAILED - RETRYING)) and calls it
+        again, so a task sees only the outcome, never RV(state=waiting), and needs no C(until) loop.
       - With O(just_started), O(timeout) then counts from the container's start (on the node's clock), so the
         calls of one wait share it.
     type: float
     default: 0
+  waited:
+    description:
+      - With O(report_after) and a container that was not just started (O(just_started=false)) - the seconds
+        earlier calls of the same wait took (their RV(waited)), taken off O(timeout) so that the calls share it.
+      - The action plugin of this module passes it; a task need not.
+    type: float
+    default: 0
+    version_added: 0.2.0
   marker:
     description: The log line that says the API server is up.
     type: str
@@ -172,7 +183,8 @@ state:
     - V(timeout) - no startup line, or no 200 from C(/health), within O(timeout).
     - V(not_listed) - C(/v1/models) does not list O(served_model_name).
     - V(request_failed) - C(/v1/models) failed. V(smoke_failed) - a smoke test failed.
-    - V(waiting) - with O(report_after) only - no outcome yet; call again. RV(error) then says what a timeout
+    - V(waiting) - with O(report_after), from the module on the node only (the action plugin calls it again) - no
+      outcome yet. RV(error) then says what a timeout
       would say.
   returned: always
   type: str
@@ -212,6 +224,14 @@ log_tail:
   returned: always
   type: list
   elements: str
+waited:
+  description:
+    - Seconds the whole wait took so far - since the container's start with O(report_after) and O(just_started),
+      else O(waited) plus this call's seconds.
+  returned: always
+  type: float
+  sample: 95.5
+  version_added: 0.2.0
 seconds:
   description: Wall-clock seconds the call took.
   returned: always
@@ -247,6 +267,7 @@ ARGUMENT_SPEC = dict(
     timeout=dict(type='float', default=1800),
     poll_interval=dict(type='float', default=POLL_INTERVAL),
     report_after=dict(type='float', default=0),
+    waited=dict(type='float', default=0),
     marker=dict(type='str', default=MARKER),
     just_started=dict(type='bool', default=True),
     log_lines=dict(type='int', default=50),

@@ -443,3 +443,26 @@ def test_without_report_after_the_start_time_does_not_count():
     clock = Clock()
     result = watch_at(Node(clock, ready_at=3.0), clock, 1000.0, timeout=60)
     assert result['state'] == 'ready'
+
+
+def test_waited_counts_from_the_containers_start_and_is_returned():
+    clock = Clock()
+    result = watch_at(Node(clock), clock, 40.0, report_after=5, timeout=60)
+    assert result['state'] == 'waiting'
+    assert 45.0 <= result['waited'] <= 45.25
+
+
+def test_a_container_left_running_shares_the_timeout_through_waited():
+    clock = Clock()
+    node = Node(clock, ready_at=500.0)
+    result = watch_at(node, clock, 400.0, report_after=30, timeout=60, just_started=False, waited=50)
+    # 10 s were left of the 60: a timeout after them, not another 30 s call.
+    assert result['state'] == 'timeout' and 10.0 <= result['seconds'] <= 10.25
+    assert 60.0 <= result['waited'] <= 60.25
+    assert result['error'].endswith('still not up after 60s')
+
+
+def test_without_report_after_waited_is_the_calls_own_time():
+    clock = Clock()
+    result = watch_at(Node(clock, ready_at=3.0), clock, 1000.0, timeout=60)
+    assert result['state'] == 'ready' and 3.0 <= result['waited'] <= 3.25

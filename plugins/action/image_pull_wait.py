@@ -1,0 +1,70 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""image_pull_wait with progress lines: the module runs on the node, this loop on the controller.
+
+The documentation is the module's (plugins/modules/image_pull_wait.py).  Each run
+of the module returns after at most ``report_after`` seconds with what the Docker
+Engine said about the pull; this action prints one line then through Ansible's
+display (which the worker hands to the terminal at every verbosity) and runs it
+again, until the background job has ended or ``timeout`` has passed.  The task
+sees one result: no ``until`` loop, no "FAILED - RETRYING".
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import pull_line, wait_pull
+
+display = Display()
+
+
+class ActionModule(ActionBase):
+    """Wait for a background pull in module runs of at most ``report_after`` seconds, printing progress."""
+
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        args = dict(self._task.args)
+        host = task_vars.get('inventory_hostname', '?')
+        numbers = {}
+        for option, default in (('timeout', 3600), ('report_after', 15)):
+            try:
+                numbers[option] = float(args.get(option, default))
+            except (TypeError, ValueError):
+                numbers[option] = 0.0
+            if numbers[option] <= 0:
+                return {'failed': True, 'changed': False,
+                        'msg': '%s=%s: must be a number of seconds more than 0' % (option, args.get(option))}
+        name = str(args.get('name'))
+
+        def call(seconds):
+            return self._execute_module(module_name='ascend.vllm.image_pull_wait', task_vars=task_vars,
+                                        module_args=dict(args, report_after=seconds))
+
+        def show(result, elapsed):
+            display.display(pull_line(host, name, result.get('progress'), elapsed, numbers['timeout']), stderr=True)
+
+        start = time.monotonic()
+        try:
+            result = wait_pull(call, show, time.monotonic, numbers['timeout'], numbers['report_after'])
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        result = dict(result, seconds=round(time.monotonic() - start, 3))
+        if not result.get('finished') and not result.get('failed'):
+            result.update(failed=True, msg=args.get('msg') or 'the pull of %s did not end within the timeout (%s s)' % (
+                name, _seconds_text(numbers['timeout'])))
+        return result
+
+
+def _seconds_text(value):
+    return str(int(value)) if float(value) == int(value) else str(value)

@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""vllm_ready with progress lines: the module runs on the node, this loop on the controller.
+
+The documentation is the module's (plugins/modules/vllm_ready.py).  With
+``report_after`` the module returns ``state=waiting`` every so many seconds while
+a model loads; this action prints one line then (the time since the container's
+start, the time left, the newest log line) through Ansible's display, which the
+worker hands to the terminal at every verbosity, and runs the module again.  The
+task sees one result, the outcome: no ``until`` loop, no "FAILED - RETRYING".
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
+
+display = Display()
+
+
+class ActionModule(ActionBase):
+    """Wait for a vLLM container in module runs of at most ``report_after`` seconds, printing progress."""
+
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        args = dict(self._task.args)
+        host = task_vars.get('inventory_hostname', '?')
+
+        def call(waited):
+            module_args = dict(args, waited=waited) if waited else args
+            return self._execute_module(module_name='ascend.vllm.vllm_ready', module_args=module_args,
+                                        task_vars=task_vars)
+
+        def show(result):
+            display.display(ready_line(host, str(args.get('name')), result.get('waited') or 0,
+                                       _number(args.get('timeout'), 1800), result.get('log_tail'),
+                                       hide_log=bool(self._task.no_log)), stderr=True)
+
+        try:
+            every = _number(args.get('report_after'), 0)
+            if every <= 0:
+                return call(0)
+            return wait_ready(call, show, _number(args.get('timeout'), 1800), every)
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+
+
+def _number(value, default):
+    """A numeric option as the module will read it; the module reports a bad value itself."""
+    try:
+        return float(value if value not in (None, '') else default)
+    except (TypeError, ValueError):
+        return float(default)

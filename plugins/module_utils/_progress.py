@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Progress of the long waits (an image pull, a model load), as lines an operator reads.
+
+Pure functions and two poll loops over an injected *call* (one module run on the
+node) and *show* (one printed line), so unit tests drive them without a node.
+The action plugins ``image_pull_wait`` and ``vllm_ready`` run the loops on the
+controller and print through Ansible's display; the modules report one step each.
+
+The Docker Engine's pull stream (``POST /images/create``) says per layer
+``{"status": ..., "progressDetail": {"current": N, "total": M}, "id": LAYER}``;
+``fold_pull`` keeps the newest status of each layer.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import math
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+
+# Layer statuses of the Engine's pull stream, by what they mean for the pull.
+LAYER_DONE = ('Already exists', 'Pull complete')
+LAYER_DOWNLOADED = ('Verifying Checksum', 'Download complete', 'Extracting', 'Pull complete')
+LAYER_STATUSES = ('Pulling fs layer', 'Waiting', 'Downloading', 'Retrying', 'Verifying Checksum',
+                  'Download complete', 'Extracting', 'Pull complete', 'Already exists')
+# The newest log line is shown up to this many characters.
+LINE_LIMIT = 200
+
+
+def duration(seconds):
+    # type: (float) -> str
+    """``45s``, ``3m05s``, ``1h02m`` (whole seconds, rounded down)."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return '%ds' % seconds
+    if seconds < 3600:
+        return '%dm%02ds' % (seconds // 60, seconds % 60)
+    return '%dh%02dm' % (seconds // 3600, seconds % 3600 // 60)
+
+
+def size(count):
+    # type: (float) -> str
+    """Bytes in the Engine's own decimal units (``9.42 MB``, as ``docker pull`` prints ``9.42MB``)."""
+    value = float(count)
+    for unit in ('B', 'kB', 'MB', 'GB'):
+        if value < 1000 or unit == 'GB':
+            return ('%d %s' % (value, unit)) if unit == 'B' else ('%.3g %s' % (value, unit))
+        value /= 1000.0
+    return '%.3g TB' % value  # pragma: no cover - the loop returns at GB
+
+
+def fold_pull(events, layers=None):
+    # type: (Iterable[Dict[str, Any]], Optional[Dict[str, Dict[str, Any]]]) -> Dict[str, Any]
+    """The state of a pull from its stream's events: ``{layers: {id: {status, current, total}},
+    status, error}``; ``layers`` continues an earlier fold."""
+    state = {'layers': dict(layers or {}), 'status': '', 'error': ''}  # type: Dict[str, Any]
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        status, layer = str(event.get('status') or ''), event.get('id')
+        if event.get('error'):
+            state['error'] = str(event.get('error'))
+        elif layer and status in LAYER_STATUSES:
+            before = state['layers'].get(layer, {})
+            detail = event.get('progressDetail') or {}
+            total = detail.get('total') or before.get('total') or 0
+            current = detail.get('current', before.get('current', 0) if status == before.get('status') else 0)
+            state['layers'][layer] = {'status': status, 'current': int(current or 0), 'total': int(total or 0)}
+        elif status.startswith('Status: ') or status.startswith('Digest: '):
+            state['status'] = status
+    return state
+
+
+def pull_summary(state):
+    # type: (Dict[str, Any]) -> Dict[str, Any]
+    """Counts and bytes of a folded pull: layers done/all, bytes downloaded and the total when every
+    layer still to download has told its size (the Engine says it once the layer's download starts)."""
+    layers = list(state.get('layers', {}).values())
+    fetched = [lay for lay in layers if lay['status'] != 'Already exists']
+    done = sum(1 for lay in layers if lay['status'] in LAYER_DONE)
+    current = 0
+    for lay in fetched:
+        if lay['status'] in LAYER_DOWNLOADED:
+            current += lay['total']
+        elif lay['status'] == 'Downloading':
+            current += lay['current']
+    known = all(lay['total'] for lay in fetched)
+    total = sum(lay['total'] for lay in fetched) if known and fetched else None
+
+    def count(*statuses):
+        return sum(1 for lay in fetched if lay['status'] in statuses)
+
+    return {'layers': len(layers), 'done': done, 'present': len(layers) - len(fetched),
+            'downloading': count('Downloading', 'Retrying'), 'waiting': count('Pulling fs layer', 'Waiting'),
+            'downloaded_layers': count('Verifying Checksum', 'Download complete'),
+            'extracting': count('Extracting'), 'downloaded': current, 'total': total}
+
+
+def pull_line(host, ref, progress, elapsed, timeout):
+    # type: (str, str, Optional[Dict[str, Any]], float, float) -> str
+    """One progress line of a pull: what the Engine reports, the time spent and the time left."""
+    times = '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
+    progress = progress or {}
+    summary = pull_summary(progress)
+    if summary['layers']:
+        what = '%d/%d layers done' % (summary['done'], summary['layers'])
+        parts = ['%d %s' % (summary[key], words) for key, words in (
+            ('present', 'already on the node'), ('downloading', 'downloading'), ('waiting', 'waiting'),
+            ('downloaded_layers', 'downloaded'), ('extracting', 'extracting')) if summary[key]]
+        if parts:
+            what += ' (%s)' % ', '.join(parts)
+        # The Engine tells a layer's size when its download starts (at most three at a time by default).
+        if summary['total']:
+            share = 100 * summary['downloaded'] // summary['total']
+            what += ', %s of %s downloaded (%d%%)' % (size(summary['downloaded']), size(summary['total']), share)
+        elif summary['downloaded']:
+            what += ', %s downloaded' % size(summary['downloaded'])
+    elif progress.get('error'):
+        what = 'the Docker Engine reports no layer progress (%s)' % truncate(progress['error'], 120)
+    else:
+        what = 'no layer progress reported yet'
+    return '[%s] pulling %s: %s; %s' % (host, ref, what, times)
+
+
+def ready_line(host, name, waited, timeout, newest, hide_log=False):
+    # type: (str, str, float, float, Optional[List[str]], bool) -> str
+    """One progress line of a model load: the time since the start, the time left, the newest log line."""
+    line = '[%s] %s is starting: %s since its start, timeout in %s' % (
+        host, name, duration(waited), duration(max(0.0, timeout - waited)))
+    if hide_log:
+        return line + ' (log line hidden by no_log)'
+    text = ' '.join((newest or [''])[-1].split())
+    return line + ('; newest log line: %s' % truncate(text, LINE_LIMIT) if text else '; no log line yet')
+
+
+def max_calls(timeout, every):
+    # type: (float, float) -> int
+    """A bound on the calls of one wait: the node ends it at the timeout; this only stops a runaway loop."""
+    return int(math.ceil(float(timeout) / max(float(every), 0.001))) + 2
+
+
+def wait_ready(call, show, timeout, every):
+    # type: (Callable[[float], Dict[str, Any]], Callable[[Dict[str, Any]], None], float, float) -> Dict[str, Any]
+    """Run ``call(waited)`` (one vllm_ready module run, returning after ``every`` seconds at most)
+    until its state is not ``waiting``, calling ``show(result)`` after each ``waiting``.
+
+    ``waited`` is what the previous call said the whole wait took so far, so every call shares
+    one timeout.  Returns the last result; a wait still ``waiting`` after ``max_calls`` is a timeout.
+    """
+    waited, result = 0.0, {}  # type: float, Dict[str, Any]
+    for _call in range(max_calls(timeout, every)):
+        result = call(waited)
+        if result.get('state') != 'waiting':
+            return result
+        waited = float(result.get('waited') or waited)
+        show(result)
+    result = dict(result, state='timeout', failed=True)
+    result['msg'] = '%s: %s' % (result.get('task', ''), result.get('error', ''))
+    return result
+
+
+def wait_pull(call, show, clock, timeout, every):
+    # type: (Callable[[float], Dict[str, Any]], Callable[[Dict[str, Any], float], None], Callable[[], float], float, float) -> Dict[str, Any]
+    """Run ``call(seconds)`` (one image_pull_wait module run, returning within ``seconds``) until it
+    says ``finished``, calling ``show(result, elapsed)`` after each unfinished one.
+
+    Returns ``{'finished': True, 'answer': ...}`` with the background job's result, or
+    ``{'finished': False, ...}`` once ``timeout`` seconds (the controller's clock) have passed.
+    """
+    start = clock()
+    result = {'finished': False}  # type: Dict[str, Any]
+    progress = None  # type: Optional[Dict[str, Any]]
+    while True:
+        left = timeout - (clock() - start)
+        if left <= 0:
+            return dict(result, finished=False)
+        result = call(min(float(every), left))
+        if result.get('finished') or result.get('failed'):
+            return result
+        progress = merge_progress(progress, result.get('progress'))
+        if clock() - start < timeout:
+            show(dict(result, progress=progress), clock() - start)
+
+
+def merge_progress(before, now):
+    # type: (Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]
+    """The newest pull state, with the layer sizes learned earlier: a stream that joins a pull after a
+    layer's download says only ``Download complete`` for it, without its size."""
+    if not now:
+        return before
+    layers = dict((before or {}).get('layers') or {})
+    for layer, info in (now.get('layers') or {}).items():
+        known = layers.get(layer, {})
+        info = dict(info, total=info.get('total') or known.get('total') or 0)
+        if info['status'] == 'Already exists' and known.get('status', 'Already exists') != 'Already exists':
+            # Downloaded by this pull and registered since: a new stream calls it present.
+            info['status'] = 'Pull complete'
+        layers[layer] = info
+    return dict(now, layers=layers)

@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""On the node: wait a while for a background image pull, and say how far it got.
+
+The pull itself is community.docker's ``docker_image_pull``, run as an Ansible
+async job; its result lands in the job's results file.  While it runs, this
+module asks the Docker Engine for the same image (``POST /images/create``): the
+Engine shares the layer downloads of concurrent pulls of one image, so that
+request joins the running pull instead of starting another, and its stream
+reports each layer's status and bytes (``progressDetail``).  Closing it leaves
+the job's pull running (measured on Docker Engine 20.10: a pull joined and left
+after 3 s ended as fast as one alone, its byte counts never went back).
+
+The stream is read with the standard library over the Engine's socket
+(``_node_docker``); community.docker's module utils are private from its 5.0.0 on.
+Registry credentials come from the Docker client's ``config.json`` ``auths``
+(what ``docker login`` and community.docker.docker_login write); a credential
+helper is not asked, and a registry that then refuses only costs the layer
+figures of the progress line, never the pull.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import json
+import os
+import socket
+import threading
+import time
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
+
+try:
+    from http.client import HTTPException
+    from urllib.parse import urlencode
+except ImportError:  # pragma: no cover - Python 2 nodes
+    from httplib import HTTPException  # type: ignore
+    from urllib import urlencode  # type: ignore
+
+# Seconds between two looks at the job's results file.
+POLL_INTERVAL = 0.5
+
+
+def job_answer(text):
+    # type: (Optional[str]) -> Optional[Dict[str, Any]]
+    """The async job's final result from its results file's text, or None while it runs.
+
+    The job first writes ``{"started": 1, "finished": 0, ...}``; its final content is
+    the module's result (or the wrapper's failure), without ``started``.
+    """
+    try:
+        data = json.loads(text or '')
+    except ValueError:
+        return None  # not written yet (the wrapper renames a complete file into place)
+    if not isinstance(data, dict) or (data.get('started') and not data.get('finished')):
+        return None
+    return data
+
+
+def split_reference(ref):
+    # type: (str) -> Tuple[str, str, str]
+    """``(registry, repository, tag or digest)`` of an image reference, as the Engine's
+    ``fromImage``/``tag`` parameters want them (registry '' for Docker Hub)."""
+    name, digest = ref.split('@', 1) if '@' in ref else (ref, '')
+    slash = name.rfind('/')
+    colon = name.rfind(':')
+    tag = ''
+    if colon > slash:
+        name, tag = name[:colon], name[colon + 1:]
+    first = name.split('/', 1)[0]
+    registry = first if '/' in name and ('.' in first or ':' in first or first == 'localhost') else ''
+    return registry, name, digest or tag or 'latest'
+
+
+def registry_auth(registry, config):
+    # type: (str, Optional[Dict[str, Any]]) -> Optional[str]
+    """The ``X-Registry-Auth`` header for ``registry`` from a Docker ``config.json`` (None: no entry)."""
+    auths = (config or {}).get('auths') or {}
+    keys = [registry or 'https://index.docker.io/v1/']
+    keys += ['https://' + keys[0], 'http://' + keys[0], 'https://%s/v1/' % keys[0]]
+    for key in keys:
+        entry = auths.get(key)
+        if not isinstance(entry, dict):
+            continue
+        body = {'serveraddress': registry or 'https://index.docker.io/v1/'}
+        if entry.get('identitytoken'):
+            body['identitytoken'] = entry['identitytoken']
+        elif entry.get('auth'):
+            try:
+                user, _sep, password = base64.b64decode(entry['auth']).decode('utf-8').partition(':')
+            except (ValueError, TypeError, UnicodeDecodeError):
+                continue
+            body.update(username=user, password=password)
+        else:
+            continue
+        return base64.urlsafe_b64encode(json.dumps(body).encode('utf-8')).decode('ascii')
+    return None
+
+
+def read_docker_config(environ=None):
+    # type: (Optional[Dict[str, str]]) -> Optional[Dict[str, Any]]
+    """The Docker client's ``config.json`` ($DOCKER_CONFIG or ~/.docker), None when absent or unreadable."""
+    environ = os.environ if environ is None else environ
+    folder = environ.get('DOCKER_CONFIG') or os.path.join(os.path.expanduser('~'), '.docker')
+    try:
+        with open(os.path.join(folder, 'config.json')) as handle:
+            data = json.load(handle)
+    except (IOError, OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class PullObserver(object):
+    """Reads the Engine's pull stream for one image in a background thread; ``snapshot()`` is the fold so far."""
+
+    def __init__(self, api, ref, auth=None):
+        # type: (DockerApi, str, Optional[str]) -> None
+        self.api, self.ref, self.auth = api, ref, auth
+        self.lock = threading.Lock()
+        self.state = fold_pull([])  # type: Dict[str, Any]
+        self.connection = None  # type: Any
+        self.thread = None  # type: Optional[threading.Thread]
+
+    def start(self):
+        # type: () -> None
+        self.thread = threading.Thread(target=self._read, name='pull-observer')
+        self.thread.daemon = True
+        self.thread.start()
+
+    def _read(self):
+        # type: () -> None
+        _registry, repository, tag = split_reference(self.ref)
+        headers = {'Host': 'docker'}
+        if self.auth:
+            headers['X-Registry-Auth'] = self.auth
+        try:
+            self.connection = self.api._connection()  # pylint: disable=protected-access
+            self.connection.request('POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}),
+                                    headers=headers)
+            response = self.connection.getresponse()
+            if response.status >= 400:
+                body = response.read().decode('utf-8', 'replace')
+                try:
+                    body = json.loads(body).get('message', body)
+                except (ValueError, AttributeError):
+                    pass
+                self._fold([{'error': 'HTTP %d: %s' % (response.status, str(body).strip())}])
+                return
+            while True:
+                line = response.readline()
+                if not line:
+                    return
+                try:
+                    event = json.loads(line.decode('utf-8', 'replace'))
+                except ValueError:
+                    continue
+                self._fold([event])
+        except (IOError, OSError, socket.error, DockerError, HTTPException, ValueError, AttributeError) as exc:
+            if self.connection is not None:  # not ended by stop()
+                self._fold([{'error': str(exc)}])
+
+    def _fold(self, events):
+        with self.lock:
+            state = fold_pull(events, self.state['layers'])
+            self.state = {'layers': state['layers'], 'status': state['status'] or self.state['status'],
+                          'error': state['error'] or self.state['error']}
+
+    def snapshot(self):
+        # type: () -> Dict[str, Any]
+        with self.lock:
+            return {'layers': dict(self.state['layers']), 'status': self.state['status'],
+                    'error': self.state['error']}
+
+    def stop(self):
+        # type: () -> None
+        """Leave the pull: the Engine keeps it running for the job, which holds it too."""
+        connection, self.connection = self.connection, None
+        sock = getattr(connection, 'sock', None)
+        if sock is not None:
+            # Ends the reader's blocking read; the connection closes with the process.
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except (IOError, OSError, socket.error):
+                pass
+
+
+def watch_pull(read_job, observer, seconds, clock=time.monotonic, sleep=time.sleep, poll=POLL_INTERVAL):
+    # type: (Callable[[], Optional[Dict[str, Any]]], Any, float, Callable[[], float], Callable[[float], None], float) -> Dict[str, Any]
+    """Look at the job every ``poll`` seconds for at most ``seconds``: ``{finished, answer, progress, seconds}``.
+
+    ``observer`` (start/snapshot/stop, or None) is started only when the job has not ended at the first look.
+    """
+    start = clock()
+    answer = read_job()
+    started = False
+    try:
+        while answer is None and clock() - start < seconds:
+            if observer is not None and not started:
+                observer.start()
+                started = True
+            sleep(max(0.0, min(poll, seconds - (clock() - start))))
+            answer = read_job()
+    finally:
+        if started:
+            observer.stop()
+    progress = observer.snapshot() if started else None
+    return {'finished': answer is not None, 'answer': answer, 'progress': progress,
+            'seconds': round(clock() - start, 3)}
+
+
+def read_file(path):
+    # type: (str) -> Optional[str]
+    """The file's text, None while it does not exist."""
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None

@@ -1,0 +1,162 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: image_pull_wait
+short_description: Wait for a background image pull and print how far the Docker Engine got
+version_added: 0.2.0
+description:
+  - Waits for an image pull started as an Ansible async job (for example
+    M(community.docker.docker_image_pull) with C(async) and C(poll=0)) and returns the job's result
+    as RV(answer) once the job has ended. It never pulls, removes or changes an image itself.
+  - On the controller, the module's action plugin runs it on the node again and again, each run
+    returning after at most O(report_after) seconds, and prints one progress line after each run
+    (layers done, bytes downloaded and the total when the Engine has told the sizes, the time spent
+    and the time left) at every verbosity, until the job ends or O(timeout) seconds have passed.
+  - While the job runs, the module asks the Docker Engine for the same image
+    (C(POST /images/create)). The Engine shares the layer downloads of concurrent pulls of one
+    image, so this joins the job's pull, and the Engine's stream reports each layer's status and
+    bytes. Leaving early does not stop the job's pull.
+  - The job's result is read from its results file twice a second, so the wait ends within about
+    half a second of the pull.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  results_file:
+    description: The async job's results file (RV(ansible.builtin.async_status#module:results_file) of the task that started it).
+    type: path
+    required: true
+  name:
+    description: The image reference the job pulls (registry, repository and tag or digest).
+    type: str
+    required: true
+  timeout:
+    description:
+      - Seconds (the controller's clock) the whole wait may take; then the task fails with
+        C(the pull of NAME did not end within the timeout).
+      - The job has its own limit, its C(async) value.
+    type: float
+    default: 3600
+  msg:
+    description: The failure message at the timeout, instead of the default C(the pull of NAME did not end within the timeout (N s)).
+    type: str
+  report_after:
+    description: Seconds between two progress lines; also the longest one run of the module on the node takes.
+    type: float
+    default: 15
+  docker_host:
+    description:
+      - The Docker Engine to ask for the progress, C(unix:///path) or C(tcp://host:port). Defaults to
+        E(DOCKER_HOST) when that is set, else V(unix:///var/run/docker.sock).
+    type: str
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The module only reads; in check mode a pull runs in the foreground and there is nothing to wait for.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+notes:
+  - Registry credentials for the progress request come from the Docker client's C(config.json)
+    (E(DOCKER_CONFIG), else C(~/.docker)) C(auths), as C(docker login) and M(community.docker.docker_login)
+    write them; a credential helper is not asked. A registry that refuses the request only leaves the
+    progress line without layer figures; the pull is the job's.
+  - Each run asks the registry for the image's manifest once, as a second C(docker pull) would; the layers
+    are downloaded once.
+seealso:
+  - module: community.docker.docker_image_pull
+  - module: ansible.builtin.async_status
+'''
+
+EXAMPLES = r'''
+- name: Start the pull in the background
+  community.docker.docker_image_pull:
+    name: quay.io/ascend/vllm-ascend:v0.23.0-310p
+  async: 3600
+  poll: 0
+  register: pull_job
+
+- name: Wait for it, with a progress line every 15 seconds
+  ascend.vllm.image_pull_wait:
+    results_file: "{{ pull_job.results_file }}"
+    name: quay.io/ascend/vllm-ascend:v0.23.0-310p
+    timeout: 3600
+    report_after: 15
+  register: pulled
+
+- name: Fail when the pull failed
+  ansible.builtin.fail:
+    msg: "{{ pulled.answer.msg }}"
+  when: pulled.answer.failed | default(false)
+'''
+
+RETURN = r'''
+answer:
+  description: The job's result (the pull module's return values, or the job's failure), once the job has ended.
+  returned: success
+  type: dict
+  sample: {changed: true, image: {Id: "sha256:329a38a86a15..."}}
+finished:
+  description: Whether the job has ended (false only from a run of the module itself, before the action plugin calls it again).
+  returned: always
+  type: bool
+progress:
+  description:
+    - What the Engine's stream said in the last run - C(layers) (layer id to C(status), C(current), C(total) bytes),
+      C(status) (the Engine's last C(Status:) or C(Digest:) line) and C(error) (why the Engine reported nothing);
+      null when the job had ended before the run looked.
+  returned: always
+  type: dict
+seconds:
+  description: Seconds the whole wait took (the action plugin), or the last run (the module).
+  returned: always
+  type: float
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi
+from ansible_collections.ascend.vllm.plugins.module_utils._pull_watch import (
+    PullObserver, job_answer, read_docker_config, read_file, registry_auth, split_reference, watch_pull,
+)
+
+ARGUMENT_SPEC = dict(
+    results_file=dict(type='path', required=True),
+    name=dict(type='str', required=True),
+    timeout=dict(type='float', default=3600),
+    msg=dict(type='str'),
+    report_after=dict(type='float', default=15),
+    docker_host=dict(type='str'),
+)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    for option in ('timeout', 'report_after'):
+        if params[option] <= 0:
+            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
+    host = params['docker_host'] or os.environ.get('DOCKER_HOST') or 'unix:///var/run/docker.sock'
+    registry = split_reference(params['name'])[0]
+    observer = PullObserver(DockerApi(host, timeout=max(30.0, params['report_after'] + 10)), params['name'],
+                            registry_auth(registry, read_docker_config()))
+    path = params['results_file']
+    result = watch_pull(lambda: job_answer(read_file(path)), observer, params['report_after'])
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == '__main__':
+    main()

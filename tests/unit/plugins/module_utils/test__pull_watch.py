@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The node side of image_pull_wait (module_utils/_pull_watch.py): the job file, the Engine's stream."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import json
+import os
+import socketserver
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import _pull_watch as w
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi
+
+
+@pytest.mark.parametrize('text, answer', [
+    (None, None), ('', None), ('{"started": 1, "fin', None),
+    ('{"started": 1, "finished": 0, "ansible_job_id": "j1"}', None),
+    ('{"changed": true, "image": {"Id": "sha256:1"}}', {'changed': True, 'image': {'Id': 'sha256:1'}}),
+    ('{"failed": 1, "msg": "Job reached maximum time limit of 60 seconds."}',
+     {'failed': 1, 'msg': 'Job reached maximum time limit of 60 seconds.'}),
+    ('{"started": 1, "finished": 1, "changed": false}', {'started': 1, 'finished': 1, 'changed': False}),
+])
+def test_job_answer(text, answer):
+    assert w.job_answer(text) == answer
+
+
+@pytest.mark.parametrize('ref, parts', [
+    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', ('quay.io', 'quay.io/ascend/vllm-ascend', 'v0.23.0-310p')),
+    ('172.18.0.1:5000/ascend/vllm-ascend:v0.23.0-310p',
+     ('172.18.0.1:5000', '172.18.0.1:5000/ascend/vllm-ascend', 'v0.23.0-310p')),
+    ('m.daocloud.io/quay.io/ascend/vllm-ascend@sha256:' + 'a' * 64,
+     ('m.daocloud.io', 'm.daocloud.io/quay.io/ascend/vllm-ascend', 'sha256:' + 'a' * 64)),
+    ('localhost:5000/x', ('localhost:5000', 'localhost:5000/x', 'latest')),
+    ('library/haproxy:2.6', ('', 'library/haproxy', '2.6')),
+    ('haproxy', ('', 'haproxy', 'latest')),
+])
+def test_split_reference(ref, parts):
+    assert w.split_reference(ref) == parts
+
+
+def _decoded(header):
+    return json.loads(base64.urlsafe_b64decode(header.encode()).decode())
+
+
+def test_registry_auth_from_config_json():
+    config = {'auths': {'reg.example:5000': {'auth': base64.b64encode(b'bob:pa:ss').decode()},
+                        'https://quay.io': {'identitytoken': 'tok'}}}
+    assert _decoded(w.registry_auth('reg.example:5000', config)) == {
+        'username': 'bob', 'password': 'pa:ss', 'serveraddress': 'reg.example:5000'}
+    assert _decoded(w.registry_auth('quay.io', config)) == {'identitytoken': 'tok', 'serveraddress': 'quay.io'}
+    assert w.registry_auth('other.example', config) is None
+    assert w.registry_auth('reg', {'auths': {'reg': {}}, 'credsStore': 'pass'}) is None
+    assert w.registry_auth('reg', None) is None
+
+
+def test_read_docker_config(tmp_path):
+    assert w.read_docker_config({'DOCKER_CONFIG': str(tmp_path)}) is None
+    (tmp_path / 'config.json').write_text('{"auths": {}}')
+    assert w.read_docker_config({'DOCKER_CONFIG': str(tmp_path)}) == {'auths': {}}
+    (tmp_path / 'config.json').write_text('not json')
+    assert w.read_docker_config({'DOCKER_CONFIG': str(tmp_path)}) is None
+
+
+# ------------------------------------------------------------------ the loop
+class Clock(object):
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+class FakeObserver(object):
+    def __init__(self):
+        self.events = []
+
+    def start(self):
+        self.events.append('start')
+
+    def stop(self):
+        self.events.append('stop')
+
+    def snapshot(self):
+        return {'layers': {'a': {'status': 'Downloading', 'current': 1, 'total': 2}}, 'status': '', 'error': ''}
+
+
+def test_watch_pull_ends_within_a_poll_of_the_job():
+    clock, observer = Clock(), FakeObserver()
+    texts = iter(['{"started": 1, "finished": 0}'] * 5 + ['{"changed": true}'])
+    result = w.watch_pull(lambda: w.job_answer(next(texts)), observer, 15, clock=clock, sleep=clock.sleep)
+    assert result['finished'] and result['answer'] == {'changed': True}
+    assert result['seconds'] == 2.5 and observer.events == ['start', 'stop']
+    assert result['progress']['layers']['a']['current'] == 1
+
+
+def test_watch_pull_returns_after_the_seconds_with_the_progress():
+    clock, observer = Clock(), FakeObserver()
+    result = w.watch_pull(lambda: None, observer, 3, clock=clock, sleep=clock.sleep)
+    assert not result['finished'] and result['answer'] is None and result['seconds'] == 3.0
+    assert observer.events == ['start', 'stop'] and result['progress']['layers']
+
+
+def test_watch_pull_does_not_ask_the_engine_once_the_job_ended():
+    observer = FakeObserver()
+    result = w.watch_pull(lambda: {'changed': False}, observer, 15)
+    assert result == {'finished': True, 'answer': {'changed': False}, 'progress': None, 'seconds': result['seconds']}
+    assert observer.events == []
+
+
+# ------------------------------------------------------------------ the Engine's stream
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # the observer left while the fake engine was still writing
+
+
+def engine(lines, status=200, hold=0.0):
+    """A fake Docker Engine on a unix socket: POST /images/create streams ``lines`` (chunked), then holds."""
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+
+        def address_string(self):
+            return 'unix'
+
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            seen.append((self.path, self.headers.get('X-Registry-Auth')))
+            if status != 200:
+                body = json.dumps({'message': 'pull access denied'}).encode()
+                self.send_response(status)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            self.send_response(200)
+            self.send_header('Transfer-Encoding', 'chunked')
+            self.end_headers()
+            for line in lines:
+                data = (json.dumps(line) + '\r\n').encode()
+                self.wfile.write(b'%x\r\n%s\r\n' % (len(data), data))
+                self.wfile.flush()
+            time.sleep(hold)
+            self.wfile.write(b'0\r\n\r\n')
+
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, 'docker.sock')
+    server = _Server(path, Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, path, seen
+
+
+def test_observer_folds_the_engines_stream_and_sends_the_credentials():
+    lines = [{'status': 'Pulling from ascend/vllm-ascend', 'id': 'v0.23.0-310p'},
+             {'status': 'Downloading', 'progressDetail': {'current': 5, 'total': 10}, 'id': 'aaa'}]
+    server, path, seen = engine(lines, hold=5)
+    try:
+        observer = w.PullObserver(DockerApi('unix://' + path), 'reg:5000/ascend/vllm-ascend:v0.23.0-310p', 'AUTH')
+        result = w.watch_pull(lambda: None, observer, 1.0)
+    finally:
+        server.shutdown()
+    assert result['progress']['layers'] == {'aaa': {'status': 'Downloading', 'current': 5, 'total': 10}}
+    assert result['progress']['error'] == '' and 0.9 <= result['seconds'] < 2
+    assert seen == [('/images/create?fromImage=reg%3A5000%2Fascend%2Fvllm-ascend&tag=v0.23.0-310p', 'AUTH')]
+
+
+def test_observer_reports_a_refusal_as_its_error():
+    server, path, _seen = engine([], status=404)
+    try:
+        result = w.watch_pull(lambda: None, w.PullObserver(DockerApi('unix://' + path), 'x/y:1'), 0.6)
+    finally:
+        server.shutdown()
+    assert result['progress']['error'] == 'HTTP 404: pull access denied'
+
+
+def test_observer_without_an_engine_reports_why():
+    result = w.watch_pull(lambda: None, w.PullObserver(DockerApi('unix:///nonexistent/docker.sock'), 'x/y:1'), 0.6)
+    assert 'No such file or directory' in result['progress']['error']
