@@ -10,7 +10,8 @@ through module_utils/_redact.py.  The node's probes are injected (``run_command`
 a ``DockerApi``, the file system root), so unit tests drive it with fakes.
 
 Sources (docs/troubleshooting.md lists them and why):
-- ``npu-smi info`` and ``npu-smi info -t board -i <NPU id>`` for every NPU id it lists;
+- ``npu-smi info`` and ``npu-smi info -t board -i <NPU id>`` for every NPU id it lists (the board's
+  driver and firmware versions; npu-smi reference, "Querying NPU details");
 - the driver's ``version.info`` and ``/etc/ascend_install.info`` (both mounted into the
   containers by the vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 4.1);
 - the host plan the controller computed (instances, argv, env), redacted again here;
@@ -72,6 +73,18 @@ def npu_ids(text):
         if chip['npu_id'] not in ids:
             ids.append(chip['npu_id'])
     return ids
+
+
+def board_fields(text):
+    # type: (str) -> Dict[str, str]
+    """``Key : Value`` lines of ``npu-smi info -t board -i ID`` (``Software Version`` is the driver's,
+    ``Firmware Version`` the firmware's; npu-smi reference, "Querying NPU details")."""
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(':')
+        if sep and key.strip():
+            fields[key.strip()] = value.strip()
+    return fields
 
 
 def ours(summary):
@@ -154,8 +167,13 @@ class Collector(object):
             self.missing('npu-smi info -t board', 'the npu-smi info output could not be parsed: %s' % exc)
             return
         self.summary['npu_ids'] = ids
+        boards = {}
         for npu_id in ids:
-            self.command('npu-smi/board-%d.txt' % npu_id, [path, 'info', '-t', 'board', '-i', str(npu_id)])
+            board = self.command('npu-smi/board-%d.txt' % npu_id, [path, 'info', '-t', 'board', '-i', str(npu_id)])
+            fields = board_fields(board or '')
+            boards[str(npu_id)] = dict((key, fields[key]) for key in ('Software Version', 'Firmware Version')
+                                       if key in fields)
+        self.summary['boards'] = boards
 
     def versions(self):
         # type: () -> None

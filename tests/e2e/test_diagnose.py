@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
 
 NODE = "diag-duo"
+GONE = "diag-gone"
 NAME = "vllm-ascend"
 CRASH = "RuntimeError: diag-test refuses to start"
 API_KEY = "sk-diag-" + secrets.token_hex(12)
@@ -43,7 +44,7 @@ class Node:
         self.workdir = workdir
         self.host_vars = {"vllm_serve_api_key": API_KEY, "vllm_serve_env": {"HF_TOKEN": TOKEN}}
 
-    def inventory(self):
+    def inventory(self, gone=False):
         host = dict(ansible_connection="community.docker.docker", ansible_host="ascend-sim-" + NODE,
                     ansible_python_interpreter="/usr/bin/python3", **self.host_vars)
         inv = {"all": {"vars": {"image_pull_registries": [self.registry],
@@ -51,19 +52,25 @@ class Node:
                                 "vllm_serve_ready_timeout": 60,
                                 "vllm_serve_log_lines": 5},
                        "children": {"atlas_300i_duo": {"hosts": {NODE: host}}}}}
+        if gone:
+            # A node that does not answer (no such container): left out of the archive, and named.
+            inv["all"]["children"]["atlas_200i_pro"] = {"hosts": {GONE: dict(
+                ansible_connection="community.docker.docker", ansible_host="ascend-sim-" + GONE)}}
         path = self.workdir / "inventory.yml"
         path.write_text(yaml.safe_dump(inv))
         return path
 
-    def playbook(self, name, *args):
+    def playbook(self, name, *args, gone=False):
         env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
         return subprocess.run(
-            [str(Path(sys.executable).parent / "ansible-playbook"), name, "-i", str(self.inventory()), *args],
+            [str(Path(sys.executable).parent / "ansible-playbook"), name, "-i", str(self.inventory(gone)), *args],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
 
-    def diagnose(self, outdir):
-        proc = self.playbook("playbooks/diagnose.yml", "-e", "vllm_serve_diagnose_dir=%s" % outdir)
-        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    def diagnose(self, outdir, gone=False):
+        proc = self.playbook("playbooks/diagnose.yml", "-e", "vllm_serve_diagnose_dir=%s" % outdir, gone=gone)
+        # A host that does not answer fails the run (exit 4 for SSH's "unreachable", 2 for the docker
+        # connection's "no such container"); the others' archive is written all the same.
+        assert proc.returncode in ((2, 4) if gone else (0,)), proc.stdout[-4000:] + proc.stderr[-2000:]
         assert API_KEY not in proc.stdout + proc.stderr and TOKEN not in proc.stdout + proc.stderr
         found = ARCHIVE_LINE.search(proc.stdout)
         assert found, proc.stdout[-3000:]
@@ -101,7 +108,7 @@ def no_secret_in(files):
 
 
 def test_one_archive_with_the_node_the_plan_and_our_container_without_secrets(node, tmp_path):
-    files = node.diagnose(tmp_path)
+    files = node.diagnose(tmp_path, gone=True)
     no_secret_in(files)
     host = "%s/" % NODE
     # npu-smi as the node prints it, and the board query of each NPU id it lists (NPU 2 on this node).
@@ -122,7 +129,9 @@ def test_one_archive_with_the_node_the_plan_and_our_container_without_secrets(no
     assert env["VLLM_API_KEY"] == "<redacted>" and env["HF_TOKEN"] == "<redacted>"
     assert inspect["Config"]["Labels"]["ascend.vllm.managed-by"] == "ascend.vllm"
     assert "Application startup complete." in files[host + "logs/%s.log" % NAME].decode()
-    assert json.loads(files["hosts.json"]) == {"collected": [NODE], "missing": {}}
+    assert json.loads(files["hosts.json"]) == {
+        "collected": [NODE], "missing": {GONE: "unreachable, or a task failed before its archive was fetched"}}
+    assert not [name for name in files if name.startswith(GONE + "/")]
     # What could not be read is listed, not a failure (the stand-in has no /var/log/npu).
     manifest = json.loads(files[host + "manifest.json"])
     assert {"file": None, "source": "/var/log/npu", "absent": True} in manifest

@@ -17,7 +17,7 @@ import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils import _diagnose
 from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import (
-    Collector, bundle, bundle_name, npu_ids, read_archive, tail_bytes, write_archive)
+    Collector, board_fields, bundle, bundle_name, npu_ids, read_archive, tail_bytes, write_archive)
 from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerError
 
 KEY = 'sk-diag-0123456789abcdef'
@@ -110,6 +110,34 @@ def engine():
                                        ('02_npu-smi-info_300IDuo-96G_1card_2chips_idle_25.2.0.txt', [2])])
 def test_npu_ids_lists_each_card_once(capture, name, ids):
     assert npu_ids(capture(name)) == ids
+
+
+# The layout of the npu-smi reference's example ("Querying NPU details", Atlas 200I A2 docs); no capture
+# of a 310P board's output was at hand.
+BOARD = """        NPU ID                         : 0
+        Product Name                   : IT22DMDB02
+        Serial Number                  : 025VLB10K7000275
+        Software Version               : 24.1.RC2
+        Firmware Version               : 7.1.0.4.218
+        Board ID                       : 0x45
+        Chip Count                     : 1
+"""
+
+
+def test_board_fields():
+    fields = board_fields(BOARD)
+    assert (fields['Software Version'], fields['Firmware Version'], fields['Board ID']) == ('24.1.RC2', '7.1.0.4.218',
+                                                                                             '0x45')
+    assert 'Firmware Version' not in board_fields('Error: no such device')
+
+
+def test_the_board_versions_are_in_the_summary(node):
+    root, run_command, ran = node
+
+    def answer(argv, environ_update=None):
+        return (0, BOARD, '') if '-t' in argv else run_command(argv, environ_update)
+    summary = Collector(params(root), answer, None, root=str(root)).run()
+    assert summary['boards'] == {'6': {'Software Version': '24.1.RC2', 'Firmware Version': '7.1.0.4.218'}}
 
 
 def test_collects_every_source_redacted(node):
