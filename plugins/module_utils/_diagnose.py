@@ -43,7 +43,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._keep import MANAGED_L
 from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import NpuSmiError, locate_npu_smi
 from ansible_collections.ascend.vllm.plugins.module_utils._ready import demux
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import parse_npu_smi_info
+from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import parse_npu_smi_info, parse_version_info
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 INSTALL_INFO_FILE = '/etc/ascend_install.info'
@@ -157,7 +157,10 @@ class Collector(object):
             path = locate_npu_smi(self.params.get('npu_smi_path') or None, os.environ.get('PATH', ''))
         except NpuSmiError as exc:
             self.missing('npu-smi', exc.msg)
-            return
+            # Not where the platform says, but on the node all the same: its output is what counts here.
+            path = exc.details.get('found')
+            if not path:
+                return
         text = self.command('npu-smi/info.txt', [path, 'info'])
         if text is None:
             return
@@ -182,11 +185,11 @@ class Collector(object):
             data = self.read(source)
             if data is not None:
                 self.add(member, data, source)
-        text = self.files.get('driver/version.info', b'').decode('utf-8', 'replace')
-        for line in text.splitlines():
-            key, sep, value = line.partition('=')
-            if sep and key.strip() in ('Version', 'version', 'package_version'):
-                self.summary.setdefault('driver_version', value.strip())
+        try:
+            self.summary['driver_version'] = parse_version_info(
+                self.files.get('driver/version.info', b'').decode('utf-8', 'replace'))['version']
+        except ValueError as exc:
+            self.missing('driver version', str(exc))
 
     def read(self, source):
         # type: (str) -> Optional[bytes]

@@ -184,6 +184,15 @@ def test_a_node_without_npu_smi_or_engine_still_gives_an_archive(node):
     assert 'driver/version.info' in collector.files and 'plan.json' not in collector.files
 
 
+def test_npu_smi_found_elsewhere_than_the_platform_says_is_run_and_noted(node, monkeypatch):
+    root, run_command, ran = node
+    monkeypatch.setenv('PATH', str(root / 'usr/local/bin'))
+    summary = Collector(params(root, npu_smi_path=str(root / 'usr/local/sbin/npu-smi')), run_command, None,
+                        root=str(root)).run()
+    assert ran[0] == [str(root / 'usr/local/bin/npu-smi'), 'info'] and summary['npu_ids'] == [6]
+    assert 'but it is at %s' % (root / 'usr/local/bin/npu-smi') in summary['problems'][0]['error']
+
+
 def test_log_files_are_cut_to_their_end_and_to_the_total(node):
     root, run_command, ran = node
     big = root / 'root/ascend/log/debug/plog'
