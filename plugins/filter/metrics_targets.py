@@ -17,11 +17,14 @@ description:
     (HAProxy's exporter on C(balancer_metrics_port)) when it runs, each labelled C(host), C(platform), C(model),
     C(instance) and C(component) (V(vllm) or V(balancer)).
   - >-
+    With O(npu_exporter_port), one more group for MindCluster's NPU Exporter on the node (C(component) V(npu),
+    C(instance) V(npu-exporter), C(model) the models the host serves).
+  - >-
     ADDRESS is C(vllm_serve_metrics_address) when set, else C(vllm_serve_publish_address), else (published on every
     address) the host's address.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
-positional: host, platform, addresses, balancer
+positional: host, platform, addresses, balancer, npu_exporter_port
 options:
   _input:
     description: The vllm_serve plan of the host (C(__vllm_serve_plan)).
@@ -45,6 +48,9 @@ options:
   balancer:
     description: C(balancer_status) of the host, as the balancer role records it.
     type: dict
+  npu_exporter_port:
+    description: Port of the node's NPU Exporter (its default is 8082); null or 0 adds no group for it.
+    type: int
 '''
 
 EXAMPLES = r'''
@@ -67,12 +73,13 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import plai
 from ansible_collections.ascend.vllm.plugins.module_utils._metrics import metrics_targets as targets, target_address
 
 
-def metrics_targets(plan, host, platform, addresses, balancer=None):
+def metrics_targets(plan, host, platform, addresses, balancer=None, npu_exporter_port=None):
     """The scrape target groups of one host."""
     addresses = plain(addresses or {})
     address = target_address(addresses.get('metrics_address'), addresses.get('publish_address'),
                              str(addresses.get('host_address') or host))
-    return targets(plain(plan or []), str(host), str(platform or ''), address, plain(balancer or {}))
+    return targets(plain(plan or []), str(host), str(platform or ''), address, plain(balancer or {}),
+                   int(npu_exporter_port) if npu_exporter_port else None)
 
 
 class FilterModule(object):

@@ -48,8 +48,7 @@ REACHES = {
     'verify': _VERIFY,
     'upgrade': ('playbooks/upgrade.yml',) + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,
     'eval': ('playbooks/eval.yml',) + _HOSTS + ('vllm_serve/plan', 'eval/main'),
-    # Written on another branch; declared here from its purpose (read each instance's state and logs).
-    'diagnose': ('playbooks/diagnose.yml', 'vllm_serve/plan'),
+    'diagnose': ('playbooks/diagnose.yml',) + _HOSTS + ('vllm_serve/diagnose',),
     'teardown': ('playbooks/teardown.yml',) + _HOSTS + ('vllm_serve/teardown', 'balancer/teardown', 'vllm_serve/metrics',
                  'image_pull/remove'),
 }
@@ -57,7 +56,7 @@ REACHES = {
 # Which role entries (or playbooks) read a variable: a template asks a question, or takes a
 # credential, only when its playbook reaches one of them.
 _SERVE_PLAN = ('host_plan', 'vllm_serve/gather', 'vllm_serve/preflight', 'vllm_serve/main')
-_INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'vllm_serve/plan')
+_INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'vllm_serve/plan', 'vllm_serve/diagnose')
 READ_BY = {
     'ascend_vllm_platform': _INSTANCES + ('vllm_serve/teardown', 'image_pull/resolve', 'image_pull/main',
                                           'image_pull/remove'),

@@ -7,6 +7,11 @@ Pure functions over plain data (no Ansible imports), used by the
 target group per scrape target (each with its own labels ``host``, ``platform``,
 ``model``, ``instance`` and ``component``); a run replaces the groups of the hosts
 it deployed (or removes them on teardown) and keeps every other host's.
+
+MindCluster's NPU Exporter, when the operator runs it on the node, is one more
+group per host (``component`` ``npu``): it answers ``/metrics`` on port 8082 by
+default (MindCluster docs, "NPU Exporter Home Page" and "Prometheus Metrics API",
+https://www.hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dlug_api_115.html).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,9 +34,18 @@ def target_address(metrics_address, publish_address, host_address):
     return publish_address
 
 
-def metrics_targets(plan, host, platform, address, balancer=None):
-    # type: (List[Dict[str, Any]], str, str, str, Optional[Dict[str, Any]]) -> List[Dict[str, Any]]
-    """The target groups of one host: every planned instance's /metrics and its balancer's."""
+# Label ``instance`` of the NPU Exporter's group: the exporter is one per node, not per vLLM instance.
+NPU_EXPORTER_INSTANCE = 'npu-exporter'
+
+
+def metrics_targets(plan, host, platform, address, balancer=None, npu_exporter_port=None):
+    # type: (List[Dict[str, Any]], str, str, str, Optional[Dict[str, Any]], Optional[int]) -> List[Dict[str, Any]]
+    """The target groups of one host: every planned instance's /metrics, its balancer's and,
+    with ``npu_exporter_port``, the node's NPU Exporter (chip health, AI Core utilisation, memory).
+
+    The exporter's group carries the same labels as the instances'; its ``model`` lists the
+    models the host serves (its chips serve them), as the balancer's does.
+    """
     out = []
     for entry in plan:
         out.append({'targets': [host_port(address, entry['port'])],
@@ -43,6 +57,11 @@ def metrics_targets(plan, host, platform, address, balancer=None):
         out.append({'targets': [host_port(address, balancer['metrics_port'])],
                     'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
                                'instance': balancer.get('container', 'balancer'), 'component': 'balancer'}})
+    if npu_exporter_port:
+        models = sorted(set(str(entry['options'].get('model', '')) for entry in plan))
+        out.append({'targets': [host_port(address, int(npu_exporter_port))],
+                    'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
+                               'instance': NPU_EXPORTER_INSTANCE, 'component': 'npu'}})
     return out
 
 

@@ -19,8 +19,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import calendar
+import errno
 import http.client as httplib
 import json
+import os
 import re
 import struct
 import time
@@ -30,6 +32,7 @@ from urllib.parse import quote, urlencode
 from urllib.request import ProxyHandler, Request, build_opener
 
 from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 
 # What vLLM logs once the API server listens (uvicorn).
@@ -384,6 +387,39 @@ class Watch(object):
             return  # the container went away meanwhile: nothing to show
         result['log_tail'] = tail(last, count)
         result['cause'] = find_cause(since_start) or find_cause(last)
+
+
+def log_file_name(name, when):
+    # type: (str, float) -> str
+    """``<container>-<UTC time>.log``: one file per failure, a later one never overwrites it."""
+    safe = ''.join(c if c.isalnum() or c in '._-' else '_' for c in name) or 'container'
+    return '%s-%s.log' % (safe, time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(when)))
+
+
+def save_log(probe, directory, name, secrets=(), when=None):
+    # type: (Any, str, str, Any, Optional[float]) -> str
+    """The container's whole log (both streams, with Docker's timestamps, secrets redacted) written
+    to a new file in ``directory`` (made 0700 when missing), mode 0600; its path.
+
+    Done before a failed container is removed, so that the bug report has more than the
+    last lines; IOError/OSError when the log cannot be read or written."""
+    tty = bool(((probe.inspect() or {}).get('Config') or {}).get('Tty'))
+    text = redact_text(probe.logs(timestamps=True, tty=tty), secrets)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o700)
+    base = os.path.join(directory, log_file_name(name, time.time() if when is None else when))
+    for attempt in range(100):
+        path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.EEXIST:
+                continue
+            raise
+        with os.fdopen(descriptor, 'wb') as handle:
+            handle.write(text.encode('utf-8'))
+        return path
+    raise OSError('%s and 99 more of that name exist' % base)
 
 
 def _start_since(view):

@@ -25,7 +25,8 @@ description:
     at temperature 0.7, top_p 0.95) and returns their texts.
   - On any failure it returns the last O(log_lines) lines of the container's log and the
     first exception line of the log since the start (the cause), and fails.
-  - The module only reads and asks; it never changes the container.
+  - The module only reads and asks; it never changes the container. With O(save_log_dir) it writes
+    the log of a failed container to a file.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
@@ -90,6 +91,13 @@ options:
     description: How many of the container's last log lines RV(log_tail) holds on a failure.
     type: int
     default: 50
+  save_log_dir:
+    description:
+      - On a failure, also write the container's whole log (both streams, Docker's timestamps, O(api_key) and other
+        secrets redacted) to a new file C(<name>-<UTC time>.log) (mode 0600) in this directory on the node (made,
+        mode 0700, when missing), before anything removes the container; RV(log_file) is its path.
+      - Not in check mode. Empty or unset saves nothing.
+    type: path
   smoke_test:
     description: Also send the guide's completions and chat completions requests once ready.
     type: bool
@@ -232,6 +240,16 @@ waited:
   type: float
   sample: 95.5
   version_added: 0.2.0
+log_file:
+  description: The file on the node the whole log of the failed container was saved to (O(save_log_dir)); empty when
+    none was saved.
+  returned: always
+  type: str
+  sample: /var/log/ascend-vllm/vllm-ascend-20261201T171500Z.log
+log_file_error:
+  description: Why the log could not be saved (O(save_log_dir)); empty otherwise.
+  returned: always
+  type: str
 seconds:
   description: Wall-clock seconds the call took.
   returned: always
@@ -257,8 +275,11 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils._ready import (
-    MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, socket_path,
+    MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, save_log, socket_path,
 )
+
+# Failures whose container (and so log) may still be there to save.
+SAVED_STATES = ('crashed', 'exited', 'timeout', 'not_listed', 'request_failed', 'smoke_failed')
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),
@@ -271,6 +292,7 @@ ARGUMENT_SPEC = dict(
     marker=dict(type='str', default=MARKER),
     just_started=dict(type='bool', default=True),
     log_lines=dict(type='int', default=50),
+    save_log_dir=dict(type='path'),
     smoke_test=dict(type='bool', default=False),
     prompt=dict(type='str', default='The future of AI is'),
     max_tokens=dict(type='int', default=50, no_log=False),
@@ -298,6 +320,12 @@ def main():
         result = Watch(probe, params).run()
     except (IOError, OSError, ValueError) as exc:
         module.fail_json(msg='Watching %s through the Docker API at %s failed: %s' % (params['name'], path, exc))
+    result.update(log_file='', log_file_error='')
+    if result['state'] in SAVED_STATES and params['save_log_dir'] and not module.check_mode:
+        try:
+            result['log_file'] = save_log(probe, params['save_log_dir'], params['name'], [params['api_key']])
+        except (IOError, OSError, ValueError) as exc:
+            result['log_file_error'] = 'saving the log to %s failed: %s' % (params['save_log_dir'], exc)
     if result['state'] not in ('ready', 'waiting'):
         module.fail_json(msg='%s: %s' % (result['task'], result['error']), changed=False, **result)
     module.exit_json(changed=False, **result)

@@ -19,3 +19,11 @@ PLAN = [{'name': 'default', 'port': 8080, 'options': {'model': 'Qwen/Qwen3.5-2B'
 ])
 def test_address_choice(addresses, target):
     assert metrics_targets(PLAN, 'n1', 'atlas_300i_duo', addresses)[0]['targets'] == [target]
+
+
+@pytest.mark.parametrize('port, expected', [(None, []), (0, []), (8082, ['127.0.0.1:8082']), ('9100', ['127.0.0.1:9100'])])
+def test_npu_exporter_port(port, expected):
+    addresses = {'metrics_address': None, 'publish_address': '127.0.0.1', 'host_address': '10.0.0.5'}
+    out = metrics_targets(PLAN, 'n1', 'atlas_300i_duo', addresses, {}, port)
+    assert [g['targets'][0] for g in out if g['labels']['component'] == 'npu'] == expected
+    assert [g['labels']['instance'] for g in out] == ['default'] + (['npu-exporter'] if expected else [])

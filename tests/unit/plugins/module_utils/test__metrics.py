@@ -56,3 +56,36 @@ def test_merge_replaces_the_play_hosts_and_keeps_the_others():
 def test_merge_of_a_missing_or_broken_file(existing):
     groups = metrics_targets(PLAN[:1], 'n1', 'p', '10.0.0.1')
     assert file_sd_merge(existing, ['n1'], groups) == groups
+
+
+def test_the_npu_exporter_group_has_the_instance_labels_and_the_host_models():
+    plan = PLAN + [{'name': 'c', 'port': 8082 + 100, 'options': {'model': 'Qwen/Qwen3.5-9B'}}]
+    out = metrics_targets(plan, 'n1', 'atlas_300i_duo', '10.0.0.5', BALANCER, npu_exporter_port=8082)
+    npu = [group for group in out if group['labels']['component'] == 'npu']
+    assert npu == [{'targets': ['10.0.0.5:8082'],
+                    'labels': {'host': 'n1', 'platform': 'atlas_300i_duo', 'model': 'Qwen/Qwen3.5-2B,Qwen/Qwen3.5-9B',
+                               'instance': 'npu-exporter', 'component': 'npu'}}]
+    # The same label names as every instance's group, so one relabelling serves both.
+    assert all(set(group['labels']) == set(npu[0]['labels']) for group in out)
+    # Off (None or 0): no group for it; the others are unchanged.
+    assert metrics_targets(plan, 'n1', 'atlas_300i_duo', '10.0.0.5', BALANCER) == [g for g in out if g not in npu]
+    assert metrics_targets(plan, 'n1', 'atlas_300i_duo', '10.0.0.5', BALANCER, npu_exporter_port=0) == \
+        [g for g in out if g not in npu]
+
+
+def test_the_npu_exporter_target_of_an_ipv6_address_and_a_host_without_instances():
+    assert metrics_targets([], 'n1', 'atlas_200i_pro', 'fd00::5', None, 9100) == [
+        {'targets': ['[fd00::5]:9100'], 'labels': {'host': 'n1', 'platform': 'atlas_200i_pro', 'model': '',
+                                                   'instance': 'npu-exporter', 'component': 'npu'}}]
+
+
+def test_merge_replaces_a_host_npu_exporter_group_and_teardown_removes_it():
+    with_npu = metrics_targets(PLAN, 'n1', 'p', '10.0.0.1', None, 8082)
+    other = metrics_targets(PLAN[:1], 'n2', 'p', '10.0.0.2', None, 8082)
+    text = json.dumps(with_npu + other)
+    # The option turned off on n1: its exporter group goes with the next deploy, n2's stays.
+    without = metrics_targets(PLAN, 'n1', 'p', '10.0.0.1')
+    merged = file_sd_merge(text, ['n1'], without)
+    assert [g['labels']['component'] for g in merged if g['labels']['host'] == 'n1'] == ['vllm', 'vllm']
+    n2 = [g for g in merged if g['labels']['host'] == 'n2']
+    assert sorted(g['labels']['component'] for g in n2) == ['npu', 'vllm'] and all(g in other for g in n2)

@@ -192,3 +192,44 @@ def test_no_docker_engine(node, tmp_path):
     engine, seen, args = node
     result = run_module(dict(args, docker_host='unix://%s/none.sock' % tmp_path))
     assert result['failed'] and result['msg'].startswith('Watching vllm-ascend through the Docker API at ')
+
+
+def test_a_failure_saves_the_whole_log_with_the_key_removed(node, tmp_path):
+    engine, seen, args = node
+    engine.container['State'].update(Status='exited', ExitCode=1)
+    engine.lines = ['vLLM API server version 0.23.0', 'Authorization: Bearer %s' % API_KEY,
+                    "non-default args: {'api_key': ['%s']}" % API_KEY, 'RuntimeError: no chip']
+    saved = tmp_path / 'failed'
+    result = run_module(dict(args, log_lines=1, save_log_dir=str(saved), api_key=API_KEY))
+    assert result['failed'] and result['state'] == 'exited' and result['log_file_error'] == ''
+    path = result['log_file']
+    assert os.path.dirname(path) == str(saved) and os.path.basename(path).startswith('vllm-ascend-')
+    text = open(path).read()
+    # Every line (not the one of log_tail), with Docker's timestamps, the key nowhere.
+    assert text.splitlines()[0] == '2026-11-30T22:00:01.000000000Z vLLM API server version 0.23.0'
+    assert len(text.splitlines()) == 4 and text.splitlines()[-1].endswith('RuntimeError: no chip')
+    assert API_KEY not in text and API_KEY not in json.dumps(result)
+    assert oct(os.stat(path).st_mode & 0o777) == '0o600' and oct(os.stat(str(saved)).st_mode & 0o777) == '0o700'
+    # A second failure in the same second gets its own file.
+    again = run_module(dict(args, save_log_dir=str(saved)))
+    assert again['log_file'] != path and os.path.isfile(again['log_file'])
+
+
+def test_nothing_is_saved_when_ready_in_check_mode_or_without_a_directory(node, tmp_path):
+    engine, seen, args = node
+    first = run_module(dict(args, save_log_dir=str(tmp_path / 'a'), api_key=API_KEY))
+    assert first['state'] == 'ready' and first['log_file'] == '', first
+    engine.container['State'].update(Status='exited', ExitCode=1)
+    assert run_module(dict(args, save_log_dir=str(tmp_path / 'b'), _ansible_check_mode=True))['log_file'] == ''
+    assert run_module(args)['log_file'] == ''
+    assert not os.path.exists(str(tmp_path / 'a')) and not os.path.exists(str(tmp_path / 'b'))
+
+
+def test_a_log_that_cannot_be_saved_is_said_and_the_failure_stays_the_same(node, tmp_path):
+    engine, seen, args = node
+    engine.container['State'].update(Status='exited', ExitCode=1)
+    blocker = tmp_path / 'file'
+    blocker.write_text('not a directory')
+    result = run_module(dict(args, save_log_dir=str(blocker / 'logs')))
+    assert result['state'] == 'exited' and result['log_file'] == ''
+    assert result['log_file_error'].startswith('saving the log to %s failed: ' % (blocker / 'logs'))

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Secrets out of what leaves a node: diagnostics archives and saved container logs.
+
+One rule set, applied to everything a bug report carries (docker inspect output, the
+host plan, log lines, copied files):
+
+- the values the caller knows are secret (the configured API keys) are replaced
+  wherever they occur;
+- a value whose name says it is secret: environment entries ``NAME=value``, mapping
+  keys, ``--flag value`` / ``--flag=value`` arguments and ``name: value`` /
+  ``name=value`` text, for names like ``VLLM_API_KEY``, ``*_KEY``, ``*TOKEN*``,
+  ``*SECRET*``, ``*PASSWORD*`` (``--api-key``, ``--hf-token``); ``*_TOKENS`` counts
+  (``max_num_batched_tokens``) are not secrets;
+- ``Authorization: Bearer ...`` headers and the ``user:password@`` part of URLs
+  (a registry or proxy address in ``docker info``).
+
+Pure functions over plain data, standard library only.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+from typing import Any, Iterable, List, Optional
+
+REDACTED = '<redacted>'
+# Shorter known values are not searched for in text: they would match by chance and
+# mangle the report, and nobody uses a 1-3 character key.
+MIN_SECRET_LENGTH = 4
+
+_SECRET_NAME = re.compile(r'(?:^|[^A-Z])KEY$|(?:^|_)KEY_|TOKEN(?!S)|SECRET|PASSW(?:OR)?D|CREDENTIAL|PRIVATE', re.I)
+_FLAG = re.compile(r'^(--?[A-Za-z][\w-]*)(=(.*))?$', re.S)
+_BEARER = re.compile(r'(\bBearer\s+)[^\s"\',;]+', re.I)
+# user:password@ in a URL; the password may hold a "/" a careless URL did not escape.
+_URL_CREDENTIALS = re.compile(r'(\b[a-z][a-z0-9+.-]*://)[^/\s:@"\']+:[^\s@"\']+@', re.I)
+# name: value / name=value / "name": "value" / 'name': ['value'] in free text (log lines).
+_NAME_SEP = re.compile(r'''(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<close>['"]?)(?P<sep>\s*[:=]\s*)''')
+_VALUE = re.compile(r'''\[\s*(?:'[^']*'|"[^"]*")\s*\]|'[^']*'|"[^"]*"|[^\s,;'"\]\})]+''')
+# --flag value, --flag=value, and "--flag", "value" (a command line printed as a JSON or Python list).
+_CLI_FLAG_VALUE = re.compile(
+    r'(?P<flag>--[A-Za-z][\w-]*)(?P<sep>=|\s+|[\'"]\s*,\s*[\'"])(?P<value>[^\s"\',\]]+|"[^"]*"|\'[^\']*\')')
+
+
+def secret_name(name):
+    # type: (Any) -> bool
+    """Whether a variable, key or option of this name holds a secret (``VLLM_API_KEY``, ``hf_token``)."""
+    text = str(name or '').strip().lstrip('-').replace('-', '_')
+    return bool(text) and bool(_SECRET_NAME.search(text.upper()))
+
+
+def known_secrets(values):
+    # type: (Optional[Iterable[Any]]) -> List[str]
+    """The caller's secret values worth searching for, longest first (a key that contains another)."""
+    found = set(str(v) for v in values or [] if v is not None and len(str(v)) >= MIN_SECRET_LENGTH)
+    return sorted(found, key=lambda v: (-len(v), v))
+
+
+def redact_text(text, secrets=()):
+    # type: (str, Iterable[str]) -> str
+    """``text`` with the known secret values and every named secret replaced by ``<redacted>``."""
+    out = str(text)
+    for value in known_secrets(secrets):
+        out = out.replace(value, REDACTED)
+    out = _BEARER.sub(lambda m: m.group(1) + REDACTED, out)
+    out = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + '@', out)
+    out = _CLI_FLAG_VALUE.sub(
+        lambda m: m.group('flag') + m.group('sep') + REDACTED if secret_name(m.group('flag')) else m.group(0), out)
+    return _named_values(out)
+
+
+def _named_values(text):
+    # type: (str) -> str
+    """Every ``name: value`` / ``name=value`` of a secret name with its value replaced, keeping the
+    value's quotes and brackets (JSON stays JSON); other text as it is."""
+    out, pos = [], 0
+    for found in _NAME_SEP.finditer(text):
+        if found.start() < pos or not secret_name(found.group('name')):
+            continue
+        value = _VALUE.match(text, found.end())
+        if not value:
+            continue
+        inner = value.group(0).strip('[] ')
+        if inner.strip('\'"') == REDACTED:
+            continue
+        quote = inner[0] if inner[:1] in ('"', "'") else ''
+        hidden = quote + REDACTED + quote
+        if value.group(0).startswith('['):
+            hidden = '[' + hidden + ']'
+        out.append(text[pos:found.end()] + hidden)
+        pos = value.end()
+    out.append(text[pos:])
+    return ''.join(out)
+
+
+def redact_bytes(data, secrets=()):
+    # type: (bytes, Iterable[str]) -> bytes
+    """A copied file: text is redacted as ``redact_text`` does; other bytes lose the known values only."""
+    try:
+        return redact_text(data.decode('utf-8'), secrets).encode('utf-8')
+    except UnicodeDecodeError:
+        for value in known_secrets(secrets):
+            data = data.replace(value.encode('utf-8'), REDACTED.encode('utf-8'))
+        return data
+
+
+def redact_env(entry, secrets=()):
+    # type: (str, Iterable[str]) -> str
+    """One ``NAME=value`` environment entry."""
+    name, sep, value = str(entry).partition('=')
+    if sep and secret_name(name):
+        return name + '=' + REDACTED
+    return redact_text(entry, secrets)
+
+
+def redact_argv(argv, secrets=()):
+    # type: (Iterable[Any], Iterable[str]) -> List[Any]
+    """A command line: the value of ``--api-key KEY`` / ``--api-key=KEY`` (any secret-named flag) and
+    every ``NAME=value`` word of a secret name; other words as ``redact_text`` leaves them."""
+    out = []  # type: List[Any]
+    hide_next = False
+    for arg in argv:
+        if not isinstance(arg, str):
+            out.append(redact(arg, secrets))
+            hide_next = False
+            continue
+        if hide_next and not arg.startswith('--'):
+            out.append(REDACTED)
+            hide_next = False
+            continue
+        hide_next = False
+        flag = _FLAG.match(arg)
+        if flag and secret_name(flag.group(1)):
+            if flag.group(2) is not None:
+                out.append(flag.group(1) + '=' + REDACTED)
+            else:
+                out.append(arg)
+                hide_next = True
+            continue
+        out.append(redact_env(arg, secrets))
+    return out
+
+
+def redact(value, secrets=()):
+    # type: (Any, Iterable[str]) -> Any
+    """A copy of plain data (docker inspect, the host plan) with every secret replaced.
+
+    Mappings: a secret-named key's scalar value goes; lists of strings are read as command
+    lines and environments (``redact_argv``); strings as text."""
+    secrets = known_secrets(secrets)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if secret_name(key) and isinstance(item, (list, tuple)):
+                out[key] = [REDACTED if _secret_scalar(v) else redact(v, secrets) for v in item]
+            elif secret_name(key) and _secret_scalar(item):
+                out[key] = REDACTED
+            else:
+                out[key] = redact(item, secrets)
+        return out
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(item, str) for item in value):
+            return redact_argv(value, secrets)
+        return [redact(item, secrets) for item in value]
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    return value
+
+
+def _secret_scalar(value):
+    # type: (Any) -> bool
+    """A value that can hold a secret: not empty, not a flag, not a container of other values."""
+    return value is not None and value != '' and not isinstance(value, (bool, dict, list, tuple))

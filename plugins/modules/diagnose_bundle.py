@@ -1,0 +1,118 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: diagnose_bundle
+short_description: One archive of the diagnostics archives of several hosts
+version_added: 0.2.0
+description:
+  - Writes one gzip'd tar archive (mode 0600) in O(dest) named O(name)C(.tar.gz) holding, under O(name)C(/HOST/),
+    the members of each host's archive from M(ascend.vllm.diagnose_collect), plus O(name)C(/hosts.json) naming the
+    hosts collected and those in O(missing) with why.
+  - Runs where the archives are - the controller in C(playbooks/diagnose.yml) (C(delegate_to) V(localhost)).
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  archives:
+    description: Host name to the path of its archive.
+    type: dict
+    required: true
+  missing:
+    description: Host name to why its archive is not there (unreachable, the collection failed).
+    type: dict
+    default: {}
+  dest:
+    description: Directory to write the archive in; empty is the current directory (where ansible-playbook ran).
+    type: path
+    default: ''
+  name:
+    description: File name without C(.tar.gz), also the top directory inside; empty is C(ascend-vllm-diagnose-<UTC time>).
+    type: str
+    default: ''
+  remove_sources:
+    description: Remove the hosts' archives once bundled.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The archive is the module's output; it is written in check mode too.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+seealso:
+  - module: ascend.vllm.diagnose_collect
+'''
+
+EXAMPLES = r'''
+- name: Bundle every host's diagnostics into one archive
+  ascend.vllm.diagnose_bundle:
+    archives: {duo1: /tmp/diag/duo1.tar.gz, pro1: /tmp/diag/pro1.tar.gz}
+    missing: {pro2: unreachable}
+  delegate_to: localhost
+  run_once: true
+  register: bundle
+'''
+
+RETURN = r'''
+path:
+  description: The archive written.
+  returned: success
+  type: str
+  sample: /home/ops/ascend-vllm-diagnose-20261201T171500Z.tar.gz
+files:
+  description: Number of files in it.
+  returned: success
+  type: int
+  sample: 42
+'''
+
+import os
+import tarfile
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import bundle, bundle_name, write_archive
+
+ARGUMENT_SPEC = dict(
+    archives=dict(type='dict', required=True),
+    missing=dict(type='dict', default={}),
+    dest=dict(type='path', default=''),
+    name=dict(type='str', default=''),
+    remove_sources=dict(type='bool', default=True),
+)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    params = module.params
+    name = params['name'] or bundle_name(time.time())
+    if '/' in name or name in ('.', '..'):
+        module.fail_json(msg='name=%s: must be a file name without a directory' % name)
+    path = os.path.join(os.path.abspath(params['dest'] or os.getcwd()), name + '.tar.gz')
+    archives = dict((str(host), str(source)) for host, source in params['archives'].items())
+    try:
+        files = bundle(archives, dict((str(h), str(w)) for h, w in (params['missing'] or {}).items()))
+        write_archive(path, name, files)
+    except (IOError, OSError, ValueError, tarfile.TarError) as exc:
+        module.fail_json(msg='Bundling the diagnostics into %s failed: %s' % (path, exc))
+    if params['remove_sources']:
+        for source in archives.values():
+            os.remove(source)
+    module.exit_json(changed=True, path=path, files=len(files))
+
+
+if __name__ == '__main__':
+    main()
