@@ -22,6 +22,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import Request, origin_text
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
 
@@ -91,7 +92,7 @@ class ActionModule(ActionBase):
     _requires_connection = False
     _supports_check_mode = True
     _supports_async = False
-    _VALID_ARGS = frozenset(('fail_on_problems',))
+    _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry'))
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
@@ -101,8 +102,12 @@ class ActionModule(ActionBase):
             for entry in (document.get('argument_specs') or {}).values():
                 names.update((entry or {}).get('options') or {})
         request = read_request(task_vars, self._templar, self._loader, names)
+        args = self._task.args
         try:
             planned = host_plan(request, specs, os.path.isfile)
+            if args.get('node') is not None and not planned['problems']:
+                planned = node_plan(request, planned, args['node'], args.get('drop'), args.get('memory_again'),
+                                    args.get('registry'))
         except ValueError as exc:
             return {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
         if planned['problems'] and boolean(self._task.args.get('fail_on_problems', True), strict=False):

@@ -36,8 +36,7 @@ WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
 # preflight.yml's first play is the host_plan action: it reads every variable of every role.
-_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'vllm_serve/gather', 'image_pull/resolve',
-                                                      'vllm_serve/preflight')
+_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'vllm_serve/gather', 'image_pull/resolve')
 _DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + ('image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main',
            'vllm_serve/metrics')
 _VERIFY = ('playbooks/verify.yml',) + _HOSTS + ('vllm_serve/verify',)

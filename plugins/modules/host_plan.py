@@ -27,11 +27,30 @@ description:
     round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
 author:
   - ascend.vllm maintainers
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 options:
   fail_on_problems:
     description: Fail the task when the plan has problems; with V(false) the problems are only returned.
     type: bool
     default: true
+  node:
+    description:
+      - What M(ascend.vllm.node_facts) read of the host (its registered result). With it the plan is judged again
+        against the node -- its devices, chips, free memory, processes, Docker Engine, ports, disk, paths, driver
+        and firmware versions and addresses --, every M(ascend.vllm.vllm_config) rule with the chips' real memory,
+        and the image the host runs is resolved against the node's images.
+    type: dict
+  drop:
+    description: The result of the opt-in page-cache drop (RC mode), if one ran.
+    type: dict
+  memory_again:
+    description: M(ascend.vllm.node_facts)' memory read after the page-cache drop, if one ran.
+    type: dict
+  registry:
+    description: M(ascend.vllm.node_facts)' C(manifests) read for the digest pins, if any.
+    type: dict
 attributes:
   action:
     support: full
@@ -101,6 +120,9 @@ plan:
     var_names:
       description: The inventory variable the platform, its overrides and spec and the image tag come from.
       type: dict
+    node:
+      description: With O(node), the node's verdict (C(result), C(problems), C(summary), C(drop_page_cache)).
+      type: dict
 problems:
   description: Each problem as C(check), C(msg), C(fix) and, when the request knows, C(origin) (where the variable
     was set); empty when all is well.
@@ -114,7 +136,9 @@ from ansible.module_utils.basic import AnsibleModule
 
 def main():
     # The plan needs the controller's view of the inventory: only the action plugin can build it.
-    module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True}},
+    module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True},
+                                          'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
+                                          'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'}},
                            supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')

@@ -30,7 +30,7 @@ author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
   results_file:
-    description: The async job's results file (RV(ansible.builtin.async_status#module:results_file) of the task that started it).
+    description: The async job's results file (the C(results_file) that the async task which started it returns).
     type: path
     required: true
   name:

@@ -1,0 +1,136 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The plan judged against the node: what the one node read found, and every rule again with its figures.
+
+``node_query(request, plan)`` is what the node read (``ascend.vllm.node_facts``) must
+look at for this plan; ``node_plan(request, plan, node, ...)`` judges the plan that
+``plan._host.host_plan`` built against what it read: the node's problems
+(``_node_problems``), which image the host runs and whether it is there, every
+``vllm_config`` rule with the chips' real memory, the model directories, the publish
+address and the digest pins. Pure; the ``ascend.vllm.host_plan`` action runs it on the
+controller.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+import shlex
+
+from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judge as judge_image, pin_problems, present
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils._node_problems import (
+    node_problems, node_query as _node_query, report as node_report, summary as node_summary)
+from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
+    config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
+    publish_address_problems, report)
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
+
+PREFIX = 'vllm_serve_'
+
+
+def npu_settings(request, planned, drop=None, memory_again=None):
+    """The npu_check settings of the host (its role variables), for this plan."""
+    configured = planned.get('configs') or {}
+    profile = next((config['profile'] for config in configured.values() if config.get('profile')), None)
+    profile = profile or planned.get('profile') or {}
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    local = model_dirs(planned.get('instances') or [], configured, cache_dir)
+    image = planned.get('image') or {}
+    return {
+        'host': request.host,
+        'platform': planned.get('platform') or '',
+        'profile': profile,
+        'profile_given': bool(profile),
+        'platform_problems': [],
+        'instances': npu_check_instances(planned.get('instances') or [], configured),
+        'driver_dir': request.get('npu_check_driver_dir'),
+        'driver_version_file': request.get('npu_check_driver_version_file'),
+        'driver_min_version': request.get('npu_check_driver_min_version'),
+        'image_tag': planned.get('image_tag') or image.get('image_tag') or '',
+        'npu_smi_path': request.get('npu_check_npu_smi_path'),
+        'mount_sources': bool(request.get('npu_check_mount_sources')),
+        'docker_min_version': request.get('npu_check_docker_min_version'),
+        'ports': bool(request.get('npu_check_ports')),
+        'disk_min_free_gb': request.get('npu_check_disk_min_free_gb'),
+        'images': list(image.get('candidates') or []),
+        'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
+        'paths': [cache_dir] + [item['host'] for item in local]
+                 + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request),
+        'drop': drop or {},
+        'memory_again': memory_again or {},
+    }
+
+
+def _archive(request):
+    """The offline tarball said to be on the node (image_pull_archive_on_node), to look for."""
+    archive = request.get('image_pull_archive') or ''
+    return [archive] if archive and request.get('image_pull_archive_on_node') else []
+
+
+def image_problems(request, planned, paths):
+    """The image inputs judged again with the tarball the node has (or lacks)."""
+    archive = _archive(request)
+    if not archive:
+        return list((planned.get('image') or {}).get('problems') or [])
+    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
+    inputs['image_pull_archive_node_isreg'] = bool((paths.get(archive[0]) or {}).get('isreg'))
+    return judge_image(inputs, (planned.get('profile') or {}).get('image_tag_suffix'), lambda _path: False)['problems']
+
+
+def node_query(request, planned):
+    """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports)."""
+    return _node_query(npu_settings(request, planned))
+
+
+def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
+    """The plan with the node's figures, and every problem of the plan and the node at once.
+
+    ``node``: node_facts' answer; ``drop``/``memory_again``: the page-cache drop and the memory
+    read after it (RC mode, opt-in); ``registry``: node_facts' ``manifests`` for the digest pins.
+    """
+    node = plain(node or {})
+    settings = npu_settings(request, planned, drop, memory_again)
+    verdict = node_problems(node, settings)
+    image = planned.get('image') or {}
+    pinned = bool(request.get('image_pull_image') or request.get('image_pull_digest'))
+    found = present(((node.get('docker') or {}).get('images')), image.get('candidates') or [],
+                    request.get('image_pull_repository'), image.get('image_tag'), pinned)
+    paths = node.get('paths') or {}
+    configured = configs(planned.get('instances') or [], request, planned.get('var_names') or {},
+                         planned.get('image_tag'), verdict['result'])
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    local = model_dirs(planned.get('instances') or [], configured, cache_dir)
+    stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
+             for wanted in local]
+    problems = (image_problems(request, planned, paths) + list(verdict['problems']) + config_problems(configured)
+                + missing_model_dirs(stats)
+                + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
+                                      paths)
+                + publish_address_problems(request.get(PREFIX + 'publish_address'), node.get('addresses'))
+                + pin_problems(image.get('pins') or [], (registry or {}).get('manifests') or {}))
+    problems = with_origins(problems, request)
+    out = dict(planned, configs=configured, problems=problems, stage='node',
+               report=report(problems, request.host) if problems else '')
+    out['node'] = {'result': verdict['result'], 'problems': verdict['problems'],
+                   'summary': node_summary(verdict['result'], verdict['problems']),
+                   'drop_page_cache': verdict['drop_page_cache'],
+                   'report': node_report(request.host, verdict['problems'])}
+    out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found)
+    out['lines'] = [out['node']['summary']] + command_lines(planned.get('instances') or [], configured)
+    return out
+
+
+def command_lines(plan, configured):
+    """One line per instance whose command was built: the model, its chips and port, and the exact command."""
+    lines = []
+    for entry in plan:
+        config = configured.get(entry['name']) or {}
+        if config.get('ok'):
+            lines.append('%s on chips %s port %s: %s' % (
+                (config.get('settings') or {}).get('model', entry['name']), entry['chips'], entry['port'],
+                ' '.join(shlex.quote(str(arg)) for arg in config.get('argv') or [])))
+    return lines

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The request and the host plan, as the ``ascend.vllm.host_plan`` action builds them.
+
+The request is read the action's way (``read_request``: the roles' defaults loaded and
+templated by Ansible against the host's variables), so these tests see what a playbook run
+sees. Host variable sets are generated (hypothesis): a valid deployment of any model on any
+platform, or one with a value of another kind put into a variable the user can set. The
+invariants hold for every one of them:
+- the plan is built or refused without an exception;
+- a refusal names a variable the user set, with its value (or the value hidden for a secret);
+- an accepted plan has unique instance names, container names and ports, gives each instance
+  chips the platform has, and a command the vLLM flag table accepts.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
+from ansible.utils.collection_loader._collection_finder import _AnsibleCollectionFinder
+
+COLLECTIONS = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 5), '.ansible', 'collections'))
+
+
+def _install_collection_finder():
+    """The roles' defaults call the collection's filters (ascend.vllm.platform_group): Ansible finds them
+    only through its collection finder, which must own the ansible_collections package (as under
+    ansible-test); conftest imported it from sys.path instead."""
+    for name in [name for name in sys.modules if name == 'ansible_collections' or
+                 name.startswith('ansible_collections.')]:
+        del sys.modules[name]
+    _AnsibleCollectionFinder(paths=[COLLECTIONS])._install()  # pylint: disable=protected-access
+
+
+_install_collection_finder()
+
+# pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import extra_arg_problems  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS  # noqa: E402
+
+class _HostVars(object):
+    def __init__(self, raw):
+        self._raw = raw
+
+    def raw_get(self, _host):
+        return self._raw
+
+
+def plan_for(user, groups=('atlas_300i_duo',)):
+    loader = DataLoader()
+    specs, defaults = _roles(loader)
+    names = set(defaults)
+    for document in specs.values():
+        for entry in document['argument_specs'].values():
+            names.update((entry or {}).get('options') or {})
+    task_vars = dict(user, inventory_hostname='node-1', group_names=list(groups))
+    task_vars['hostvars'] = _HostVars(dict(user))
+    request = read_request(task_vars, Templar(loader=loader), loader, names)
+    return host_plan(request, specs, os.path.isfile)
+
+
+def test_the_guides_deployment_plans_with_the_guides_command():
+    planned = plan_for({})
+    assert planned['problems'] == [] and planned['platform'] == 'atlas_300i_duo'
+    argv = planned['configs']['default']['argv']
+    assert argv[:2] == ['vllm', 'serve'] and '--cudagraph-capture-sizes' not in argv
+    assert planned['instances'][0]['url'] == 'http://127.0.0.1:8080'
+    assert planned['image']['candidates'][0].endswith('ascend/vllm-ascend:v0.23.0-310p')
+
+
+def test_a_refusal_names_the_variable_its_value_and_where_it_was_set():
+    planned = plan_for({'vllm_serve_dtype': 'bfloat16', 'vlm_serve_port': 9000})
+    by_variable = dict((problem.get('variable') or problem['msg'].split('=')[0], problem)
+                       for problem in planned['problems'])
+    # Names and types first: the misspelt variable stops the plan before its rules are judged.
+    assert planned['stage'] == 'variables'
+    assert by_variable['vlm_serve_port']['fix'] == 'rename it to vllm_serve_port'
+
+
+# ------------------------------------------------------------------ generated host variables
+VALID = st.fixed_dictionaries({}, optional={
+    'vllm_serve_model': st.sampled_from(model_names()),
+    'vllm_serve_port': st.integers(min_value=1025, max_value=65535),
+    'vllm_serve_max_model_len': st.sampled_from([2048, 4096, 8192, 16384]),
+    'vllm_serve_max_num_seqs': st.integers(min_value=1, max_value=16),
+    'vllm_serve_publish_address': st.sampled_from(['127.0.0.1', '::1']),
+    'vllm_serve_num_speculative_tokens': st.integers(min_value=0, max_value=2),
+    'vllm_serve_served_model_name': st.from_regex(r'\A[a-z][a-z0-9.-]{0,20}\Z'),
+})
+# Values of another kind than the contract's, for a variable the user can set.
+WRONG = st.one_of(st.text(min_size=1, max_size=8), st.lists(st.integers(), max_size=3),
+                  st.dictionaries(st.text(max_size=4), st.integers(), max_size=2), st.floats(allow_nan=False),
+                  st.booleans(), st.integers(min_value=-10 ** 6, max_value=-1))
+SETTABLE = ('vllm_serve_port', 'vllm_serve_tensor_parallel_size', 'vllm_serve_max_model_len', 'vllm_serve_model',
+            'vllm_serve_dtype', 'vllm_serve_chips', 'vllm_serve_publish_address', 'vllm_serve_max_num_seqs',
+            'vllm_serve_gpu_memory_utilization', 'vllm_serve_cudagraph_batch_sizes', 'image_pull_tag',
+            'image_pull_registries', 'balancer_port', 'vllm_serve_extra_args', 'vllm_serve_env')
+PLATFORM = st.sampled_from(sorted(PLATFORMS))
+
+
+def _shown(value):
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _check_accepted(planned):
+    instances = planned['instances']
+    for key in ('name', 'container_name', 'port'):
+        values = [entry[key] for entry in instances]
+        assert len(values) == len(set(values)), (key, values)
+    profile = planned['profile']
+    chips = profile['chips_per_card'] * 2 if profile.get('chips_per_card') else None
+    for entry in instances:
+        config = planned['configs'][entry['name']]
+        assert config['ok'], config
+        assert all(isinstance(chip, int) and chip >= 0 for chip in entry['chips'])
+        if chips is not None:
+            assert max(entry['chips']) < max(chips, 8)
+        # After `vllm serve MODEL`: the managed flags and the extra arguments are all flags vLLM's parser knows.
+        assert extra_arg_problems(config['argv'][3:]) == [], config['argv']
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PLATFORM, VALID)
+def test_generated_valid_deployments_plan_cleanly(platform, user):
+    planned = plan_for(user, groups=(platform,))
+    if planned['problems']:
+        # A valid-looking value can still be refused by a rule (a model that does not fit the
+        # chip's memory, MTP sizes): then it names one of the variables the user set.
+        for problem in planned['problems']:
+            assert any(name in problem['msg'] + problem['fix'] for name in user) or problem['check'] in (
+                'memory', 'config', 'exposure'), problem
+        return
+    _check_accepted(planned)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PLATFORM, st.sampled_from(SETTABLE), WRONG)
+def test_a_wrong_value_is_refused_naming_the_variable_and_value_or_planned_soundly(platform, name, value):
+    planned = plan_for({name: value}, groups=(platform,))
+    if not planned['problems']:
+        # The value was acceptable after all (a string where any string goes): the plan is sound.
+        _check_accepted(planned)
+        return
+    lines = [problem['msg'] for problem in planned['problems']]
+    assert any(name in line for line in lines), (name, value, lines)
+    named = [line for line in lines if name in line]
+    assert any(_shown(value) in line or str(value) in line or '(value hidden)' in line for line in named) or \
+        planned['stage'] != 'variables', (name, value, named)
