@@ -23,7 +23,7 @@ description:
   - Every question is optional, so an unanswered one passes no extra variable and the inventory's
     value stands.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The job template, one of V(preflight), V(deploy), V(verify), V(teardown).

@@ -23,7 +23,7 @@ description:
     role option (C(ascend_vllm_instances) for C(vllm_serve_instances)) is validated against that option.
   - Returns one problem per variable, in the shape of the preflight report; an empty list when all is well.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: specs
 options:
   _input:

@@ -15,7 +15,7 @@ description:
   - Reads C(meta/argument_specs.yml) of each role under a directory (on the controller), for the filter
     C(ascend.vllm.check_role_vars).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The roles directory, e.g. C(role_path | dirname).

@@ -27,7 +27,7 @@ description:
     first exception line of the log since the start (the cause), and fails.
   - The module only reads and asks; it never changes the container.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   name:
     description: Name (or id) of the container to watch.
