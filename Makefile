@@ -131,8 +131,9 @@ test-stage-2: sim molecule reliability-faults eval-aisbench
 # else stops naming the fix. Lanes running at once share each venv (it is created under a lock).
 NEWER_CORES ?= 2.20.10 2.21.5
 
-# ansible-test sanity, the same run as `make sanity`, per newer release: about 170 s each on
-# 2 cores (2.20: 167 s, 2.21: 157 s measured).
+# ansible-test sanity, the same run as `make sanity`, per newer release: 2.20: 122 s, 2.21: 58 s
+# measured on 2 cores with ansible-test's own sanity venvs already made; the first run makes
+# them (2.21: 327 s in all, on a busy machine).
 sanity-newer: setup
 	@for core in $(NEWER_CORES); do \
 	  v=$$(scripts/core-venv.sh $$core); py=$$($$v/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
@@ -155,10 +156,11 @@ units-newer: setup
 	done
 
 # One molecule scenario per newer release, the cheapest: atlas_200i_pro (one node, one 2B
-# instance; check, converge, idempotence, verify): 271 s with ansible-core 2.19.14 and 574 s with
-# 2.21.5 measured, the machine busy with other suites (load average 4 to 14): 9 to 19 min for
-# both releases. It uses the node name pro1 as `make molecule` does, so the two never run at
-# the same time (stage 1 and stage 2 of `make test`).
+# instance; check, converge, idempotence, verify): 126 s with ansible-core 2.20.10 measured on a
+# quiet machine (load average 1 to 5); 271 s with 2.19.14 and 574 s with 2.21.5 while other
+# suites ran (load average 4 to 14). So 4 min for both releases, up to 19 min on a busy machine.
+# It uses the node name pro1 as `make molecule` does, so the two never run at the same time
+# (stage 1 and stage 2 of `make test`).
 MOLECULE_NEWER_SCENARIO ?= atlas_200i_pro
 molecule-newer: setup images
 	@for core in $(NEWER_CORES); do \
