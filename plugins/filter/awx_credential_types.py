@@ -20,7 +20,7 @@ description:
   - The injector templates are returned as strings for AWX to render at launch; Ansible does not render
     them while creating the types.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: Ignored (any value, e.g. V(all)).

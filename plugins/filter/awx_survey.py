@@ -25,7 +25,7 @@ description:
   - Every question is optional, so an unanswered one passes no extra variable and the inventory's
     value stands.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The job template, or V(workflow).

@@ -29,7 +29,7 @@ description:
     API keys are read from the inventory values and only their SHA-256 digests (of C(Bearer KEY), what HAProxy
     compares the C(Authorization) header against) are returned.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: plan, configs
 options:
   _input:

@@ -16,7 +16,7 @@ description:
     C(balancer: SERVED at http://ADDRESS:PORT across a, b (why)), one line per frontend, with C(, API key required)
     when the frontend asks for one; C(balancer: off: ...) when the host runs none.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: C(balancer_status) of the host, as the balancer role records it.

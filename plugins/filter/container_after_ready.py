@@ -17,7 +17,7 @@ description:
     back, started and checked again.
   - V(none) - nothing was kept for this instance, or check mode.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: failed, check_mode
 options:
   _input:

@@ -21,7 +21,7 @@ description:
   - A C(<name>-previous) of ours already on the node (left by an interrupted run) is the container to come back to;
     the current container is then not kept on top of it.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: previous, enabled, probe, instance
 options:
   _input:

@@ -14,7 +14,7 @@ version_added: 0.1.0
 description:
   - The pids printed by C(docker top NAME -eo pid) in a registered loop; headers and failed calls are skipped.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The C(results) of the registered M(ansible.builtin.command) loop.

@@ -16,7 +16,7 @@ description:
     container serves again (its readiness and smoke tests passed) or why it does not, and that a crashed one is
     stopped.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: restored
 options:
   _input:

@@ -22,7 +22,7 @@ description:
   - For the full chip list of a platform the result is the guide's C(docker run) line (vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, Docker image installation).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: inputs
 options:
   _input:

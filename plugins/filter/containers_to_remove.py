@@ -16,7 +16,7 @@ description:
     O(all_managed), every container of the collection found on the node, each once. A container with an
     instance's name that the collection did not create is left alone.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: managed, all_managed
 options:
   _input:

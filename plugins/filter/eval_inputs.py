@@ -30,7 +30,7 @@ description:
     set C(eval_limit) or use the AISBench runner for the whole set).
   - Runs on the controller, where the dataset directories are; no host is contacted.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The role's variables, normally C(vars); only C(eval_*) names are read.

@@ -17,7 +17,7 @@ description:
     instance, so that a run rewrites only its own hosts' entries and teardown (O(groups) empty) removes them. Text
     that is not a list of target groups counts as an empty file.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: hosts, groups
 options:
   _input:

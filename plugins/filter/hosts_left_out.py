@@ -17,7 +17,7 @@ description:
     C(__npu_check_node), the node read that playbooks/preflight.yml registers), an instance that failed (from
     C(vllm_serve_status)), or an earlier error.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: hostvars
 options:
   _input:

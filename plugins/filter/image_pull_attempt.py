@@ -20,7 +20,7 @@ description:
     Tells a registry's "no such tag or digest" (C(404 Client Error), C(manifest unknown), C(name unknown),
     C(not found: manifest)) from a network failure: that answer is final, asking again changes nothing.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The C(msg) of the failed pull; null counts as C(failed).

@@ -17,7 +17,7 @@ description:
   - When every registry answered "not found" the reference is wrong, not the network, and the fix points at
     C(image_pull_tag), C(image_pull_digest) and C(image_pull_image).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: host, candidates, inputs, image_tag
 options:
   _input:

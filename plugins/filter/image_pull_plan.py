@@ -18,7 +18,7 @@ description:
     the tag with the platform's suffix, and every problem of the inputs in the shape of the preflight
     report (C(check), C(msg), C(fix)); C(msg) names the variable and its value.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: suffix
 options:
   _input:

@@ -17,7 +17,7 @@ description:
     first candidate, which is what a pull tries first.
   - A pin (O(pinned), an exact image or a digest) only matches itself.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: candidates, repository, image_tag, pinned
 options:
   _input:

@@ -16,7 +16,7 @@ description:
     A count and the host on the first line, then one line C(- [check] msg. Fix: fix) per problem, as
     preflight reports them.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: host
 options:
   _input:

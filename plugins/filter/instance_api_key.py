@@ -20,7 +20,7 @@ description:
     container's environment and the readiness check, both in tasks that do not log it.
   - An empty string when the instance has no key.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: instance
 options:
   _input:

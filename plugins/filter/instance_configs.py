@@ -15,7 +15,7 @@ description:
   - Turns the registered results of a M(ascend.vllm.vllm_config) loop over the vllm_serve plan into one entry per
     instance name, with defaults for a result that failed (no C(argv)).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The C(results) of the registered loop; each carries its C(item) (a plan entry with C(name)).

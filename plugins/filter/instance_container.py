@@ -16,7 +16,7 @@ description:
     C(api_key_env), so it never appears on the command line), the extra mounts (a local model directory outside
     the model cache is mounted read-only in place), whether the container spec must not be logged, and the model.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: config, api_key
 options:
   _input:

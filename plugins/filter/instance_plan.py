@@ -26,7 +26,7 @@ description:
     Runs on the controller; no host is contacted. The instance option names come from the collection's one
     declaration of them (module_utils C(vllm_options.INSTANCE_OPTIONS)).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description: The host's variables with the role's defaults, normally C(vars); only the C(vllm_serve_*)

@@ -23,7 +23,7 @@ description:
     ADDRESS is C(vllm_serve_metrics_address) when set, else C(vllm_serve_publish_address), else (published on every
     address) the host's address.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: host, platform, addresses, balancer, npu_exporter_port
 options:
   _input:

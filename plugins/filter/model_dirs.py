@@ -17,7 +17,7 @@ description:
     path in the container: under the profile's model cache mount target (C(/root/.cache)) it lives in
     O(cache_dir) on the node, anywhere else it is bind-mounted from the same path.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: configs, cache_dir
 options:
   _input:

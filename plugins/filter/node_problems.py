@@ -20,7 +20,7 @@ description:
   - Returns every problem in the shape of the preflight report (C(check), C(msg), C(fix)), in the
     order the checks run, and the C(npu_check_result) the other roles plan with.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: settings
 options:
   _input:

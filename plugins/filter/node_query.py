@@ -18,7 +18,7 @@ description:
     npu-smi to run, the planned container names and the serving ports - so the node is asked
     everything in one round trip.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
     description:

@@ -15,7 +15,7 @@ description:
   - From the vllm_serve plan and the vllm_config results, the C(npu_check_instances) input of the npu_check role
     (name, container name, integer chips, the variable they came from, port, host memory the plan needs).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: configs
 options:
   _input:

@@ -19,7 +19,7 @@ description:
   - Returns C(profile) (null when it cannot be resolved) and C(problems) in the shape of the
     preflight report (C(check), C(msg), C(fix)), naming the inventory variables in O(names).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: overrides, spec, names
 options:
   _input:

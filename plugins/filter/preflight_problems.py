@@ -17,7 +17,7 @@ description:
     not have, and one per local model path outside the model cache and O(model_roots) or (with O(node_paths))
     that is a file, a link out of them or a directory without C(config.json).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: configs, model_stats
 options:
   _input:

@@ -16,7 +16,7 @@ description:
     One line with the count and the host (C(N preflight problem(s) on HOST; nothing was pulled or started:)), then
     one line per problem, C(- [check] msg. Fix: fix).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: host
 options:
   _input:

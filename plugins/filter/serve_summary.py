@@ -19,7 +19,7 @@ description:
     With O(exposure), a last line starting C(UNAUTHENTICATED:) names the instances published beyond the node without
     an API key because C(vllm_serve_allow_unauthenticated) is true, on every run.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: status, check_mode, exposure
 options:
   _input:

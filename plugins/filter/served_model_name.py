@@ -16,7 +16,7 @@ description:
     argument after C(serve) (what vLLM serves without the flag), else O(default).
   - vllm_serve reads it from a restored container's command, which may name another model than the spec that failed.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: default
 options:
   _input:

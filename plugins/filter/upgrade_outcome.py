@@ -19,7 +19,7 @@ description:
   - C(gap) - seconds without service on a host that could not drain the instance (measured on the controller from
     the replacement's start to readiness), with C(msg) saying it cannot upgrade without downtime.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: drained, seconds, restored, host, left
 options:
   _input:

@@ -19,7 +19,7 @@ description:
     waited for.
   - Without npu_check's view of the node every instance rolls.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 positional: frontends, containers
 options:
   _input:

@@ -37,8 +37,8 @@ WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
 _HOSTS = ('playbooks/hosts.yml',)
 # preflight.yml's first play is the host_plan action: it reads every variable of every role.
 _PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'vllm_serve/gather', 'image_pull/resolve')
-_DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + ('image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main',
-           'vllm_serve/metrics')
+_DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + (
+    'image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main', 'vllm_serve/metrics')
 _VERIFY = ('playbooks/verify.yml',) + _HOSTS + ('vllm_serve/verify',)
 _SUMMARY = ('vllm_serve/summary', 'balancer/summary')
 REACHES = {
@@ -48,8 +48,8 @@ REACHES = {
     'upgrade': ('playbooks/upgrade.yml',) + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,
     'eval': ('playbooks/eval.yml',) + _HOSTS + ('vllm_serve/plan', 'eval/main'),
     'diagnose': ('playbooks/diagnose.yml',) + _HOSTS + ('vllm_serve/diagnose',),
-    'teardown': ('playbooks/teardown.yml',) + _HOSTS + ('vllm_serve/teardown', 'balancer/teardown', 'vllm_serve/metrics',
-                 'image_pull/remove'),
+    'teardown': ('playbooks/teardown.yml',) + _HOSTS + (
+        'vllm_serve/teardown', 'balancer/teardown', 'vllm_serve/metrics', 'image_pull/remove'),
 }
 
 # Which role entries (or playbooks) read a variable: a template asks a question, or takes a

@@ -10,7 +10,6 @@ __metaclass__ = type
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._eval import gate, reference_for
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import provenance_rows
 
 try:
     import matplotlib

@@ -103,6 +103,10 @@ def flatten(values):
     return out
 
 
+# More chips than any Atlas 310P host carries (an 8-card server of 300I DUO has 16).
+MAX_CHIPS_PER_HOST = 64
+
+
 def repeated(values):
     # type: (Sequence[Any]) -> List[Any]
     """The values that occur more than once, each once, in order of first occurrence."""
@@ -146,7 +150,9 @@ def plan_instances(instances, scalars, list_var):
         own = dict((key, value) for key, value in inst.items() if key in INSTANCE_OPTIONS and value is not None)
         options = dict(base, **own)
         tp = to_int(options.get('tensor_parallel_size', 1))
-        tp = tp if tp > 0 else 1
+        # A TP size no host has chips for is refused by vllm_config's TP rule; the hand-out here
+        # must not try to list billions of chips first.
+        tp = min(tp, MAX_CHIPS_PER_HOST) if tp > 0 else 1
         where = '%s[%d]' % (list_var, index) if listed else ''
         chips, chips_var = _chips(inst, listed, where, scalars.get('chips'), own, next_chip, tp)
         int_chips = [chip for chip in chips if is_integer(chip)]
@@ -313,8 +319,19 @@ def shared_problems(plan, list_var):
         for value in repeated([entry[key] for entry in plan]):
             out.append({'check': 'instances', 'msg': '%s: two instances share the %s %s' % (list_var, label, value),
                         'fix': 'give each instance its own %s' % label})
+    # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
+    twice = set()
+    for entry in plan:
+        for chip in repeated([chip for chip in entry['chips'] if is_integer(chip)]):
+            twice.add(chip)
+            out.append({'check': 'instances',
+                        'msg': '%s=%s lists chip %s twice' % (str(entry['chips_var']).split(' ', 1)[0],
+                                                              to_json(entry['chips']), chip),
+                        'fix': 'list each chip once (one chip per tensor-parallel rank)'})
     chips = [chip for chip in flatten(entry['chips'] for entry in plan) if is_integer(chip)]
     for chip in repeated(chips):
+        if chip in twice and sum(1 for entry in plan if chip in entry['chips']) < 2:
+            continue
         out.append({'check': 'instances', 'msg': '%s: chip %s is given to more than one instance' % (list_var, chip),
                     'fix': 'a 310P chip serves one vLLM server; give each instance its own chips'})
     return out

@@ -605,14 +605,23 @@ def rule_memory_fit(ctx):
             and ctx.length is not None and ctx.util is not None and ints['chip_memory_mb'] is not None
             and ints['memory_reserve_mb'] is not None):
         return
+    # A TP size that does not divide the heads (rule_tp_divides_heads reports it) has no memory
+    # plan: a chip's share of the heads can be zero.
+    if any(ctx.model[key] % ctx.tp for key in _HEAD_KEYS):
+        return
     mem = memory_plan(ctx.model, ints['chip_memory_mb'], ctx.util, ctx.tp, ctx.length, ctx.seqs, ctx.k,
                       ints['memory_reserve_mb'])
     ctx.result['memory'] = mem
     if not mem['fits']:
-        # Name the variable to change: max_model_len when even one sequence does not fit.
+        # Name the variable to change: gpu_memory_utilization when the weights and the reserve alone
+        # exceed its share of the chip (no context length fits then), max_model_len when even one
+        # sequence does not fit, else max_num_seqs.
+        starved = mem['usable_mb'] - mem['weights_mb_per_chip'] - ints['memory_reserve_mb'] <= 0
         too_long = mem['max_num_seqs_fit'] < 1
+        option = 'gpu_memory_utilization' if starved else 'max_model_len' if too_long else 'max_num_seqs'
         ctx.violation(
-            'max_model_len' if too_long else 'max_num_seqs', ctx.length if too_long else ctx.seqs,
+            option, {'gpu_memory_utilization': ctx.util, 'max_model_len': ctx.length,
+                     'max_num_seqs': ctx.seqs}[option],
             '%s at TP %d does not fit %s MiB x %s: needs %s MiB for %d sequences\' GDN state and one '
             '%d-token KV cache, the halved KV budget is %s MiB (weights %s MiB, attention mask %s MiB, '
             'reserve %d MiB)'

@@ -27,7 +27,7 @@ def problem_report(header, problems):
     """``header``, then one ``- [check] msg. Fix: fix`` line per problem (a msg's own final stop dropped)."""
     lines = [header]
     # ``origin`` (the request knows where the user wrote the variable): the file and line to edit.
-    lines += ['- [%s] %s. Fix: %s%s' % (p.get('check'), re.sub(r'[.]\s*$', '', str(p.get('msg'))), p.get('fix'),
-                                         ' (set in %s)' % p['origin'] if p.get('origin') else '')
-              for p in problems]
+    lines += ['- [%s] %s. Fix: %s%s' % (
+        p.get('check'), re.sub(r'[.]\s*$', '', str(p.get('msg'))), p.get('fix'),
+        ' (set in %s)' % p['origin'] if p.get('origin') else '') for p in problems]
     return '\n'.join(lines)

@@ -29,7 +29,7 @@ description:
   - The inputs are checked by the role before this runs (the environment installed, the dataset layout AISBench
     reads); an AISBench task that fails (its CLI exits 0 then) fails the module with the end of its log.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   venv:
     description: The AISBench virtual environment (C(bin/ais_bench) in it).

@@ -23,7 +23,7 @@ description:
     up, so that the next instance of a rolling upgrade can be drained behind it.
   - O(state=query) - reports only.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   socket:
     description: Path of HAProxy's admin socket on the node.

@@ -23,7 +23,7 @@ description:
   - The C(ascend.vllm.container_run) role uses it to keep a serving container under
     C(<name>-previous) while its replacement starts, and to put it back.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   name:
     description: Current name (or id) of the container.

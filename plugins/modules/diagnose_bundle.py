@@ -11,14 +11,14 @@ DOCUMENTATION = r'''
 ---
 module: diagnose_bundle
 short_description: One archive of the diagnostics archives of several hosts
-version_added: 0.2.0
+version_added: 0.3.0
 description:
   - Writes one gzip'd tar archive (mode 0600) in O(dest) named O(name)C(.tar.gz) holding, under O(name)C(/HOST/),
     the members of each host's archive from M(ascend.vllm.diagnose_collect), plus O(name)C(/hosts.json) naming the
     hosts collected and those in O(missing) with why.
   - Runs where the archives are - the controller in C(playbooks/diagnose.yml) (C(delegate_to) V(localhost)).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   archives:
     description: Host name to the path of its archive.

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: diagnose_collect
 short_description: Gather what a bug report needs from an Atlas node into one archive, secrets removed
-version_added: 0.2.0
+version_added: 0.3.0
 description:
   - In one call on the node, writes a gzip'd tar archive (mode 0600) at O(dest) holding, under O(name)C(/),
     C(npu-smi info) and C(npu-smi info -t board -i ID) for every NPU id it lists, the driver's C(version.info) and
@@ -27,7 +27,7 @@ description:
     has the NPU ids, driver version, containers and problems.
   - Playbook C(playbooks/diagnose.yml) fetches the archive and bundles every host's with M(ascend.vllm.diagnose_bundle).
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   dest:
     description: Path of the archive on the node; empty writes it into a new temporary directory (see RV(path)).

@@ -32,7 +32,7 @@ description:
     "Qwen3.5-Dense" tutorial, section 7, plus O(references)) and returns a failure for each score more than
     O(tolerance) points below it. It does not fail itself, so the report is written either way.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 requirements:
   - matplotlib (for the plots, on the controller)
 options:

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: host_plan
 short_description: Read a host's variables once and return its whole vLLM plan, judged, on the controller
-version_added: 0.2.0
+version_added: 0.3.0
 description:
   - Reads the task host's variables once into a request -- every variable of this collection's roles as the roles
     would read it, the user's values over the roles' defaults -- and remembers which of them the user set and where
@@ -26,7 +26,7 @@ description:
   - Runs on the controller only (an action plugin); no host is contacted, so a rejected configuration costs no
     round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
 author:
-  - ascend.vllm maintainers
+  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow

@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: image_pull_wait
 short_description: Wait for a background image pull and print how far the Docker Engine got
-version_added: 0.2.0
+version_added: 0.3.0
 description:
   - Waits for an image pull started as an Ansible async job (for example
     M(community.docker.docker_image_pull) with C(async) and C(poll=0)) and returns the job's result
@@ -27,7 +27,7 @@ description:
   - The job's result is read from its results file twice a second, so the wait ends within about
     half a second of the pull.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   results_file:
     description: The async job's results file (the C(results_file) that the async task which started it returns).

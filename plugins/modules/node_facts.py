@@ -32,7 +32,7 @@ description:
   - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
     is returned as data, never as a failure; the controller turns it into problems.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   paths:
     description: Paths to report on (see RV(paths)); links are followed for the type.

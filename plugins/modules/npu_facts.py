@@ -22,7 +22,7 @@ description:
     (310P), multi-card hosts, and the optional C(HBM-Usage) (MB) column of 910 hosts.
   - The module only reads; it never changes the host.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   npu_smi_path:
     description:

@@ -37,7 +37,7 @@ description:
   - The options are declared once, in C(module_utils/vllm_options.py); the argument spec comes
     from there.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow

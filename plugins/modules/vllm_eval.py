@@ -34,7 +34,7 @@ description:
     O(input_len) words asking for O(output_len) tokens and times each stream (TTFT, TPOT, end-to-end).
   - Standard library only; nothing is installed or changed.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   action:
     description: C(probe) asks each instance what it serves; C(run) evaluates; C(provenance) reads what each

@@ -28,7 +28,7 @@ description:
   - The module only reads and asks; it never changes the container. With O(save_log_dir) it writes
     the log of a failed container to a file.
 author:
-  - ascend.vllm maintainers (@ascend-vllm)
+  - ascend.vllm maintainers (!UNKNOWN)
 options:
   name:
     description: Name (or id) of the container to watch.

@@ -11,7 +11,6 @@ key and a token in the containers' environment:
   although the container itself is removed when the kept one is restored; the next diagnose.yml
   carries that file.
 """
-import io
 import json
 import os
 import re

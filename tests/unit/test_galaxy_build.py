@@ -32,7 +32,8 @@ SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
 # Top-level paths (or path prefixes) that must never ship.
 NOT_SHIPPED = ('tests/', 'tests', 'molecule', 'bench', 'scripts', 'Makefile', 'ansible.cfg',
                'requirements-dev.txt', '.venv', '.ansible', '.ci', '.cache', '.pytest_cache',
-               'changelogs/fragments', 'inventories/demo', '.gitignore', '.ansible-lint')
+               'changelogs/fragments', 'inventories/demo', '.gitignore', '.ansible-lint', '.ansible-lint-ignore',
+               '.venv-core')
 
 
 @pytest.fixture(scope='module')
@@ -48,7 +49,7 @@ def tarball(tmp_path_factory):
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(os.path.join(ROOT, rel), dest, follow_symlinks=False)
     # What a working tree also holds: caches and local tool directories.
-    for junk in ('.venv/bin/python', '.ansible/collections/x', 'plugins/module_utils/__pycache__/x.cpython-311.pyc',
+    for junk in ('.venv/bin/python', '.venv-core/2.21.5/bin/python', '.ansible/collections/x', 'plugins/module_utils/__pycache__/x.cpython-311.pyc',
                  'tests/output/junk.txt', '.pytest_cache/v/cache', 'ascend-vllm-0.0.1.tar.gz'):
         (src / junk).parent.mkdir(parents=True, exist_ok=True)
         (src / junk).write_text('junk')

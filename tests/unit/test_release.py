@@ -8,6 +8,10 @@
   as new in changelogs/changelog.yaml (antsibull-changelog lists a plugin as new only when its
   version_added is exactly the release's version), and an unreleased one must be galaxy.yml's.
 - The install examples in the README and docs name the version galaxy.yml builds.
+- Numbering after a release: galaxy.yml stays the released version until the first change that adds a
+  changelog fragment; that change raises galaxy.yml to the next version (0.2.0 -> 0.3.0 while the
+  collection is 0.x), and content added from then on says ``version_added`` of that next version.
+  A checkout with unreleased changes therefore never builds a tarball named like a release.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -101,29 +105,38 @@ def test_version_added_is_released_with_the_plugin_or_next(kind, name, added):
                 kind, name, added, GALAXY_VERSION)
 
 
-def _removed_notes():
-    """The removed_features notes of the unreleased fragments and of the releases, as one text."""
-    notes = []
-    fragments = os.path.join(ROOT, 'changelogs', 'fragments')
-    for name in sorted(os.listdir(fragments)):
+def _pending_fragments():
+    """The changelog fragments not yet released: {file name: text}."""
+    directory = os.path.join(ROOT, 'changelogs', 'fragments')
+    found = {}
+    for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
         if name.endswith(('.yml', '.yaml')):
-            notes += (_yaml('changelogs', 'fragments', name) or {}).get('removed_features') or []
-    for release in RELEASES.values():
-        notes += ((release.get('changes') or {}).get('removed_features')) or []
-    return ' '.join(notes)
+            with open(os.path.join(directory, name)) as handle:
+                found[name] = handle.read()
+    return found
 
 
 def test_every_listed_plugin_exists():
-    """A renamed or removed plugin leaves no stale "new" entry in the newest release, unless its removal is noted."""
+    """A renamed or removed plugin leaves no stale "new" entry in the newest release, unless a pending
+    changelog fragment tells users it is gone (a removal after the release)."""
     names = {}
     for kind, name, _added in _content():
         names.setdefault(kind, set()).add(name)
-    removed = _removed_notes()
+    told = '\n'.join(_pending_fragments().values())
     for kind in ('module', 'filter', 'role'):
-        gone = set(name for name in _listed(NEWEST, kind) - names.get(kind, set())
-                   if not re.search(r'\b%s\b' % re.escape(name), removed))
-        assert not gone, ('%s listed as new in %s but gone, with no removed_features changelog entry naming it'
-                          % (kind, NEWEST), sorted(gone))
+        gone = _listed(NEWEST, kind) - names.get(kind, set())
+        untold = set(name for name in gone if not re.search(r'\b%s\b' % re.escape(name), told))
+        assert untold == set(), (kind, sorted(untold), 'say in a changelog fragment that it was removed or renamed')
+
+
+def test_unreleased_changes_raise_the_version():
+    """Fragments waiting for the next release mean galaxy.yml already names that next version."""
+    pending = sorted(_pending_fragments())
+    if pending:
+        assert SemanticVersion(GALAXY_VERSION) > SemanticVersion(NEWEST), (
+            'changelogs/fragments holds unreleased changes (%s) but galaxy.yml is %s, the version already released: '
+            'raise galaxy.yml to the next version (and the examples test_install_examples_name_the_version_galaxy_builds '
+            'checks), and give new content that version_added' % (', '.join(pending), GALAXY_VERSION))
 
 
 @pytest.mark.parametrize('path', ['README.md', 'docs/getting-started.md', 'docs/zh_CN/getting-started.md',

@@ -131,7 +131,7 @@ def config_params(entry, request, var_names, tag, node=None):
                   platform_spec=request.get(PREFIX + 'platform_spec'),
                   host=request.get(PREFIX + 'host'), port=entry['port'], visible_chips=len(entry['chips'] or []),
                   var_prefix=entry['var_prefix'],
-                  var_names=dict(var_names, visible_chips=str(entry['chips_var']).split(' ')[0]))
+                  var_names=dict(var_names, visible_chips=str(entry['chips_var']).split(' ', 1)[0]))
     if tag is not None:
         params['image_tag'] = tag
     return params

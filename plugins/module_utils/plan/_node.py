@@ -58,8 +58,8 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'disk_min_free_gb': request.get('npu_check_disk_min_free_gb'),
         'images': list(image.get('candidates') or []),
         'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
-        'paths': [cache_dir] + [item['host'] for item in local]
-                 + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request),
+        'paths': ([cache_dir] + [item['host'] for item in local]
+                  + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)),
         'drop': drop or {},
         'memory_again': memory_again or {},
     }

@@ -125,7 +125,7 @@ def origin_text(path, line, cwd=None):
 def variable_of(problem):
     """The variable a problem names: its ``variable`` key, else the name before ``=``/``[`` in its message."""
     if problem.get('variable'):
-        return str(problem['variable']).split('/')[0]
+        return str(problem['variable']).split('/', 1)[0]
     match = re.match(r'^([A-Za-z_][A-Za-z0-9_]*)(\[|=|\.)', str(problem.get('msg') or ''))
     return match.group(1) if match else ''
 

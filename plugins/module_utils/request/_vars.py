@@ -167,6 +167,9 @@ def _validate(name, value, spec):
         return ['a string, not a list: write it as a YAML list']
     if spec.get('type') == 'str' and isinstance(value, (list, dict)):
         return ['a %s, not a string' % ('list' if isinstance(value, list) else 'mapping')]
+    if isinstance(value, float) and value != value or value in (float('inf'), float('-inf')):
+        # YAML's .nan and .inf: Ansible's own int conversion raises on them (OverflowError).
+        return ['%s is not a finite number' % _show(value)]
     result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
     return [to_text(error) for error in result.errors]
 
@@ -247,7 +250,6 @@ def check_role_vars(variables, specs, prefixes=None):
             'msg': '%s=%s: no role of ascend.vllm reads this variable, so Ansible would ignore it' % (name, shown),
             'fix': fix})
     return problems
-
 
 
 def role_argument_specs(roles_dir):

@@ -176,8 +176,8 @@ def test_credentials_attached_or_asked_on_launch(names, attached, asked):
 def test_the_workflow_runs_its_nodes_in_order_on_success():
     workflow = _task('awx.awx.workflow_job_template')
     nodes = workflow['workflow_nodes']
-    assert [node['identifier'] for node in nodes] == list(_awx_survey.WORKFLOW) == ['preflight', 'deploy', 'verify',
-                                                                                   'eval']
+    assert [node['identifier'] for node in nodes] == list(_awx_survey.WORKFLOW) == [
+        'preflight', 'deploy', 'verify', 'eval']
     for node, after in zip(nodes, nodes[1:] + [None]):
         assert node['unified_job_template']['name'] == '{{ awx_name }} %s' % node['identifier']
         assert node['unified_job_template']['type'] == 'job_template'
@@ -240,3 +240,24 @@ def test_credential_types_inject_variables_the_roles_accept():
             injected[name] = value
     assert injected['vllm_serve_api_key'] == '{{ api_key }}'
     assert check_role_vars(dict((name, 'x') for name in injected), specs) == []
+
+
+def _awx_collection_installed():
+    import ansible_collections  # pylint: disable=import-outside-toplevel
+    return any(os.path.isfile(os.path.join(base, 'awx', 'awx', 'MANIFEST.json')) for base in ansible_collections.__path__)
+
+
+@pytest.mark.parametrize('extra', [{}, {'awx_scm_url': '  '}], ids=['unset', 'blank'])
+def test_the_project_url_is_required(extra, tmp_path):
+    """No invented default: without awx_scm_url the play stops at its first task, naming the variable and the fix."""
+    if not _awx_collection_installed():
+        pytest.skip('awx.awx is not installed (the ansible package of ansible-core 2.21 no longer bundles it)')
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               CONTROLLER_HOST='https://127.0.0.1:9', ANSIBLE_LOCAL_TEMP=str(tmp_path))
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), PLAYBOOK,
+                           '-e', json.dumps(extra)], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 2, out
+    assert "AWX | Check that the project's git URL is given" in out
+    assert 'the project needs the git URL' in out and 'Fix: -e awx_scm_url=GIT_URL' in out, out
+    assert 'AWX | Create the project' not in out

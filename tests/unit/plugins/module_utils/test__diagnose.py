@@ -60,8 +60,8 @@ class Engine(object):
 
 
 def container(name, labels, env=(), cmd=()):
-    return {'Name': '/' + name, 'State': {'Status': 'running'}, 'Config': {'Labels': labels, 'Env': list(env),
-                                                                             'Cmd': list(cmd), 'Tty': False}}
+    return {'Name': '/' + name, 'State': {'Status': 'running'},
+            'Config': {'Labels': labels, 'Env': list(env), 'Cmd': list(cmd), 'Tty': False}}
 
 
 @pytest.fixture
@@ -126,8 +126,8 @@ BOARD = """        NPU ID                         : 0
 
 def test_board_fields():
     fields = board_fields(BOARD)
-    assert (fields['Software Version'], fields['Firmware Version'], fields['Board ID']) == ('24.1.RC2', '7.1.0.4.218',
-                                                                                             '0x45')
+    assert (fields['Software Version'], fields['Firmware Version'], fields['Board ID']) == (
+        '24.1.RC2', '7.1.0.4.218', '0x45')
     assert 'Firmware Version' not in board_fields('Error: no such device')
 
 

@@ -39,7 +39,7 @@ def test_plain_names(name):
 
 def _secret(rng):
     alphabet = string.ascii_letters + string.digits + '-_.~+/'
-    return rng.choice(['sk-', 'hf_', '', 'tok.']) + ''.join(rng.choice(alphabet) for _ in range(rng.randint(8, 40)))
+    return rng.choice(['sk-', 'hf_', '', 'tok.']) + ''.join(rng.choice(alphabet) for _index in range(rng.randint(8, 40)))
 
 
 def _places(rng, secret):

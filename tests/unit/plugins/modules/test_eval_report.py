@@ -51,10 +51,9 @@ def test_the_run_folder_records_where_and_what_ran(tmp_path):
             '| unknown |') in summary
     assert '| n2 | unknown | default | unknown | unknown | unknown | unknown | unknown |' in summary
     assert '## Provenance' in (run_dir / 'n1-default.md').read_text()
-    assert sorted(out['files']) == sorted([
-        'results.json', 'summary.md', 'compare.png'] + ['%s-default%s' % (host, suffix) for host in ('n1', 'n2')
-                                                       for suffix in ('.md', '-vllm_api_general_chat.py',
-                                                                      '-throughput.png', '-latency.png')])
+    suffixes = ('.md', '-vllm_api_general_chat.py', '-throughput.png', '-latency.png')
+    assert sorted(out['files']) == sorted(['results.json', 'summary.md', 'compare.png'] + [
+        '%s-default%s' % (host, suffix) for host in ('n1', 'n2') for suffix in suffixes])
     assert (run_dir / 'compare.png').read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 

@@ -21,7 +21,6 @@ import json
 import os
 import sys
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.parsing.dataloader import DataLoader
@@ -119,14 +118,14 @@ def _check_accepted(planned):
     for key in ('name', 'container_name', 'port'):
         values = [entry[key] for entry in instances]
         assert len(values) == len(set(values)), (key, values)
-    profile = planned['profile']
-    chips = profile['chips_per_card'] * 2 if profile.get('chips_per_card') else None
+    # Chips are judged against the node's own count after the node read; here: whole, non-negative,
+    # never shared between instances.
+    assigned = [chip for entry in instances for chip in entry['chips']]
+    assert len(assigned) == len(set(assigned)), assigned
     for entry in instances:
         config = planned['configs'][entry['name']]
         assert config['ok'], config
         assert all(isinstance(chip, int) and chip >= 0 for chip in entry['chips'])
-        if chips is not None:
-            assert max(entry['chips']) < max(chips, 8)
         # After `vllm serve MODEL`: the managed flags and the extra arguments are all flags vLLM's parser knows.
         assert extra_arg_problems(config['argv'][3:]) == [], config['argv']
 
