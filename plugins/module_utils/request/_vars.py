@@ -17,6 +17,7 @@ __metaclass__ = type
 
 import difflib
 import json
+import math
 import os
 import re
 
@@ -167,7 +168,7 @@ def _validate(name, value, spec):
         return ['a string, not a list: write it as a YAML list']
     if spec.get('type') == 'str' and isinstance(value, (list, dict)):
         return ['a %s, not a string' % ('list' if isinstance(value, list) else 'mapping')]
-    if isinstance(value, float) and value != value or value in (float('inf'), float('-inf')):
+    if isinstance(value, float) and not math.isfinite(value):
         # YAML's .nan and .inf: Ansible's own int conversion raises on them (OverflowError).
         return ['%s is not a finite number' % _show(value)]
     result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})

@@ -49,6 +49,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.models import model_na
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS  # noqa: E402
 
+
 class _HostVars(object):
     def __init__(self, raw):
         self._raw = raw
