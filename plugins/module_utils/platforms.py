@@ -200,46 +200,38 @@ PLATFORMS = {
         'environment': dict(_UBUNTU_ENVIRONMENT),
         'guide_port_mapping': '8080:8080',
     },
-    'atlas_200i_pro_openeuler': {
-        'description': 'Atlas 200I Pro (one 310P chip, RC mode, host memory shared), openEuler host',
-        'os_family': 'openEuler',
-        # Guide 4.1 (200I Pro openEuler command): --privileged, --shm-size=10g.
-        'privileged': True,
-        'shm_size': '10g',
-        'npu_smi_path': '/usr/local/sbin/npu-smi',
-        # Guide 4.1: "vllm-ascend:v0.23.0-310p-openeuler".
-        'image_tag_suffix': '-310p-openeuler',
-        'allowed_tp': [1],
-        'chips_per_card': 1,
-        'rc_mode': True,
-        'chip_memory_mb': 24576,
-        'chip_device_template': '/dev/davinci{index}',
-        'guide_chip_devices': ['/dev/davinci0'],
-        'manager_devices': ['/dev/davinci_manager', '/dev/ascend_manager', '/dev/user_config'],
-        # Guide 4.1 (200I Pro openEuler command): every -v except /root/.cache, in order.
-        'mounts': [
-            _mount('/etc/sys_version.conf'),
-            _mount('/etc/ld.so.conf.d/mind_so.conf'),
-            _mount('/etc/hdcBasic.cfg'),
-            _mount('/var/dmp_daemon'),
-            _mount('/usr/lib64/libsemanage.so.2'),
-            _mount('/usr/lib64/libmmpa.so'),
-            _mount('/usr/lib64/libcrypto.so.1.1'),
-            # openEuler ships the versioned file; the image links against the soname.
-            _mount('/usr/lib64/libyaml-0.so.2.0.9', '/usr/lib64/libyaml-0.so.2'),
-            _mount('/usr/local/sbin/npu-smi'),
-            _mount('/usr/lib64/libstackcore.so'),
-            _mount('/etc/slog.conf'),
-            _mount('/var/slogd'),
-            _mount('/usr/local/Ascend/driver/lib64'),
-            _mount('/usr/lib64/libtensorflow.so'),
-        ],
-        'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
-        # The -310p-openeuler image: jemalloc under /usr/lib64 (Dockerfile.310p.openEuler).
-        'environment': dict(_OPENEULER_ENVIRONMENT),
-        'guide_port_mapping': '8080:8080',
-    },
 }  # type: Dict[str, Dict[str, Any]]
+
+# The openEuler 200I Pro is the 200I Pro with the openEuler host's differences (guide 4.1 gives it
+# its own command): the same board, devices, privilege, shm size, RC mode and TP; its own mounts,
+# image suffix and the image's environment.
+PLATFORMS['atlas_200i_pro_openeuler'] = dict(copy.deepcopy(PLATFORMS['atlas_200i_pro']), **{
+    'description': 'Atlas 200I Pro (one 310P chip, RC mode, host memory shared), openEuler host',
+    'os_family': 'openEuler',
+    # Guide 4.1: "vllm-ascend:v0.23.0-310p-openeuler".
+    'image_tag_suffix': '-310p-openeuler',
+    # Guide 4.1 (200I Pro openEuler command): every -v except /root/.cache, in order.
+    'mounts': [
+        _mount('/etc/sys_version.conf'),
+        _mount('/etc/ld.so.conf.d/mind_so.conf'),
+        _mount('/etc/hdcBasic.cfg'),
+        _mount('/var/dmp_daemon'),
+        _mount('/usr/lib64/libsemanage.so.2'),
+        _mount('/usr/lib64/libmmpa.so'),
+        _mount('/usr/lib64/libcrypto.so.1.1'),
+        # openEuler ships the versioned file; the image links against the soname.
+        _mount('/usr/lib64/libyaml-0.so.2.0.9', '/usr/lib64/libyaml-0.so.2'),
+        _mount('/usr/local/sbin/npu-smi'),
+        _mount('/usr/lib64/libstackcore.so'),
+        _mount('/etc/slog.conf'),
+        _mount('/var/slogd'),
+        _mount('/usr/local/Ascend/driver/lib64'),
+        _mount('/usr/lib64/libtensorflow.so'),
+    ],
+    # The -310p-openeuler image: jemalloc under /usr/lib64 (Dockerfile.310p.openEuler).
+    'environment': dict(_OPENEULER_ENVIRONMENT),
+})
+
 
 
 def profile_names():

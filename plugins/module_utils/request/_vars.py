@@ -171,7 +171,12 @@ def _validate(name, value, spec):
     if isinstance(value, float) and not math.isfinite(value):
         # YAML's .nan and .inf: Ansible's own int conversion raises on them (OverflowError).
         return ['%s is not a finite number' % _show(value)]
-    result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
+    try:
+        result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
+    except (OverflowError, TypeError, ValueError) as exc:
+        # Ansible's converters raise on some values instead of reporting them (a list holding an
+        # integer wider than 64 bits where an int is expected): report it like any wrong type.
+        return ['cannot be read as %s (%s)' % (spec.get('type', 'str'), to_text(exc))]
     return [to_text(error) for error in result.errors]
 
 

@@ -165,3 +165,10 @@ def test_a_spec_without_environment_is_complete():
     spec = dict((key, value) for key, value in PLATFORMS['atlas_300i_duo'].items()
                 if not key.startswith('guide_') and key not in ('os_family', 'environment'))
     assert 'environment' not in profile_from_spec('my_board', spec)
+
+
+def test_the_openeuler_profile_is_the_200i_pro_but_for_the_host_os():
+    """One source for the 200I Pro board: the openEuler profile differs only where guide 4.1's commands do."""
+    base, euler = PLATFORMS['atlas_200i_pro'], PLATFORMS['atlas_200i_pro_openeuler']
+    differs = sorted(key for key in set(base) | set(euler) if base.get(key) != euler.get(key))
+    assert differs == ['description', 'environment', 'image_tag_suffix', 'mounts', 'os_family']

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.parsing.dataloader import DataLoader
@@ -46,8 +47,11 @@ _install_collection_finder()
 from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import extra_arg_problems  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names  # noqa: E402
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import (  # noqa: E402
+    config_params, host_plan, instance_plan)
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import (  # noqa: E402
+    INSTANCE_OPTIONS, OPTIONS)
 
 
 class _HostVars(object):
@@ -56,6 +60,19 @@ class _HostVars(object):
 
     def raw_get(self, _host):
         return self._raw
+
+
+def read_request_for(user, groups=('atlas_300i_duo',)):
+    """The request the host_plan action reads for a host with the variables ``user``."""
+    loader = DataLoader()
+    specs, defaults = _roles(loader)
+    names = set(defaults)
+    for document in specs.values():
+        for entry in document['argument_specs'].values():
+            names.update((entry or {}).get('options') or {})
+    task_vars = dict(user, inventory_hostname='node-1', group_names=list(groups))
+    task_vars['hostvars'] = _HostVars(dict(user))
+    return read_request(task_vars, Templar(loader=loader), loader, names)
 
 
 def plan_for(user, groups=('atlas_300i_duo',)):
@@ -108,6 +125,8 @@ SETTABLE = ('vllm_serve_port', 'vllm_serve_tensor_parallel_size', 'vllm_serve_ma
             'vllm_serve_gpu_memory_utilization', 'vllm_serve_cudagraph_batch_sizes', 'image_pull_tag',
             'image_pull_registries', 'balancer_port', 'vllm_serve_extra_args', 'vllm_serve_env')
 PLATFORM = st.sampled_from(sorted(PLATFORMS))
+# Generated host variable sets per property; ASCEND_HYPOTHESIS_EXAMPLES=2000 explores further.
+EXAMPLES = int(os.environ.get('ASCEND_HYPOTHESIS_EXAMPLES', '200'))
 
 
 def _shown(value):
@@ -131,7 +150,7 @@ def _check_accepted(planned):
         assert extra_arg_problems(config['argv'][3:]) == [], config['argv']
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(PLATFORM, VALID)
 def test_generated_valid_deployments_plan_cleanly(platform, user):
     planned = plan_for(user, groups=(platform,))
@@ -145,7 +164,7 @@ def test_generated_valid_deployments_plan_cleanly(platform, user):
     _check_accepted(planned)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(PLATFORM, st.sampled_from(SETTABLE), WRONG)
 def test_a_wrong_value_is_refused_naming_the_variable_and_value_or_planned_soundly(platform, name, value):
     planned = plan_for({name: value}, groups=(platform,))
@@ -158,3 +177,23 @@ def test_a_wrong_value_is_refused_naming_the_variable_and_value_or_planned_sound
     named = [line for line in lines if name in line]
     assert any(_shown(value) in line or str(value) in line or '(value hidden)' in line for line in named) or \
         planned['stage'] != 'variables', (name, value, named)
+
+
+# One sample per instance option of the option table, of the type its variable takes.
+_SAMPLES = {'str': 'x-sample', 'dict': {'sample': 1}, 'raw': 7, 'int': 7, 'float': 0.5, 'bool': False,
+            'list': ['--sample']}
+
+
+@pytest.mark.parametrize('option', INSTANCE_OPTIONS)
+def test_every_instance_option_of_the_table_reaches_the_plan_and_vllm_config(option):
+    """Each option is declared once (vllm_options.OPTIONS): set as vllm_serve_<option>, it reaches the
+    instance's plan and the vllm_config call -- no hand-written list of options in between."""
+    spec = dict((item.name, item) for item in OPTIONS)[option]
+    value = _SAMPLES[spec.var_type or spec.type]
+    request = read_request_for({'vllm_serve_' + option: value})
+    planned = instance_plan(request)
+    # A secret travels as a marker naming its variable; the key itself only by environment.
+    expected = '<hidden: vllm_serve_%s>' % option if spec.no_log else value
+    assert planned['plan'][0]['options'].get(option) == expected, option
+    params = config_params(planned['plan'][0], request, request.var_names(), None)
+    assert params.get(option) == expected, option
