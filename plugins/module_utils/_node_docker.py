@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
 import socket
 
 try:
@@ -23,6 +24,17 @@ except ImportError:  # pragma: no cover - Python 2 nodes
     from urllib import quote  # type: ignore
 
 DEFAULT_HOST = 'unix:///var/run/docker.sock'
+
+
+def engine_host(docker_host=None, environ=None):
+    # type: (Any, Any) -> str
+    """The Engine a module talks to: its docker_host option, else DOCKER_HOST, else the local socket.
+
+    The one connection policy of every module of this collection that asks the node's Engine
+    (doc fragment ``ascend.vllm.docker_engine``), as the Docker CLI and community.docker resolve it.
+    """
+    environ = os.environ if environ is None else environ
+    return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
 # Label that marks the containers this collection created (container_run sets it).
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 

@@ -48,7 +48,7 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         out['npu'], out['npu_error'], out['npu_found'] = _npu(params, run_command, search_path, warn)
     engine = None
     if 'docker' in subsets or 'disk' in subsets:
-        api = docker_api or _node_docker.DockerApi(params.get('docker_host'), params.get('docker_timeout', 10))
+        api = docker_api or _node_docker.DockerApi(_node_docker.engine_host(params.get('docker_host')), params.get('docker_timeout', 10))
         engine = _node_docker.engine_facts(api, params.get('containers') or [])
     if 'docker' in subsets:
         out['containers'] = engine.pop('inspected')

@@ -24,6 +24,8 @@ description:
     C(<name>-previous) while its replacement starts, and to put it back.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.docker_engine
 options:
   name:
     description: Current name (or id) of the container.
@@ -39,11 +41,6 @@ options:
         (one C(ascend.vllm.container_run) created).
     type: bool
     default: true
-  docker_host:
-    description:
-      - The Docker Engine to talk to, C(unix:///path) or C(tcp://host:port). Defaults to
-        E(DOCKER_HOST) when that is set, else V(unix:///var/run/docker.sock).
-    type: str
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -87,11 +84,9 @@ name:
   sample: vllm-ascend-previous
 '''
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import (
-    DockerApi, DockerError, inspect_raw, rename_container,
+    DockerApi, DockerError, engine_host, inspect_raw, rename_container,
 )
 from ansible_collections.ascend.vllm.plugins.module_utils._keep import MANAGED_LABEL, MANAGED_VALUE
 
@@ -126,7 +121,7 @@ def main():
     name, new_name = params['name'], params['new_name']
     if name == new_name:
         module.fail_json(msg='name and new_name are both %s' % name)
-    api = DockerApi(params['docker_host'] or os.environ.get('DOCKER_HOST'))
+    api = DockerApi(engine_host(params['docker_host']))
     try:
         source, target = inspect_raw(api, name), inspect_raw(api, new_name)
         changed, error = plan_rename(source, target, params)

@@ -28,6 +28,8 @@ description:
   - Playbook C(playbooks/diagnose.yml) fetches the archive and bundles every host's with M(ascend.vllm.diagnose_bundle).
 author:
   - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.docker_engine
 options:
   dest:
     description: Path of the archive on the node; empty writes it into a new temporary directory (see RV(path)).
@@ -72,11 +74,6 @@ options:
     description: Bytes of copied files in all; the rest are listed as skipped.
     type: int
     default: 33554432
-  docker_host:
-    description:
-      - The Docker Engine to ask, C(unix:///path) or C(tcp://host:port). Defaults to E(DOCKER_HOST) when that is
-        set, else V(unix:///var/run/docker.sock).
-    type: str
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -133,7 +130,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import Collector, write_archive
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, engine_host
 
 ARGUMENT_SPEC = dict(
     dest=dict(type='path', default=''),
@@ -156,7 +153,7 @@ def main():
     for option in ('log_lines', 'max_file_bytes', 'max_total_bytes'):
         if params[option] <= 0:
             module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
-    collector = Collector(params, module.run_command, DockerApi(params['docker_host'] or os.environ.get('DOCKER_HOST')))
+    collector = Collector(params, module.run_command, DockerApi(engine_host(params['docker_host'])))
     summary = collector.run(params['plan'])
     dest = params['dest'] or os.path.join(tempfile.mkdtemp(prefix='ascend-vllm-diagnose-'), 'diagnose.tar.gz')
     try:

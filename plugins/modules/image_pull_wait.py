@@ -28,6 +28,8 @@ description:
     half a second of the pull.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.docker_engine
 options:
   results_file:
     description: The async job's results file (the C(results_file) that the async task which started it returns).
@@ -51,11 +53,6 @@ options:
     description: Seconds between two progress lines; also the longest one run of the module on the node takes.
     type: float
     default: 15
-  docker_host:
-    description:
-      - The Docker Engine to ask for the progress, C(unix:///path) or C(tcp://host:port). Defaults to
-        E(DOCKER_HOST) when that is set, else V(unix:///var/run/docker.sock).
-    type: str
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -125,10 +122,8 @@ seconds:
   type: float
 '''
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils._pull_watch import (
     PullObserver, job_answer, read_docker_config, read_file, registry_auth, split_reference, watch_pull,
 )
@@ -149,7 +144,7 @@ def main():
     for option in ('timeout', 'report_after'):
         if params[option] <= 0:
             module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
-    host = params['docker_host'] or os.environ.get('DOCKER_HOST') or 'unix:///var/run/docker.sock'
+    host = engine_host(params['docker_host'])
     registry = split_reference(params['name'])[0]
     observer = PullObserver(DockerApi(host, timeout=max(30.0, params['report_after'] + 10)), params['name'],
                             registry_auth(registry, read_docker_config()))

@@ -33,6 +33,8 @@ description:
     is returned as data, never as a failure; the controller turns it into problems.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.docker_engine
 options:
   paths:
     description: Paths to report on (see RV(paths)); links are followed for the type.
@@ -65,10 +67,6 @@ options:
     description: Seconds a connection to a port may take before the port counts as closed.
     type: float
     default: 1.0
-  docker_host:
-    description: The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (no TLS).
-    type: str
-    default: unix:///var/run/docker.sock
   manifests:
     description:
       - Image references C(registry/repository:tag) to ask their registry about (see RV(manifests)), from the node,
@@ -267,7 +265,7 @@ def main():
             containers=dict(type='list', elements='str', default=[]),
             ports=dict(type='list', elements='int', default=[]),
             probe_timeout=dict(type='float', default=1.0),
-            docker_host=dict(type='str', default='unix:///var/run/docker.sock'),
+            docker_host=dict(type='str'),
             manifests=dict(type='list', elements='str', default=[]),
             registry_timeout=dict(type='float', default=10.0),
             gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests'], default=list(SUBSETS)),

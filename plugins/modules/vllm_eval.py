@@ -35,6 +35,8 @@ description:
   - Standard library only; nothing is installed or changed.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.docker_engine
 options:
   action:
     description: C(probe) asks each instance what it serves; C(run) evaluates; C(provenance) reads what each
@@ -90,10 +92,6 @@ options:
     description: Seconds one request may take.
     type: int
     default: 600
-  docker_host:
-    description: The Docker Engine to ask with O(action=provenance), C(unix:///path) or C(tcp://host:port).
-    type: str
-    default: unix:///var/run/docker.sock
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -171,7 +169,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._eval_client import (
 from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import (
     DRIVER_VERSION_FILE, FIRMWARE_VERSION_FILE, UNKNOWN, cann_paths, cann_version, file_from_tar,
     instance_provenance, node_provenance)
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError, inspect_raw
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError, engine_host, inspect_raw
 
 try:
     from urllib.parse import quote
@@ -198,7 +196,7 @@ def _container_file(api, container, path):
 
 def provenance_of(params):
     """What each instance runs and on what; ``unknown`` for whatever cannot be read."""
-    api = DockerApi(params['docker_host'])
+    api = DockerApi(engine_host(params['docker_host']))
     instances = []
     for item in params['instances']:
         container = item.get('container_name')
@@ -272,7 +270,7 @@ def main():
             input_len=dict(type='int', default=128),
             output_len=dict(type='int', default=128),
             timeout=dict(type='int', default=600),
-            docker_host=dict(type='str', default='unix:///var/run/docker.sock'),
+            docker_host=dict(type='str'),
         ),
         supports_check_mode=True,
     )

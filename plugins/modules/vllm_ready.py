@@ -29,6 +29,8 @@ description:
     the log of a failed container to a file.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.docker_engine
 options:
   name:
     description: Name (or id) of the container to watch.
@@ -122,11 +124,6 @@ options:
     description:
       - "API key the server requires, sent as C(Authorization: Bearer) header with every
         request to the server. Never returned or logged."
-    type: str
-  docker_host:
-    description:
-      - The Docker Engine to ask, a C(unix://) socket. Defaults to E(DOCKER_HOST) when that
-        is set, else V(unix:///var/run/docker.sock).
     type: str
 attributes:
   check_mode:
@@ -271,9 +268,8 @@ chat:
   type: str
 '''
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils._ready import (
     MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, save_log, socket_path,
 )
@@ -312,7 +308,7 @@ def main():
     if params['log_lines'] < 0:
         module.fail_json(msg='log_lines=%d: must be 0 or more' % params['log_lines'])
     try:
-        path = socket_path(params['docker_host'] or os.environ.get('DOCKER_HOST') or 'unix:///var/run/docker.sock')
+        path = socket_path(engine_host(params['docker_host']))
     except ValueError as exc:
         module.fail_json(msg=str(exc))
     probe = NodeProbe(DockerSocket(path), HttpClient(params['url'], bearer(params['api_key'])), params['name'])

@@ -1,0 +1,21 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    """The one Docker Engine connection policy of the modules that talk to the node's Engine."""
+
+    DOCUMENTATION = r'''
+options:
+  docker_host:
+    description:
+      - The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (no TLS).
+      - Unset, E(DOCKER_HOST) of the module's environment when that is set, else V(unix:///var/run/docker.sock)
+        -- the same policy as the Docker CLI and community.docker's modules.
+    type: str
+'''
