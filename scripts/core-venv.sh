@@ -17,7 +17,7 @@ case "$core" in
   2.21.*) bundle=14.5.0 ;;
   *) echo "scripts/core-venv.sh: no ansible package known for ansible-core $core: add it here" >&2; exit 2 ;;
 esac
-tools=$(grep -E '^(pytest|pytest-testinfra|molecule|molecule-plugins\[docker\]|matplotlib|docker|requests)(==[^ ]+)?$' \
+tools=$(grep -E '^(pytest|pytest-testinfra|hypothesis|molecule|molecule-plugins\[docker\]|matplotlib|docker|requests)(==[^ ]+)?$' \
   requirements-dev.txt)
 want=$(printf 'ansible==%s ansible-core==%s %s' "$bundle" "$core" "$(echo "$tools" | tr '\n' ' ')")
 venv=$root/.venv-core/$core
