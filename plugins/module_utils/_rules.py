@@ -613,15 +613,11 @@ def rule_memory_fit(ctx):
                       ints['memory_reserve_mb'])
     ctx.result['memory'] = mem
     if not mem['fits']:
-        # Name the variable to change: gpu_memory_utilization when the weights and the reserve alone
-        # exceed its share of the chip (no context length fits then), max_model_len when even one
-        # sequence does not fit, else max_num_seqs.
-        starved = mem['usable_mb'] - mem['weights_mb_per_chip'] - ints['memory_reserve_mb'] <= 0
+        # Name the variable to change: max_model_len when even one sequence does not fit (the fix
+        # also names TP and gpu_memory_utilization, which a too small share of the chip needs).
         too_long = mem['max_num_seqs_fit'] < 1
-        option = 'gpu_memory_utilization' if starved else 'max_model_len' if too_long else 'max_num_seqs'
         ctx.violation(
-            option, {'gpu_memory_utilization': ctx.util, 'max_model_len': ctx.length,
-                     'max_num_seqs': ctx.seqs}[option],
+            'max_model_len' if too_long else 'max_num_seqs', ctx.length if too_long else ctx.seqs,
             '%s at TP %d does not fit %s MiB x %s: needs %s MiB for %d sequences\' GDN state and one '
             '%d-token KV cache, the halved KV budget is %s MiB (weights %s MiB, attention mask %s MiB, '
             'reserve %d MiB)'

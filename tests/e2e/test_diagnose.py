@@ -112,7 +112,7 @@ def test_one_archive_with_the_node_the_plan_and_our_container_without_secrets(no
     host = "%s/" % NODE
     # npu-smi as the node prints it, and the board query of each NPU id it lists (NPU 2 on this node).
     assert files[host + "npu-smi/info.txt"].decode() == node_text("npu-smi", "info")
-    assert "-t board -i 2" in files[host + "npu-smi/board-2.txt"].decode()
+    assert files[host + "npu-smi/board-2.txt"].decode() == node_text("npu-smi", "info", "-t", "board", "-i", "2")
     assert files[host + "driver/version.info"].decode() == node_text("cat", "/usr/local/Ascend/driver/version.info")
     summary = json.loads(files[host + "summary.json"])
     assert summary["npu_ids"] == [2] and summary["containers"] == [NAME]

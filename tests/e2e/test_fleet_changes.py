@@ -51,8 +51,9 @@ class Fleet:
         proc = subprocess.run(
             [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(self.inventory())],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+        # The nodes only: localhost runs the controller-side host selection (playbooks/hosts.yml).
         recap = {m.group(1): {"changed": int(m.group(3)), "failed": int(m.group(5))}
-                 for m in RECAP.finditer(proc.stdout)}
+                 for m in RECAP.finditer(proc.stdout) if m.group(1) != "localhost"}
         return proc, recap
 
     @staticmethod

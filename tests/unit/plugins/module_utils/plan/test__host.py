@@ -172,7 +172,8 @@ def test_a_wrong_value_is_refused_naming_the_variable_and_value_or_planned_sound
         # The value was acceptable after all (a string where any string goes): the plan is sound.
         _check_accepted(planned)
         return
-    lines = [problem['msg'] for problem in planned['problems']]
+    # The variable is named in the problem or, for a memory problem another variable carries, in its fix.
+    lines = [problem['msg'] + ' Fix: ' + problem['fix'] for problem in planned['problems']]
     assert any(name in line for line in lines), (name, value, lines)
     named = [line for line in lines if name in line]
     assert any(_shown(value) in line or str(value) in line or '(value hidden)' in line for line in named) or \
