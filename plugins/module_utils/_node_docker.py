@@ -35,6 +35,8 @@ def engine_host(docker_host=None, environ=None):
     """
     environ = os.environ if environ is None else environ
     return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
+
+
 # Label that marks the containers this collection created (container_run sets it).
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 

@@ -233,7 +233,6 @@ PLATFORMS['atlas_200i_pro_openeuler'] = dict(copy.deepcopy(PLATFORMS['atlas_200i
 })
 
 
-
 def profile_names():
     # type: () -> List[str]
     return sorted(PLATFORMS)
