@@ -17,7 +17,10 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.community.docker.plugins.module_utils.module_container.base import _preprocess_ports
+try:  # community.docker 5 made its module_utils private (_module_container); 4.x, bundled with ansible 12
+    from ansible_collections.community.docker.plugins.module_utils._module_container.base import _preprocess_ports
+except ImportError:
+    from ansible_collections.community.docker.plugins.module_utils.module_container.base import _preprocess_ports
 
 from ansible_collections.ascend.vllm.plugins.module_utils._container_spec import published_ports
 from ansible_collections.ascend.vllm.plugins.module_utils._metrics import metrics_targets
