@@ -115,11 +115,12 @@ def test_gate_passes_with_aisbench_scores_and_perf(site):
         assert row in summary and row in (run / ("%s-default.md" % NODE)).read_text()
         # AISBench's own perf results stay next to the report.
         assert (Path(lv["aisbench_dir"]) / "perf.csv").is_file()
-    for kind in ("throughput", "latency"):
+    # The latency figure puts TTFT and TPOT side by side, each on its own axis (wider).
+    for kind, size in (("throughput", (640, 400)), ("latency", (960, 400))):
         png = run / ("%s-default-%s.png" % (NODE, kind))
         import matplotlib.image  # pylint: disable=import-outside-toplevel
         height, width = matplotlib.image.imread(str(png)).shape[:2]
-        assert (width, height) == (640, 400)
+        assert (width, height) == size, kind
     # The config the runner wrote (the guide's VLLMCustomAPIChat block) and the one AISBench ran (its dump).
     aisbench_run = Path(inst["aisbench"]["accuracy"])
     written = (aisbench_run.parent.parent / "accuracy.py").read_text()
