@@ -89,32 +89,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils._balancer import balancer_plan as plan_balancer
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import api_key, plain
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
 
 
 def balancer_plan(variables, plan, configs=None):
     """The balancer of the host from its variables, the vllm_serve plan and the vllm_config results."""
     if not hasattr(variables, 'keys'):
         raise AnsibleFilterError('balancer_plan: give it the host variables (vars), not %r' % type(variables).__name__)
-
-    def get(name, default=None):
-        return plain(variables[name]) if name in variables else default
-
-    plan = plain(plan or [])
-    configs = plain(configs or {})
-    served = dict((name, ((config or {}).get('settings') or {}).get('served_model_name'))
-                  for name, config in configs.items())
-    instances = get('vllm_serve_instances') or []
-    keys = dict((entry['name'], api_key(instances, get('vllm_serve_api_key'), entry)) for entry in plan)
-    settings = {
-        'enabled': get('balancer_enabled'),
-        'port': get('balancer_port'),
-        'metrics_port': get('balancer_metrics_port'),
-        'publish_address': get('balancer_publish_address'),
-        'allow_unauthenticated': get('vllm_serve_allow_unauthenticated'),
-    }
-    return plan_balancer(plan, served, keys, settings)
+    return balancer(variables_request(variables), plain(plan or []), plain(configs or {}))
 
 
 class FilterModule(object):

@@ -73,46 +73,15 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
-    MINIMUMS, image_tag, plain, plan_instances, plan_problems)
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
-
-PREFIX = 'vllm_serve_'
-SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
-            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import instance_plan as plan_of
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
 
 
 def instance_plan(variables):
     """{'plan': [...], 'problems': [...], 'image_tag': str or None} from the role's variables."""
-    def get(name, default=None):
-        return plain(variables[name]) if name in variables else default
-
     if not hasattr(variables, 'keys'):
         raise AnsibleFilterError('instance_plan: give it the host variables (vars), not %r' % type(variables).__name__)
-    list_var = 'ascend_vllm_instances' if 'ascend_vllm_instances' in variables else PREFIX + 'instances'
-    instances = get(PREFIX + 'instances') or []
-    # Not a list (a string, a mapping): one entry that the plan reports as not a mapping,
-    # instead of walking the string's characters or the mapping's keys.
-    instances = list(instances) if isinstance(instances, (list, tuple)) else [instances]
-    scalars = {
-        'instance_name': get(PREFIX + 'instance_name', 'default'),
-        'container_name': get(PREFIX + 'container_name', 'vllm-ascend'),
-        'chips': get(PREFIX + 'chips'),
-        'port': get(PREFIX + 'port', 8080),
-        'env': get(PREFIX + 'env') or {},
-        'options': dict((option, get(PREFIX + option)) for option in INSTANCE_OPTIONS),
-    }
-    plan = with_urls(plan_instances(instances, scalars, list_var), get(PREFIX + 'publish_address'))
-    settings = dict((name, get(name)) for name in SETTINGS)
-    settings.update(host=get('inventory_hostname', ''), platform=get(PREFIX + 'platform', ''),
-                    platform_groups=[name for name in get('group_names', []) or [] if name in PLATFORMS])
-    return {
-        'plan': plan,
-        'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
-        'image_tag': image_tag(get(PREFIX + 'image_tag'), get(PREFIX + 'image', ''), get('image_pull_image', '')),
-    }
+    return plan_of(variables_request(variables))
 
 
 class FilterModule(object):

@@ -51,10 +51,9 @@ _value:
   type: dict
 '''
 
-import json
 
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
-    platform_from_groups, platform_violation, profile_names, resolve_profile)
+    platform_from_groups, profile_names, profile_verdict)
 
 DEFAULT_NAMES = {
     'platform': 'ascend_vllm_platform',
@@ -67,15 +66,7 @@ def platform_profile(name, overrides=None, spec=None, names=None):
     """{'profile': dict or None, 'problems': [...]} for a platform name, its overrides and spec."""
     variables = dict(DEFAULT_NAMES)
     variables.update(names or {})
-    profile, bad = resolve_profile(name, overrides or {}, spec or None)
-    if not bad:
-        return {'profile': profile, 'problems': []}
-    option, value, rule, fix = platform_violation(bad, lambda option: variables.get(option, option))
-    if option == 'platform':
-        fix += ', or put the host in the inventory group of that name'
-    shown = json.dumps(value, sort_keys=True)
-    return {'profile': None, 'problems': [
-        {'check': 'platform', 'msg': '%s=%s: %s' % (variables[option], shown, rule), 'fix': fix}]}
+    return profile_verdict(name, overrides, spec, variables)
 
 
 def platform_group(group_names, spec_names=None):

@@ -427,3 +427,18 @@ def platform_violation(bad, name_of=lambda option: option):
                 '(%s)' % (name_of('platform_spec'), ', '.join(profile_names()), ', '.join(REQUIRED_SPEC_FIELDS)))
     reference = base if base is not None else PLATFORMS['atlas_300i_duo']
     return (option, value, error, overrides_fix(reference, value, name_of('platform_overrides')))
+
+
+def profile_verdict(name, overrides, spec, var_names):
+    # type: (Any, Any, Any, Dict[str, str]) -> Dict[str, Any]
+    """{'profile': dict or None, 'problems': [...]}: the profile of a platform, or the one problem that
+    stops it, naming the user's variables (``var_names`` maps platform/platform_overrides/platform_spec)."""
+    profile, bad = resolve_profile(name, overrides or {}, spec or None)
+    if not bad:
+        return {'profile': profile, 'problems': []}
+    option, value, rule, fix = platform_violation(bad, lambda option: var_names.get(option, option))
+    if option == 'platform':
+        fix += ', or put the host in the inventory group of that name'
+    return {'profile': None, 'problems': [
+        {'check': 'platform', 'msg': '%s=%s: %s' % (var_names[option], json.dumps(value, sort_keys=True), rule),
+         'fix': fix}]}

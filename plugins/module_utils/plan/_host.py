@@ -16,8 +16,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
-
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.ascend.vllm.plugins.module_utils._balancer import balancer_plan
@@ -29,8 +27,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
     config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan as plan_config, task_result
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
-    PLATFORMS, platform_violation, resolve_profile)
+from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS, argument_spec
@@ -59,17 +56,8 @@ class _UserVariables(object):
 
 def platform_profile(request, var_names):
     """{'profile': dict or None, 'problems': [...]} of the host's platform, naming the user's variables."""
-    profile, bad = resolve_profile(request.get(PREFIX + 'platform') or '',
-                                   request.get(PREFIX + 'platform_overrides') or {},
-                                   request.get(PREFIX + 'platform_spec') or None)
-    if not bad:
-        return {'profile': profile, 'problems': []}
-    option, value, rule, fix = platform_violation(bad, lambda name: var_names.get(name, name))
-    if option == 'platform':
-        fix += ', or put the host in the inventory group of that name'
-    shown = json.dumps(value, sort_keys=True)
-    return {'profile': None, 'problems': [
-        {'check': 'platform', 'msg': '%s=%s: %s' % (var_names[option], shown, rule), 'fix': fix}]}
+    return profile_verdict(request.get(PREFIX + 'platform') or '', request.get(PREFIX + 'platform_overrides'),
+                           request.get(PREFIX + 'platform_spec'), var_names)
 
 
 def image_plan(request, profile, isfile):

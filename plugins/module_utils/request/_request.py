@@ -17,6 +17,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+
 # Ansible's own variables and internals of the roles are never the user's.
 _INTERNAL_RE = re.compile(r'^(ansible_|_|groups$|group_names$|hostvars$|inventory_|omit$|playbook_dir$|play_hosts$|'
                           r'role_|environment$)')
@@ -111,6 +113,17 @@ class Request(object):
             'platform_spec': self.first_set('vllm_serve_platform_spec', 'ascend_vllm_platform_spec'),
             'image_tag': image_tag,
         }
+
+
+def variables_request(variables):
+    """A Request over a role's variables (``vars`` in a task): each read through ``[]`` when asked for.
+
+    For the filters that serve a role used on its own; the user set what the mapping holds for
+    ``ascend_vllm_instances`` (the only name whose presence, not value, decides anything there).
+    """
+    return Request(str(variables['inventory_hostname']) if 'inventory_hostname' in variables else '',
+                   user_set=[name for name in ('ascend_vllm_instances',) if name in variables],
+                   resolve=lambda name: plain(variables[name]), known=list(variables.keys()))
 
 
 def origin_text(path, line, cwd=None):
