@@ -52,6 +52,15 @@ def _roles(loader):
     return _CACHE['roles']
 
 
+def variable_names(specs, defaults):
+    """Every variable the roles read: their defaults and the options of every entry point."""
+    names = set(defaults)
+    for document in specs.values():
+        for entry in (document.get('argument_specs') or {}).values():
+            names.update((entry or {}).get('options') or {})
+    return names
+
+
 def _origin(value, name, extra_vars):
     if name in extra_vars:
         return 'extra vars'
@@ -97,11 +106,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         specs, defaults = _roles(self._loader)
-        names = set(defaults)
-        for document in specs.values():
-            for entry in (document.get('argument_specs') or {}).values():
-                names.update((entry or {}).get('options') or {})
-        request = read_request(task_vars, self._templar, self._loader, names)
+        request = read_request(task_vars, self._templar, self._loader, variable_names(specs, defaults))
         args = self._task.args
         try:
             planned = host_plan(request, specs, os.path.isfile)

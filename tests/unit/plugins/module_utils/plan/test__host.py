@@ -44,7 +44,7 @@ def _install_collection_finder():
 _install_collection_finder()
 
 # pylint: disable=wrong-import-position
-from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request, variable_names  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import extra_arg_problems  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import (  # noqa: E402
@@ -65,27 +65,13 @@ class _HostVars(object):
 def read_request_for(user, groups=('atlas_300i_duo',)):
     """The request the host_plan action reads for a host with the variables ``user``."""
     loader = DataLoader()
-    specs, defaults = _roles(loader)
-    names = set(defaults)
-    for document in specs.values():
-        for entry in document['argument_specs'].values():
-            names.update((entry or {}).get('options') or {})
     task_vars = dict(user, inventory_hostname='node-1', group_names=list(groups))
     task_vars['hostvars'] = _HostVars(dict(user))
-    return read_request(task_vars, Templar(loader=loader), loader, names)
+    return read_request(task_vars, Templar(loader=loader), loader, variable_names(*_roles(loader)))
 
 
 def plan_for(user, groups=('atlas_300i_duo',)):
-    loader = DataLoader()
-    specs, defaults = _roles(loader)
-    names = set(defaults)
-    for document in specs.values():
-        for entry in document['argument_specs'].values():
-            names.update((entry or {}).get('options') or {})
-    task_vars = dict(user, inventory_hostname='node-1', group_names=list(groups))
-    task_vars['hostvars'] = _HostVars(dict(user))
-    request = read_request(task_vars, Templar(loader=loader), loader, names)
-    return host_plan(request, specs, os.path.isfile)
+    return host_plan(read_request_for(user, groups), _roles(DataLoader())[0], os.path.isfile)
 
 
 def test_the_guides_deployment_plans_with_the_guides_command():
