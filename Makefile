@@ -112,12 +112,20 @@ reliability-report: setup
 # model loads, timeouts and pulls overlap while the 2 cores take turns.
 # Both stages always run (-k, and stage 2 after a failed stage 1), so one CI run shows every failing
 # lane; the target fails when any lane did.
+# The last lines name every failed lane (CI shows only the end of the output).
 test: lint docs sanity units integration
-	@fail=0; \
-	$(MAKE) --no-print-directory -k -j3 --output-sync=target test-stage-1 || fail=1; \
-	$(MAKE) --no-print-directory -k -j3 --output-sync=target test-stage-2 || fail=1; \
+	@fail=0; mkdir -p tests/output; \
+	for stage in 1 2; do \
+	  $(MAKE) --no-print-directory -k -j3 --output-sync=target test-stage-$$stage 2>&1 \
+	    | tee tests/output/test-stage-$$stage.log || fail=1; \
+	done; \
 	$(VENV)/bin/python tests/reliability/report.py tests/output/reliability/bad_inputs.json \
 	  tests/output/reliability/faults.json || fail=1; \
+	if [ $$fail -ne 0 ]; then \
+	  echo "==> Failed lanes (their output is above; tests/output/test-stage-*.log keep it):"; \
+	  grep -hE '^make\[[0-9]+\]: \*\*\* |^(FAILED|ERROR) |[0-9]+ (failed|errors?)\b.* in [0-9.]+s' \
+	    tests/output/test-stage-1.log tests/output/test-stage-2.log | tail -n 40 || true; \
+	fi; \
 	exit $$fail
 
 # sanity-newer, units-newer, molecule-newer: the newer ansible-core releases meta/runtime.yml
