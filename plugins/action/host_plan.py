@@ -101,7 +101,7 @@ class ActionModule(ActionBase):
     _requires_connection = False
     _supports_check_mode = True
     _supports_async = False
-    _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry'))
+    _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry', 'chip_figures'))
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
@@ -109,7 +109,7 @@ class ActionModule(ActionBase):
         request = read_request(task_vars, self._templar, self._loader, variable_names(specs, defaults))
         args = self._task.args
         try:
-            planned = host_plan(request, specs, os.path.isfile)
+            planned = host_plan(request, specs, os.path.isfile, args.get('chip_figures'))
             if args.get('node') is not None and not planned['problems']:
                 planned = node_plan(request, planned, args['node'], args.get('drop'), args.get('memory_again'),
                                     args.get('registry'))

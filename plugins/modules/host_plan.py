@@ -51,6 +51,13 @@ options:
   registry:
     description: M(ascend.vllm.node_facts)' C(manifests) read for the digest pins, if any.
     type: dict
+  chip_figures:
+    description:
+      - The chips' memory figures M(ascend.vllm.vllm_config) judges each instance with, instead of the platform's
+        nominal ones, as the C(npu_check) role records them in C(npu_check_result) -- C(chip_total_mb) and
+        C(chip_free_mb) (per instance name) and C(rc_mode). Leave out C(chip_free_mb) to judge a host whose
+        instances already hold their chips (a deploy or verify after preflight).
+    type: dict
 attributes:
   action:
     support: full
@@ -138,7 +145,8 @@ def main():
     # The plan needs the controller's view of the inventory: only the action plugin can build it.
     module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True},
                                           'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
-                                          'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'}},
+                                          'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
+                                          'chip_figures': {'type': 'dict'}},
                            supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')

@@ -173,8 +173,12 @@ def _stop(request, problems, **rest):
     return result
 
 
-def host_plan(request, specs, isfile):
-    """The whole plan of one host and every problem with it (``report`` is the preflight message)."""
+def host_plan(request, specs, isfile, figures=None):
+    """The whole plan of one host and every problem with it (``report`` is the preflight message).
+
+    ``figures``: the chips' figures npu_check read in this run (``chip_total_mb``, ``chip_free_mb``,
+    ``rc_mode``, as in ``config_params``' ``node``) instead of the platform's nominal ones.
+    """
     var_names = request.var_names()
     problems = check_role_vars(_UserVariables(request), specs)
     platform = {'profile': None, 'problems': []}
@@ -188,7 +192,7 @@ def host_plan(request, specs, isfile):
     configured = {}
     front = {'enabled': False, 'frontends': [], 'problems': []}
     if request.get(PREFIX + 'platform'):
-        configured = configs(planned['plan'], request, var_names, planned['image_tag'])
+        configured = configs(planned['plan'], request, var_names, planned['image_tag'], figures)
         front = balancer(request, planned['plan'], configured)
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)

@@ -184,3 +184,20 @@ def test_every_instance_option_of_the_table_reaches_the_plan_and_vllm_config(opt
     assert planned['plan'][0]['options'].get(option) == expected, option
     params = config_params(planned['plan'][0], request, request.var_names(), None)
     assert params.get(option) == expected, option
+
+
+def test_the_chips_figures_npu_check_read_replace_the_nominal_ones():
+    """chip_figures (npu_check_result of the run): the memory rules are judged with the node's chips."""
+    nominal = plan_for({})
+    assert nominal['problems'] == []
+    roles_specs = _roles(DataLoader())[0]
+    small = host_plan(read_request_for({}), roles_specs, os.path.isfile, {'chip_total_mb': {'default': 4096}})
+    assert small['configs']['default']['ok'] is False
+    assert [problem for problem in small['problems'] if 'KV budget' in problem['msg']], small['problems']
+    # The free memory is judged only when given (preflight); a serving host's chips are busy with its own model.
+    busy = host_plan(read_request_for({}), roles_specs, os.path.isfile,
+                     {'chip_total_mb': {'default': 44280}, 'chip_free_mb': {'default': 512}})
+    assert busy['configs']['default']['ok'] is False
+    again = host_plan(read_request_for({}), roles_specs, os.path.isfile,
+                      {'chip_total_mb': {'default': 44280}, 'chip_free_mb': {}})
+    assert again['problems'] == [] and again['configs']['default']['ok'] is True
