@@ -120,8 +120,20 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                    'drop_page_cache': verdict['drop_page_cache'],
                    'report': node_report(request.host, verdict['problems'])}
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found)
-    out['lines'] = [out['node']['summary']] + command_lines(planned.get('instances') or [], configured)
+    out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
+                    + command_lines(planned.get('instances') or [], configured))
     return out
+
+
+def image_line(found, candidates, request):
+    """What deploy does about the image: nothing (present), a load from the tarball, or a pull."""
+    if found.get('present') and request.get('image_pull_policy') == 'not_present':
+        return 'image %s: present on the node' % found['ref']
+    if request.get('image_pull_archive'):
+        return 'image %s: loaded from %s' % (found.get('ref'), request.get('image_pull_archive'))
+    if found.get('present'):
+        return 'image %s: present, pulled again (image_pull_policy: always)' % found['ref']
+    return 'image %s: not on the node, pulled from %s' % (found.get('ref'), ', then '.join(candidates))
 
 
 def command_lines(plan, configured):
