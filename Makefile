@@ -39,8 +39,14 @@ lint: setup
 sanity: setup
 	scripts/ansible-test.sh sanity --venv --python 3.11
 
+# The property tests run 3,000 generated examples with a fixed seed, then again with a
+# random seed that is printed (ASCEND_HYPOTHESIS_SEED=N make units repeats a run).
 units: setup
-	$(PYTEST) tests/unit -q
+	ASCEND_HYPOTHESIS_EXAMPLES=1200 $(PYTEST) tests/unit -q
+	@seed=$${ASCEND_HYPOTHESIS_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	echo "==> The property tests with the random seed $$seed (ASCEND_HYPOTHESIS_SEED=$$seed make units repeats it)"; \
+	ASCEND_HYPOTHESIS_PROFILE=ascend-random $(PYTEST) tests/unit/plugins/module_utils/plan -q -p no:cacheprovider \
+	  --hypothesis-seed=$$seed || { echo "==> The property tests failed with the random seed $$seed"; exit 1; }
 
 integration: setup
 	scripts/ansible-test.sh integration --local --python 3.11

@@ -33,6 +33,13 @@ options:
         plan carries only a marker. Use the result in a task with C(no_log) when it is set.
     type: str
     default: ''
+  variables:
+    description:
+      - The host's variables (normally C(vars)). When given, the API key and the secrets of the instance's
+        environment (variables named like C(HF_TOKEN), C(*_KEY), C(*SECRET*), C(*PASSWORD*), which the plan carries
+        as markers) are read from them, and O(api_key) is not needed. C(no_log) is then true whenever either is set.
+    type: dict
+    version_added: 0.3.0
 '''
 
 EXAMPLES = r'''
@@ -40,8 +47,7 @@ EXAMPLES = r'''
   ansible.builtin.include_role:
     name: ascend.vllm.container_run
   vars:
-    __container: "{{ instance | ascend.vllm.instance_container(__vllm_serve_configs[instance.name],
-                                                                 vars | ascend.vllm.instance_api_key(instance)) }}"
+    __container: "{{ instance | ascend.vllm.instance_container(__vllm_serve_configs[instance.name], variables=vars) }}"
     container_run_env: "{{ __container.env }}"
     container_run_extra_mounts: "{{ __container.extra_mounts }}"
 '''
@@ -52,13 +58,29 @@ _value:
   type: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import api_key as read_api_key
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain, secret_env_values
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import container_settings
 
 
-def instance_container(instance, config, api_key=''):
+def _get(variables, name):
+    return plain(variables[name]) if name in variables else None
+
+
+def instance_container(instance, config, api_key='', variables=None):
     """{env, extra_mounts, no_log, model} of one instance's container."""
-    return container_settings(plain(instance), plain(config or {}), api_key)
+    instance = plain(instance)
+    secrets = {}
+    if variables is not None:
+        if not hasattr(variables, 'keys'):
+            raise AnsibleFilterError('instance_container: variables must be the host variables (vars), not %r'
+                                     % type(variables).__name__)
+        instances = _get(variables, 'vllm_serve_instances') or []
+        api_key = read_api_key(instances, _get(variables, 'vllm_serve_api_key'), instance)
+        secrets = secret_env_values(instances, _get(variables, 'vllm_serve_env'), instance)
+    return container_settings(instance, plain(config or {}), api_key, secrets)
 
 
 class FilterModule(object):

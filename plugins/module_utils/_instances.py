@@ -19,6 +19,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
@@ -37,6 +38,15 @@ MINIMUMS = (
 # and is read (instance_api_key) only where the container's environment and the
 # readiness check need it, in tasks whose output is not logged.
 SECRET_MARKER = '<hidden: %s>'
+
+# The contract of an environment variable name: what the shell can export and vLLM, CANN
+# and Python read (POSIX: letters, digits and underscores, not starting with a digit).
+# Docker passes other names through, where nothing ever reads them.
+ENV_NAME_RE = re.compile(r'\A[A-Za-z_][A-Za-z0-9_]*\Z')
+# vLLM's own API key variable: the key's one door is vllm_serve_api_key (or an instance's
+# api_key), which the collection passes by environment, hashes for the balancer and the
+# smoke tests use; set in env it would bypass all three.
+API_KEY_ENV_NAMES = ('VLLM_API_KEY',)
 
 _CONTAINER_NAME_RE = r'^[a-zA-Z0-9][a-zA-Z0-9_.-]*$'
 _IPV4_RE = r'^([0-9]{1,3}[.]){3}[0-9]{1,3}$'
@@ -163,6 +173,13 @@ def plan_instances(instances, scalars, list_var):
         env = dict(scalars.get('env') or {}) if isinstance(scalars.get('env'), dict) else {}
         own_env = inst.get('env')
         env.update(own_env if isinstance(own_env, dict) else {})
+        # A secret in the environment (HF_TOKEN, ...): the plan carries a marker, the
+        # container gets the value (secret_env_values) from a task that does not log it.
+        secret_env = {}
+        for env_name in [env_name for env_name in env if secret_name(env_name) and isinstance(env[env_name], str)]:
+            secret_env[env_name] = ('%s.env.%s' % (where, env_name) if isinstance(own_env, dict) and env_name in own_env
+                                    else 'vllm_serve_env.%s' % env_name)
+            env[env_name] = SECRET_MARKER % secret_env[env_name]
         key_var = ''
         if options.get('api_key'):
             key_var = where + '.api_key' if 'api_key' in own else 'vllm_serve_api_key'
@@ -186,8 +203,10 @@ def plan_instances(instances, scalars, list_var):
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
             'api_key_var': key_var,
+            'secret_env': secret_env,
             'shape': shape_of(raw[index], listed),
-            'own_env': own_env if own_env is None or isinstance(own_env, dict) else to_json(own_env),
+            'own_env': (own_env if own_env is None else to_json(own_env) if not isinstance(own_env, dict)
+                        else dict((name, env[name] if name in secret_env else value) for name, value in own_env.items())),
             'option_vars': dict((key, where + '.' + key if key in own else 'vllm_serve_' + key) for key in options),
         })
     return plan
@@ -207,6 +226,47 @@ def api_key(instances, scalar_key, entry):
     if isinstance(inst, dict) and inst.get('api_key') is not None:
         return str(inst['api_key'])
     return '' if scalar_key is None else str(scalar_key)
+
+
+def secret_env_values(instances, scalar_env, entry):
+    # type: (Any, Any, Dict[str, Any]) -> Dict[str, str]
+    """{name: value} of the secrets in a planned instance's environment, read from the inventory values.
+
+    ``instances`` is ``vllm_serve_instances`` and ``scalar_env`` ``vllm_serve_env``; the
+    instance's own ``env`` wins, as in ``plan_instances``.
+    """
+    names = entry.get('secret_env') or {}
+    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
+    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
+    own = inst.get('env') if isinstance(inst, dict) and isinstance(inst.get('env'), dict) else {}
+    scalar = scalar_env if isinstance(scalar_env, dict) else {}
+    return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
+
+
+def env_problems(entry, own_env):
+    # type: (Dict[str, Any], Any) -> List[Dict[str, str]]
+    """The environment's contract: names the shell and vLLM read, values as strings, the API key by its door."""
+    prefix = entry['var_prefix']
+    out = []
+    for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
+        env_var = prefix + 'env' if name in (own_env or {}) and prefix.endswith('.') else 'vllm_serve_env'
+        if not isinstance(name, str) or not ENV_NAME_RE.match(name):
+            out.append({'check': 'settings',
+                        'msg': '%s has the variable name %s, which no shell can export and neither vLLM nor CANN '
+                               'reads (letters, digits and underscores, not starting with a digit): it would be set '
+                               'and silently ignored' % (env_var, to_json(name)),
+                        'fix': 'correct the name in %s (e.g. HF_ENDPOINT, not HF-ENDPOINT), or remove it' % env_var})
+        elif name in API_KEY_ENV_NAMES:
+            out.append({'check': 'secrets',
+                        'msg': '%s.%s (value hidden) sets vLLM\'s API key past the collection: the balancer, the '
+                               'smoke tests and the exposure check would not know it' % (env_var, name),
+                        'fix': 'remove %s from %s and set %s instead (passed by environment, never printed)'
+                               % (name, env_var, prefix + 'api_key' if prefix.endswith('.') else 'vllm_serve_api_key')})
+        elif value is None or isinstance(value, (dict, list)):
+            shown = '(value hidden)' if secret_name(name) else to_json(value)
+            out.append({'check': 'settings', 'msg': '%s.%s=%s is not a string' % (env_var, name, shown),
+                        'fix': 'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)})
+    return out
 
 
 def shape_of(inst, listed):
@@ -260,11 +320,7 @@ def shape_problems(entry):
         out.append({'check': 'settings', 'msg': '%senv=%s is not a mapping' % (prefix, own_env),
                     'fix': 'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix})
         own_env = {}
-    for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
-        env_var = prefix + 'env' if name in (own_env or {}) and prefix.endswith('.') else 'vllm_serve_env'
-        if value is None or isinstance(value, (dict, list)):
-            out.append({'check': 'settings', 'msg': '%s.%s=%s is not a string' % (env_var, name, to_json(value)),
-                        'fix': 'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)})
+    out += env_problems(entry, own_env)
     problem = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
     if problem:
         out.append(problem)

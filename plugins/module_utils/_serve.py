@@ -236,14 +236,16 @@ def report(problems, host):
     return problem_report(header, problems) + '\n'
 
 
-def container_settings(entry, config, api_key=''):
-    # type: (Dict[str, Any], Dict[str, Any], str) -> Dict[str, Any]
+def container_settings(entry, config, api_key='', secrets=None):
+    # type: (Dict[str, Any], Dict[str, Any], str, Optional[Dict[str, str]]) -> Dict[str, Any]
     """env (with the API key under the server's variable), extra mounts and no_log of one container.
 
-    ``api_key`` is the key itself (``instance_api_key``): the plan only carries a marker.
+    ``api_key`` is the key itself (``instance_api_key``) and ``secrets`` the values of the
+    environment's secrets (``secret_env_values``): the plan only carries markers for them.
     """
     api_key = api_key or ''
     env = dict(entry.get('env') or {})
+    env.update(secrets or {})
     if api_key and config.get('api_key_env'):
         env[config['api_key_env']] = api_key
     path = entry['options'].get('model_path') or ''
@@ -252,7 +254,7 @@ def container_settings(entry, config, api_key=''):
     if isinstance(path, str) and path.startswith('/') and not under(path, cache_target(config)):
         mounts.append({'source': path, 'target': path, 'read_only': True})
     settings = config.get('settings') or {}
-    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key),
+    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('secret_env')),
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
 
 

@@ -26,6 +26,19 @@ _COLLECTIONS = os.path.join(_REPO_ROOT, '.ansible', 'collections')
 if os.path.isdir(os.path.join(_COLLECTIONS, 'ansible_collections')) and _COLLECTIONS not in sys.path:
     sys.path.insert(0, _COLLECTIONS)
 
+# The property tests (hypothesis): `make units` runs them with a fixed seed (derandomize:
+# the same examples on every machine), then once more with a random seed it prints
+# (ASCEND_HYPOTHESIS_PROFILE=ascend-random, --hypothesis-seed); a failure prints the
+# example and the blob that reproduces it.
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # pragma: no cover - the core venvs without hypothesis skip nothing else
+    pass
+else:
+    _hypothesis_settings.register_profile('ascend-fixed', derandomize=True, print_blob=True)
+    _hypothesis_settings.register_profile('ascend-random', print_blob=True)
+    _hypothesis_settings.load_profile(os.environ.get('ASCEND_HYPOTHESIS_PROFILE', 'ascend-fixed'))
+
 
 # The real npu-smi captures are kept once in the repository, in the npu_facts integration
 # target (a target can read only its own directory); the unit tests read them from there.

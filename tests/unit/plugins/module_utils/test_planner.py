@@ -189,7 +189,10 @@ FAILURES = [
      ['--compilation-config.cudagraph_mode=FULL'], ['--compilation-config'], ['remove']),
     (dict(extra_args=['--no-trust-remote-code']), 'extra_args', ['--no-trust-remote-code'],
      ['--trust-remote-code'], ['remove']),
-    (dict(extra_args=['--api-key', 'k']), 'extra_args', ['--api-key', 'k'], ['--api-key'], ['remove']),
+    # A secret on the command line: refused with its value hidden.
+    (dict(extra_args=['--api-key', 'k']), 'extra_args', '(value hidden)', ['--api-key', 'secret'], ['remove', 'api_key']),
+    (dict(extra_args=['--hf-token=hf_abcdef']), 'extra_args', '(value hidden)', ['--hf-token', 'secret'],
+     ['remove', 'env', 'HF_TOKEN']),
     (dict(extra_args=[1]), 'extra_args', [1], ['list of strings'], ['--enable-prefix-caching']),
     (dict(image_tag='v0.22.0-310p'), 'image_tag', 'v0.22.0-310p', ['v0.23.0rc1 or newer'],
      ['v0.23.0rc1-310p or newer']),

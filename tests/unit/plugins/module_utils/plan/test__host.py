@@ -201,3 +201,56 @@ def test_the_chips_figures_npu_check_read_replace_the_nominal_ones():
     again = host_plan(read_request_for({}), roles_specs, os.path.isfile,
                       {'chip_total_mb': {'default': 44280}, 'chip_free_mb': {}})
     assert again['problems'] == [] and again['configs']['default']['ok'] is True
+
+
+# ------------------------------------------------------------------ the environment's contract
+ENV_NAME = st.from_regex(r'\A[A-Za-z_][A-Za-z0-9_]{0,20}\Z')
+BAD_ENV_NAME = st.one_of(
+    st.from_regex(r'\A[0-9][A-Za-z0-9_]{0,8}\Z'),
+    st.builds(lambda a, sep, b: a + sep + b, ENV_NAME, st.sampled_from(['-', '.', ' ', '=', '/', ':']), ENV_NAME),
+    st.just(''))
+
+
+@settings(max_examples=EXAMPLES // 4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(BAD_ENV_NAME, st.booleans())
+def test_an_environment_name_nothing_can_read_is_refused_naming_the_variable(name, listed):
+    """Docker would pass HF-ENDPOINT through and nothing would ever read it: refused, wherever it is set."""
+    if listed:
+        user = {'vllm_serve_instances': [{'name': 'a', 'chips': [0], 'env': {name: 'x'}}]}
+        variable = 'vllm_serve_instances[0].env'
+    else:
+        user = {'vllm_serve_env': {name: 'x'}}
+        variable = 'vllm_serve_env'
+    planned = plan_for(user)
+    named = [problem for problem in planned['problems'] if variable in problem['msg'] and _shown(name) in problem['msg']]
+    assert named, planned['problems']
+
+
+@settings(max_examples=EXAMPLES // 4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(['HF_TOKEN', 'MODELSCOPE_API_TOKEN', 'MY_SECRET', 'DB_PASSWORD', 'S3_ACCESS_KEY']),
+       st.from_regex(r'\A[A-Za-z0-9]{8,24}\Z'), st.booleans())
+def test_a_secret_in_the_environment_never_reaches_the_plan_but_reaches_the_container(name, value, listed):
+    from ansible_collections.ascend.vllm.plugins.filter.instance_container import instance_container
+    if listed:
+        user = {'vllm_serve_instances': [{'name': 'a', 'chips': [0], 'env': {name: value}}]}
+    else:
+        user = {'vllm_serve_env': {name: value, 'HF_ENDPOINT': 'https://hf-mirror.example'}}
+    planned = plan_for(user)
+    assert planned['problems'] == [], planned['problems']
+    assert value not in json.dumps(planned, default=str)
+    entry = planned['instances'][0]
+    container = instance_container(entry, planned['configs'][entry['name']], variables=user)
+    assert container['env'][name] == value and container['no_log'] is True
+
+
+def test_the_api_key_set_as_an_environment_variable_is_sent_to_its_door():
+    planned = plan_for({'vllm_serve_env': {'VLLM_API_KEY': 'sk-abcdef123'}})
+    assert [problem['check'] for problem in planned['problems']] == ['secrets']
+    assert 'vllm_serve_api_key' in planned['problems'][0]['fix'] and 'sk-abcdef123' not in planned['report']
+
+
+@pytest.mark.parametrize('extra', [['--hf-token', 'hf_abcdef12'], ['--hf-token=hf_abcdef12'], ['--api-key', 'hf_abcdef12']])
+def test_a_secret_on_the_command_line_is_refused_with_its_value_hidden(extra):
+    planned = plan_for({'vllm_serve_extra_args': extra})
+    assert planned['problems'] and 'hf_abcdef12' not in planned['report']
+    assert 'secret on the command line' in planned['report']
