@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The request read from a real inventory on disk, with the variable set at generated layers.
+
+Ansible's own InventoryManager and VariableManager load the files (group_vars of ``all``, of a
+parent group and of the platform group, host_vars, extra vars), so the layering and the
+``Origin`` tags are Ansible's. Invariants, for every generated layering:
+- the request holds the value of the layer with the highest precedence;
+- a refusal names the variable, its winning value and the file (or extra vars) it came from.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ansible.inventory.manager import InventoryManager
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
+from ansible.vars.hostvars import HostVars
+from ansible.vars.manager import VariableManager
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# pylint: disable=wrong-import-position
+from test__host import EXAMPLES  # noqa: E402  (installs Ansible's collection finder first)
+from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request, variable_names  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan  # noqa: E402
+
+# Lowest precedence first (Ansible's variable precedence for inventory files and extra vars).
+LAYERS = ('group_vars/all.yml', 'group_vars/site.yml', 'group_vars/atlas_300i_duo.yml', 'host_vars/node-1.yml',
+          'extra vars')
+INVENTORY = {'all': {'children': {'site': {'children': {'atlas_300i_duo': {'hosts': {'node-1': {}}}}}}}}
+
+# (variable, a valid value, values preflight refuses)
+VARIABLES = {
+    'vllm_serve_port': (st.integers(min_value=1025, max_value=60000), st.sampled_from([0, 70000, -1, 'eighty'])),
+    'vllm_serve_dtype': (st.just('float16'), st.sampled_from(['bfloat16', 'fp32', 'half16'])),
+    'vllm_serve_max_num_seqs': (st.integers(min_value=1, max_value=16), st.sampled_from([0, -4, 'many'])),
+    'vllm_serve_tensor_parallel_size': (st.sampled_from([1, 2]), st.sampled_from([3, 4, 0])),
+}
+
+
+def _write(root, layers):
+    os.makedirs(os.path.join(root, 'group_vars'))
+    os.makedirs(os.path.join(root, 'host_vars'))
+    with open(os.path.join(root, 'hosts.yml'), 'w') as handle:
+        json.dump(INVENTORY, handle)
+    for layer, values in layers.items():
+        if layer != 'extra vars':
+            with open(os.path.join(root, layer), 'w') as handle:
+                handle.write('---\n' + ''.join('%s: %s\n' % (name, json.dumps(value)) for name, value in values.items()))
+
+
+def plan_from_inventory(layers):
+    root = tempfile.mkdtemp(prefix='ascend-layers-')
+    try:
+        _write(root, layers)
+        loader = DataLoader()
+        inventory = InventoryManager(loader=loader, sources=[os.path.join(root, 'hosts.yml')])
+        manager = VariableManager(loader=loader, inventory=inventory)
+        manager._extra_vars = dict(layers.get('extra vars') or {})  # pylint: disable=protected-access
+        task_vars = manager.get_vars(host=inventory.get_host('node-1'))
+        task_vars.setdefault('hostvars', HostVars(inventory=inventory, variable_manager=manager, loader=loader))
+        request = read_request(task_vars, Templar(loader=loader), loader, variable_names(*_roles(loader)))
+        return request, host_plan(request, _roles(loader)[0], os.path.isfile), root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@st.composite
+def layerings(draw):
+    """A variable set at one or more layers; the winning layer may hold a refused value."""
+    name = draw(st.sampled_from(sorted(VARIABLES)))
+    valid, invalid = VARIABLES[name]
+    chosen = draw(st.lists(st.sampled_from(LAYERS), min_size=1, max_size=len(LAYERS), unique=True))
+    layers = {}
+    for layer in chosen:
+        layers[layer] = {name: draw(st.one_of(valid, invalid))}
+    return name, layers
+
+
+@settings(max_examples=max(EXAMPLES // 4, 25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layerings())
+def test_the_winning_layer_is_the_one_judged_and_named(layering):
+    name, layers = layering
+    winner = max(layers, key=LAYERS.index)
+    value = layers[winner][name]
+    request, planned, root = plan_from_inventory(layers)
+    assert request.get(name) == value, (name, layers)
+    named = [problem for problem in planned['problems'] if name in problem['msg'] + problem['fix']]
+    if not named:
+        return
+    shown = json.dumps(value)
+    assert any(shown in problem['msg'] or str(value) in problem['msg'] for problem in named), (value, named)
+    origins = set(problem.get('origin', '') for problem in named)
+    if winner == 'extra vars':
+        assert 'extra vars' in origins, (layers, named)
+    else:
+        assert any(origin.startswith(os.path.join(root, winner) + ':') or origin.endswith(winner)
+                   or (winner + ':') in origin for origin in origins), (winner, origins)
