@@ -90,8 +90,12 @@ def read_request(task_vars, templar, loader, names):
             raise ValueError(to_text(exc))
 
     origins = dict((name, _origin(raw[name], name, extra_vars)) for name in raw if not name.startswith('ansible_'))
+    # The variables of the host's own inventory entry (not its groups'), for the rules on host-only settings.
+    inventory = getattr(hostvars, '_inventory', None)
+    entry = inventory.get_host(host) if inventory is not None else None
     return Request(host, user_set=user, origins=origins, resolve=resolve,
-                   known=set(name for name in names if name in layered) | user)
+                   known=set(name for name in names if name in layered) | user,
+                   host_level=set(entry.vars) if entry is not None else ())
 
 
 class ActionModule(ActionBase):

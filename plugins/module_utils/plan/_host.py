@@ -21,8 +21,9 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.ascend.vllm.plugins.module_utils._balancer import balancer_plan
 from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judge as judge_image
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
-    api_key, image_tag, plain, plan_instances, plan_problems)
+    api_key, image_tag, plain, plan_instances, plan_problems, to_json)
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import MINIMUMS
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
     config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
@@ -77,6 +78,7 @@ def instance_plan(request, pulled_tag=None):
     instances = request.get(PREFIX + 'instances') or []
     # Not a list (a string, a mapping): one entry that the plan reports as not a mapping.
     instances = list(instances) if isinstance(instances, (list, tuple)) else [instances]
+    ignored = overridden_problems(request, instances, list_var)
     scalars = {
         'instance_name': request.get(PREFIX + 'instance_name', 'default'),
         'container_name': request.get(PREFIX + 'container_name', 'vllm-ascend'),
@@ -91,11 +93,42 @@ def instance_plan(request, pulled_tag=None):
                     platform_groups=[name for name in request.get('group_names') or [] if name in PLATFORMS])
     return {
         'plan': plan,
-        'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)),
+        'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)) + ignored,
         'image_tag': image_tag(pulled_tag if request.get(PREFIX + 'image_tag') is None
                                else request.get(PREFIX + 'image_tag'), request.get(PREFIX + 'image') or '',
                                request.get('image_pull_image') or ''),
     }
+
+
+# With an instance list, scalars that never apply (the list names the instances and hands out
+# chips) and scalars each instance can set for itself (they apply only to instances that do not).
+_LIST_IGNORES = ('instance_name', 'chips')
+_LIST_DEFAULTS = ('port', 'container_name') + tuple(INSTANCE_OPTIONS)
+
+
+def overridden_problems(request, instances, list_var):
+    """Scalars the user set for this host alone (extra vars, host_vars, its inventory entry) that the instance
+    list leaves without effect; set for a group they are the default of the group's other hosts."""
+    if not instances or not all(isinstance(inst, dict) for inst in instances):
+        return []
+    out = []
+    for suffix in _LIST_IGNORES + _LIST_DEFAULTS:
+        name = PREFIX + suffix
+        if not request.is_set(name) or not request.for_this_host(name):
+            continue
+        key = 'name' if suffix == 'instance_name' else suffix
+        if suffix in _LIST_IGNORES:
+            why = '%s gives the instances their %s' % (list_var, 'names' if key == 'name' else 'chips')
+            fix = 'remove %s, or set %s in the instances of %s instead' % (name, key, list_var)
+        elif all(key in inst for inst in instances):
+            why = 'every instance of %s sets its own %s' % (list_var, key)
+            fix = 'remove %s, or leave %s out of the instances of %s that should take it' % (name, key, list_var)
+        else:
+            continue
+        shown = '(value hidden)' if secret_name(suffix) else to_json(request.get(name))
+        out.append({'check': 'settings', 'variable': name,
+                    'msg': '%s=%s has no effect on %s: %s' % (name, shown, request.host, why), 'fix': fix})
+    return out
 
 
 def config_params(entry, request, var_names, tag, node=None):

@@ -35,8 +35,10 @@ class Request(object):
     ``extra vars``), when Ansible knows it.
     """
 
-    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=()):
+    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=()):
         self.host = host
+        # Set on this host itself (the inventory's host entry, host_vars) rather than for a group.
+        self._host_level = frozenset(host_level)
         self._values = dict(values or {})
         self._user = frozenset(user_set)
         self._origins = dict(origins or {})
@@ -82,6 +84,12 @@ class Request(object):
     def origin(self, name):
         """Where the user wrote ``name`` (a file and line, ``extra vars``), or '' when unknown or a default."""
         return self._origins.get(name, '') if name in self._user else ''
+
+    def for_this_host(self, name):
+        """Whether the user set ``name`` for this host alone: extra vars, host_vars or the host's inventory entry."""
+        where = self.origin(name)
+        return (name in self._user and name in self._host_level) or where == 'extra vars' or \
+            where.startswith('host_vars/') or '/host_vars/' in where
 
     def first_set(self, *names):
         """The first of ``names`` the user set, else the last (the one a default stands in for)."""

@@ -33,9 +33,10 @@ from test__host import EXAMPLES  # noqa: E402  (installs Ansible's collection fi
 from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request, variable_names  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan  # noqa: E402
 
+HOST_ENTRY = 'hosts.yml (the host entry)'
 # Lowest precedence first (Ansible's variable precedence for inventory files and extra vars).
-LAYERS = ('group_vars/all.yml', 'group_vars/site.yml', 'group_vars/atlas_300i_duo.yml', 'host_vars/node-1.yml',
-          'extra vars')
+LAYERS = ('group_vars/all.yml', 'group_vars/site.yml', 'group_vars/atlas_300i_duo.yml', HOST_ENTRY,
+          'host_vars/node-1.yml', 'extra vars')
 INVENTORY = {'all': {'children': {'site': {'children': {'atlas_300i_duo': {'hosts': {'node-1': {}}}}}}}}
 
 # (variable, a valid value, values preflight refuses)
@@ -50,10 +51,12 @@ VARIABLES = {
 def _write(root, layers):
     os.makedirs(os.path.join(root, 'group_vars'))
     os.makedirs(os.path.join(root, 'host_vars'))
+    inventory = json.loads(json.dumps(INVENTORY))
+    inventory['all']['children']['site']['children']['atlas_300i_duo']['hosts']['node-1'] = layers.get(HOST_ENTRY) or {}
     with open(os.path.join(root, 'hosts.yml'), 'w') as handle:
-        json.dump(INVENTORY, handle)
+        json.dump(inventory, handle)
     for layer, values in layers.items():
-        if layer != 'extra vars':
+        if layer not in ('extra vars', HOST_ENTRY):
             with open(os.path.join(root, layer), 'w') as handle:
                 handle.write('---\n' + ''.join('%s: %s\n' % (name, json.dumps(value)) for name, value in values.items()))
 
@@ -103,5 +106,34 @@ def test_the_winning_layer_is_the_one_judged_and_named(layering):
     if winner == 'extra vars':
         assert 'extra vars' in origins, (layers, named)
     else:
-        assert any(origin.startswith(os.path.join(root, winner) + ':') or origin.endswith(winner)
-                   or (winner + ':') in origin for origin in origins), (winner, origins)
+        path = 'hosts.yml' if winner == HOST_ENTRY else winner
+        path = os.path.join(root, path)
+        assert any(origin == path or origin.startswith(path + ':') for origin in origins), (winner, origins)
+
+
+# Instance keys that stand in for a scalar: set in every instance, the scalar has no effect.
+OVERRIDABLE = {'vllm_serve_port': ('port', 9100), 'vllm_serve_max_model_len': ('max_model_len', 8192),
+               'vllm_serve_container_name': ('container_name', 'serve-a'), 'vllm_serve_chips': ('chips', [0])}
+
+
+@settings(max_examples=max(EXAMPLES // 8, 25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(OVERRIDABLE)), st.sampled_from(LAYERS), st.sampled_from(LAYERS[2:5]))
+def test_a_scalar_the_instance_list_overrides_is_reported_when_set_for_this_host(name, scalar_layer, list_layer):
+    """Set on the command line or in the host's own host_vars, a scalar that every instance overrides (or that an
+    instance list never reads) is reported naming both variables; set for a whole group it is a default for the
+    group's other hosts and stays silent."""
+    key, value = OVERRIDABLE[name]
+    instances = [{'name': 'a', 'chips': [0], key: value}, {'name': 'b', 'chips': [1], key: value}]
+    instances[1][key] = [1] if key == 'chips' else ('serve-b' if key == 'container_name' else value)
+    layers = {list_layer: {'ascend_vllm_instances': instances}}
+    scalar = {'vllm_serve_port': 9000, 'vllm_serve_max_model_len': 4096, 'vllm_serve_container_name': 'mine',
+              'vllm_serve_chips': [1]}[name]
+    layers.setdefault(scalar_layer, {})[name] = scalar
+    _request, planned, _root = plan_from_inventory(layers)
+    reported = [problem for problem in planned['problems'] if problem['msg'].startswith(name + '=')
+                and 'has no effect' in problem['msg']]
+    if scalar_layer in ('extra vars', 'host_vars/node-1.yml', HOST_ENTRY):
+        assert reported and 'ascend_vllm_instances' in reported[0]['msg'] and name in reported[0]['fix'], \
+            planned['problems']
+    else:
+        assert not reported, reported
