@@ -135,8 +135,13 @@ def _chips(inst, listed, where, scalar_chips, own, next_chip, tp):
     if not listed and scalar_chips is not None:
         return as_list(scalar_chips), 'vllm_serve_chips'
     chips = list(range(next_chip, next_chip + tp))
+    shown = ', '.join(str(chip) for chip in chips)
+    if listed and 'tensor_parallel_size' not in own:
+        # The instance's own entry is what the user can fix (give it chips), not the shared TP size.
+        return chips, '%s.chips (not set: chips %s handed out, vllm_serve_tensor_parallel_size at a time)' % (
+            where, shown)
     var = where + '.tensor_parallel_size' if 'tensor_parallel_size' in own else 'vllm_serve_tensor_parallel_size'
-    return chips, '%s (chips %s)' % (var, ', '.join(str(chip) for chip in chips))
+    return chips, '%s (chips %s)' % (var, shown)
 
 
 def plan_instances(instances, scalars, list_var):
@@ -371,9 +376,16 @@ def shared_problems(plan, list_var):
     # type: (List[Dict[str, Any]], str) -> List[Dict[str, str]]
     """Names, container names, ports and chips that two instances share."""
     out = []
+    # Each shared value names where every instance got it (the variable, with the instance's index).
+    sources = {'name': lambda entry: entry['var_prefix'] + 'name' if entry['var_prefix'].endswith('.')
+               else 'vllm_serve_instance_name',
+               'container_name': lambda entry: entry['container_var'],
+               'port': lambda entry: entry['port_var']}
     for key, label in (('name', 'name'), ('container_name', 'container name'), ('port', 'port')):
         for value in repeated([entry[key] for entry in plan]):
-            out.append({'check': 'instances', 'msg': '%s: two instances share the %s %s' % (list_var, label, value),
+            where = [sources[key](entry) for entry in plan if entry[key] == value]
+            out.append({'check': 'instances',
+                        'msg': '%s: two instances share the %s %s (%s)' % (list_var, label, value, ', '.join(where)),
                         'fix': 'give each instance its own %s' % label})
     # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
     twice = set()
@@ -388,7 +400,9 @@ def shared_problems(plan, list_var):
     for chip in repeated(chips):
         if chip in twice and sum(1 for entry in plan if chip in entry['chips']) < 2:
             continue
-        out.append({'check': 'instances', 'msg': '%s: chip %s is given to more than one instance' % (list_var, chip),
+        where = [str(entry['chips_var']).split(' ', 1)[0] for entry in plan if chip in entry['chips']]
+        out.append({'check': 'instances', 'msg': '%s: chip %s is given to more than one instance (%s)'
+                                                 % (list_var, chip, ', '.join(where)),
                     'fix': 'a 310P chip serves one vLLM server; give each instance its own chips'})
     return out
 

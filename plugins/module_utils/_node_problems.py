@@ -185,9 +185,14 @@ def path_problems(facts, settings, profile, instances):
         found = _path(facts, path)
         if found.get('ischr'):
             continue
-        fix = CHIP_DEVICE_FIX if re.match(r'.*davinci[0-9]+$', path) else MANAGER_DEVICE_FIX
-        out.append(_problem('devices', path + (' is not a character device' if found.get('exists') else ' is missing'),
-                            fix))
+        chip = re.match(r'.*davinci([0-9]+)$', path)
+        fix = CHIP_DEVICE_FIX if chip else MANAGER_DEVICE_FIX
+        # A chip's device names the variables that gave the chip, with the instance's index.
+        source = ', '.join(_unique([str(i.get('chips_var', '')).split(' ', 1)[0] for i in instances
+                                    if chip and int(chip.group(1)) in (i.get('chips') or [])]))
+        out.append(_problem('devices', '%s%s%s' % (source + ': ' if source else '', path,
+                                                    ' is not a character device' if found.get('exists')
+                                                    else ' is missing'), fix))
     out.extend(mount_problems(facts, profile, settings.get('mount_sources', True)))
     return out
 
@@ -489,8 +494,9 @@ def port_problems(facts, instances, own):
             continue
         held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
                    else (' by ' + ', '.join(procs) if procs else ''))
-        out.append(_problem('ports', 'port %s (instance %s) is already in use on the node%s'
-                            % (port, inst['name'], held_by), _port_fix(port, holders, procs, pids)))
+        out.append(_problem('ports', '%s: port %s (instance %s) is already in use on the node%s'
+                            % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
+                               held_by), _port_fix(port, holders, procs, pids)))
     return out
 
 

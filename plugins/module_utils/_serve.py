@@ -76,6 +76,7 @@ def npu_check_instances(plan, configs):
         'chips_var': entry['chips_var'],
         'container_var': entry['container_var'],
         'port': entry['port'],
+        'port_var': entry.get('port_var') or 'vllm_serve_port',
         'host_memory_mb': to_int(_get(configs.get(entry['name']), 'memory', 'usable_mb')),
     } for entry in plan]
 

@@ -77,7 +77,9 @@ def test_listed_instances_get_consecutive_chips_ports_and_prefixed_names():
     assert [(p['name'], p['chips'], p['port'], p['container_name']) for p in plan] == [
         ('a', [0, 1], 8080, 'vllm-ascend-a'), ('b', [2], 8081, 'vllm-ascend-b'), ('c', [7], 9000, 'own')]
     assert [p['chips_var'] for p in plan] == ['ascend_vllm_instances[0].tensor_parallel_size (chips 0, 1)',
-                                              'vllm_serve_tensor_parallel_size (chips 2)', 'ascend_vllm_instances[2].chips']
+                                              'ascend_vllm_instances[1].chips (not set: chips 2 handed out, '
+                                              'vllm_serve_tensor_parallel_size at a time)',
+                                              'ascend_vllm_instances[2].chips']
     assert [p['port_var'] for p in plan] == ['vllm_serve_port', 'vllm_serve_port + 1', 'ascend_vllm_instances[2].port']
     assert plan[1]['options']['max_num_seqs'] == 4 and 'max_num_seqs' not in plan[0]['options']
     assert plan[2]['var_prefix'] == 'ascend_vllm_instances[2].'
@@ -103,16 +105,18 @@ def test_instance_values_win_and_nulls_are_left_to_the_module():
      '[instances] ascend_vllm_instances[0] has no name. Fix: give every instance a unique name'),
     # Corpus: instances-duplicate-port
     ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0], 'port': 8080}, {'name': 'b', 'chips': [1], 'port': 8080}]},
-     '[instances] ascend_vllm_instances: two instances share the port 8080. Fix: give each instance its own port'),
+     '[instances] ascend_vllm_instances: two instances share the port 8080 (ascend_vllm_instances[0].port, '
+     'ascend_vllm_instances[1].port). Fix: give each instance its own port'),
     # Corpus: instances-shared-chip
     ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0], 'port': 8080}, {'name': 'b', 'chips': [0], 'port': 8081}]},
-     '[instances] ascend_vllm_instances: chip 0 is given to more than one instance. Fix: a 310P chip serves one vLLM '
-     'server; give each instance its own chips'),
+     '[instances] ascend_vllm_instances: chip 0 is given to more than one instance (ascend_vllm_instances[0].chips, '
+     'ascend_vllm_instances[1].chips). Fix: a 310P chip serves one vLLM server; give each instance its own chips'),
     ({'ascend_vllm_instances': [{'name': 'a', 'chips': [0]}, {'name': 'a', 'chips': [1]}]},
-     '[instances] ascend_vllm_instances: two instances share the name a. Fix: give each instance its own name'),
+     '[instances] ascend_vllm_instances: two instances share the name a (ascend_vllm_instances[0].name, '
+     'ascend_vllm_instances[1].name). Fix: give each instance its own name'),
     ({'vllm_serve_instances': [{'name': 'a', 'container_name': 'c'}, {'name': 'b', 'container_name': 'c'}]},
-     '[instances] vllm_serve_instances: two instances share the container name c. Fix: give each instance its own '
-     'container name'),
+     '[instances] vllm_serve_instances: two instances share the container name c (vllm_serve_instances[0].container_name, '
+     'vllm_serve_instances[1].container_name). Fix: give each instance its own container name'),
     # Corpus: instances-port-word
     ({'ascend_vllm_instances': [{'name': 'small', 'chips': [0], 'port': 'eighty'}]},
      '[instances] ascend_vllm_instances[0].port="eighty" is not a port number. Fix: set ascend_vllm_instances[0].port '

@@ -23,4 +23,5 @@ def test_chips_port_and_host_memory(configs, memory):
     out = npu_check_instances(PLAN, configs)
     assert [entry['host_memory_mb'] for entry in out] == memory
     assert out[0] == {'name': 'a', 'container_name': 'vllm-ascend-a', 'chips': [0], 'chips_var': 'vllm_serve_chips',
-                      'container_var': 'vllm_serve_container_name', 'port': 8080, 'host_memory_mb': memory[0]}
+                      'container_var': 'vllm_serve_container_name', 'port': 8080, 'port_var': 'vllm_serve_port',
+                      'host_memory_mb': memory[0]}

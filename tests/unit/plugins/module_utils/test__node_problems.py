@@ -103,8 +103,9 @@ def _set(facts, path, value):
 @pytest.mark.parametrize('changes, expected', [
     ({'paths./usr/local/Ascend/driver': {'exists': False}},
      [('driver', '/usr/local/Ascend/driver is missing: the Ascend NPU driver is not installed')]),
-    ({'paths./dev/davinci0': {'exists': False}}, [('devices', '/dev/davinci0 is missing')]),
-    ({'paths./dev/davinci0': {'exists': True, 'ischr': False}}, [('devices', '/dev/davinci0 is not a character device')]),
+    ({'paths./dev/davinci0': {'exists': False}}, [('devices', 'vllm_serve_chips: /dev/davinci0 is missing')]),
+    ({'paths./dev/davinci0': {'exists': True, 'ischr': False}},
+     [('devices', 'vllm_serve_chips: /dev/davinci0 is not a character device')]),
     ({'paths./dev/hisi_hdc': {'exists': False}}, [('devices', '/dev/hisi_hdc is missing')]),
     ({'paths./usr/local/dcmi': {'exists': False}},
      [('mounts', '/usr/local/dcmi is missing (provided by the Ascend NPU driver package (Ascend-hdk-310p-npu-driver)); '
@@ -198,19 +199,19 @@ def test_chips_without_top_pids_count_as_ours_whole(capture):
 
 @pytest.mark.parametrize('listener, containers, msg, fix', [
     ({'listening': True, 'processes': [{'name': 'python3', 'pid': 6684}], 'accepts': True}, [],
-     'port 8080 (instance default) is already in use on the node by python3 (pid 6684)',
+     'vllm_serve_port: port 8080 (instance default) is already in use on the node by python3 (pid 6684)',
      'stop python3 (pid 6684) (`kill 6684`), or give the instance another port'),
     ({'listening': False, 'processes': [], 'accepts': True}, [],
-     'port 8080 (instance default) is already in use on the node',
+     'vllm_serve_port: port 8080 (instance default) is already in use on the node',
      'stop what listens there (`ss -ltnp sport = :8080` or `lsof -i :8080` as root shows it) or give the instance '
      'another port'),
     ({'listening': False, 'processes': [], 'accepts': False},
      [{'name': 'old', 'ports': [8080], 'labels': {'ascend.vllm.managed-by': 'ascend.vllm'}}],
-     'port 8080 (instance default) is already in use on the node by container old',
+     'vllm_serve_port: port 8080 (instance default) is already in use on the node by container old',
      'remove it: it is left from an earlier deploy (playbooks/teardown.yml removes every container of this '
      'collection) (`docker rm -f old`), or give the instance another port'),
     ({'listening': True, 'processes': [], 'accepts': True}, [{'name': 'web', 'ports': [8080], 'labels': {}}],
-     'port 8080 (instance default) is already in use on the node by container web',
+     'vllm_serve_port: port 8080 (instance default) is already in use on the node by container web',
      'stop it (`docker rm -f web`), or give the instance another port'),
 ])
 def test_port_messages(capture, listener, containers, msg, fix):
