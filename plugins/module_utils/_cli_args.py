@@ -17,7 +17,8 @@ import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import compact_json, format_utilization, parse_human_int
-from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import ALIASES, CONFLICTS, FLAGS, VALUE_TYPE
+from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import (
+    ALIASES, CONFLICTS, FLAGS, UNSUPPORTED_ON_310P, VALUE_TYPE)
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import did_you_mean
 
 # Guide 5.1: "需要使用包含 "ascend_compilation_config": {"enable_npugraph_ex": false} 的
@@ -196,6 +197,9 @@ def _word_problem(word, following):
     if flag in CONFLICTS:
         return ('%s conflicts with what the module manages: %s' % (flag, CONFLICTS[flag]), 'remove it'), 0
     problem, fix, taken = _flag_problem(word, flag, negated, following)
+    if flag in UNSUPPORTED_ON_310P and not negated:
+        return ('%s is not supported on 310P: %s' % (word.split('=', 1)[0], UNSUPPORTED_ON_310P[flag]),
+                'remove it and its value' if taken else 'remove it'), taken
     return ((problem, fix) if problem else None), taken
 
 

@@ -114,6 +114,33 @@ def config_problems(configs):
     return out
 
 
+def env_config_problems(plan, configs):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """An instance's environment against its configuration, as vllm-ascend judges them at start.
+
+    vllm-ascend v0.23.0 (vllm_ascend/platform.py) stops with "ACL graph is incompatible with
+    ASCEND_LAUNCH_BLOCKING=1" when graph mode is on and the variable is "1" (NPU error messages
+    suggest setting it for debugging).
+    """
+    out = []
+    for entry in plan or []:
+        env = entry.get('env') or {}
+        settings = ((configs or {}).get(entry['name']) or {}).get('settings') or {}
+        argv = ((configs or {}).get(entry['name']) or {}).get('argv') or []
+        if str(env.get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and settings.get('cudagraph_mode') not in (None, 'NONE') \
+                and '--enforce-eager' not in argv:
+            prefix = entry.get('var_prefix') or 'vllm_serve_'
+            own = isinstance(entry.get('own_env'), dict) and 'ASCEND_LAUNCH_BLOCKING' in entry['own_env']
+            var = (prefix + 'env' if own and prefix.endswith('.') else 'vllm_serve_env') + '.ASCEND_LAUNCH_BLOCKING'
+            out.append({'check': 'config', 'variable': var,
+                        'msg': '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with "ACL '
+                               'graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"'
+                               % (var, settings.get('cudagraph_mode')),
+                        'fix': 'remove ASCEND_LAUNCH_BLOCKING (or set it to "0"); for debugging read the plog files '
+                               'under $HOME/ascend/log/debug in the container instead'})
+    return out
+
+
 def missing_model_dirs(stats):
     # type: (List[Dict[str, Any]]) -> List[Dict[str, str]]
     """A problem per model directory the stat loop (over ``model_dirs``) did not find."""

@@ -338,3 +338,16 @@ CONFLICTS = {
     '--config': 'a YAML file of options inside the container cannot be checked here',
     '--help': 'vllm serve prints its help and exits, so the container stops at once',
 }
+
+# Flags vLLM accepts that vllm-ascend does not support on 310P: {flag: why, with its source}.
+_TP_ONLY = ('these devices run tensor parallelism only (vllm-ascend docs, "Qwen3.5-Dense" tutorial, '
+            'parallelism note: the TP scenario only); use vllm_serve_tensor_parallel_size')
+UNSUPPORTED_ON_310P = {
+    '--kv-transfer-config': 'vllm-ascend\'s 310P model runner stops at start with "KV cache transfer is not supported '
+                            'for 310P." (vllm_ascend/_310p/model_runner_310p.py, v0.23.0)',
+    '--pipeline-parallel-size': _TP_ONLY,
+    '--data-parallel-size': _TP_ONLY,
+    '--decode-context-parallel-size': _TP_ONLY,
+    '--prefill-context-parallel-size': _TP_ONLY,
+    '--enable-expert-parallel': _TP_ONLY,
+}

@@ -25,7 +25,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import MINIMUMS
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
-    config_problems, instance_configs, model_dirs, model_path_problems, report)
+    config_problems, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan as plan_config, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, profile_verdict
@@ -230,6 +230,7 @@ def host_plan(request, specs, isfile, figures=None):
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)
     problems = (image['problems'] + planned['problems'] + front['problems'] + config_problems(configured)
+                + env_config_problems(planned['plan'], configured)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),

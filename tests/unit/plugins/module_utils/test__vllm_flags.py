@@ -58,13 +58,22 @@ def test_an_item_that_cannot_be_split_is_reported():
 @pytest.mark.parametrize('items', [
     ['--enable-prefix-caching'], ['--no-enable-prefix-caching'], ['--max-num-batched-tokens', '8k'],
     ['--max_num_batched_tokens=4096'], ['--seed', '-1'], ['--hf-token'], ['--hf-token', 'abc'],
-    ['--allowed-media-domains', 'a.com', 'b.com'], ['--kv-transfer-config.kv_role=kv_both'],
-    ['-q', 'ascend'], ['-ep'], ['--enforce-eager --seed 1'], ['--middleware', 'x.y'],
+    ['--allowed-media-domains', 'a.com', 'b.com'], ['--compilation-config.level=0'],
+    ['-q', 'ascend'], ['--no-enable-expert-parallel'], ['--enforce-eager --seed 1'], ['--middleware', 'x.y'],
     ['--max-num-batched-tokens', '8K'], ['--max-num-batched-tokens=16k'], ['--cpu-offload-gb', '0.5'],
     ['--seed', ' 7 '], ['--block-size', '128'],
 ])
 def test_flags_vllm_accepts_pass(items):
     assert problems(*items) == []
+
+
+@pytest.mark.parametrize('items', [
+    ['--kv-transfer-config.kv_role=kv_both'], ['--kv-transfer-config', '{"kv_role": "kv_both"}'], ['-ep'],
+    ['-pp', '2'], ['--data-parallel-size=2'], ['-dcp', '2'], ['--prefill-context-parallel-size', '2'],
+])
+def test_flags_vllm_accepts_but_vllm_ascend_refuses_on_310p_are_reported(items):
+    found = problems(*items)
+    assert len(found) == 1 and 'is not supported on 310P' in found[0][1], found
 
 
 @pytest.mark.parametrize('items, word, words_in_problem, words_in_fix', [

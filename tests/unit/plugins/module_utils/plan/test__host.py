@@ -254,3 +254,29 @@ def test_a_secret_on_the_command_line_is_refused_with_its_value_hidden(extra):
     planned = plan_for({'vllm_serve_extra_args': extra})
     assert planned['problems'] and 'hf_abcdef12' not in planned['report']
     assert 'secret on the command line' in planned['report']
+
+
+# ------------------------------------------------------------------ vllm-ascend's own refusals at start
+@pytest.mark.parametrize('extra, words', [
+    (['-pp', '2'], ['-pp', 'tensor parallelism only']),
+    (['--data-parallel-size=2'], ['--data-parallel-size', 'tensor parallelism only']),
+    (['--enable-expert-parallel'], ['--enable-expert-parallel']),
+    (['--kv-transfer-config', '{"kv_connector": "X", "kv_role": "kv_both"}'],
+     ['--kv-transfer-config', 'KV cache transfer is not supported for 310P']),
+])
+def test_flags_vllm_ascend_refuses_on_310p_are_refused_before_start(extra, words):
+    planned = plan_for({'vllm_serve_extra_args': extra})
+    assert planned['problems'], extra
+    assert all(word in planned['report'] for word in words), planned['report']
+    assert 'vllm_serve_extra_args' in planned['report']
+
+
+def test_launch_blocking_with_graph_mode_is_refused_naming_the_environment_variable():
+    planned = plan_for({'vllm_serve_env': {'ASCEND_LAUNCH_BLOCKING': '1'}})
+    assert [problem['variable'] for problem in planned['problems']] == ['vllm_serve_env.ASCEND_LAUNCH_BLOCKING']
+    listed = plan_for({'vllm_serve_instances': [{'name': 'a', 'env': {'ASCEND_LAUNCH_BLOCKING': '1'}}]})
+    assert 'vllm_serve_instances[0].env.ASCEND_LAUNCH_BLOCKING' in listed['report']
+    # Eager mode (graph capture off) is what the variable is for.
+    eager = plan_for({'vllm_serve_env': {'ASCEND_LAUNCH_BLOCKING': '1'}, 'vllm_serve_cudagraph_mode': 'NONE'})
+    assert not [problem for problem in eager['problems'] if 'ASCEND_LAUNCH_BLOCKING' in problem['msg']]
+    assert plan_for({'vllm_serve_env': {'ASCEND_LAUNCH_BLOCKING': '0'}})['problems'] == []
