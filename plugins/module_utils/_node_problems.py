@@ -190,9 +190,8 @@ def path_problems(facts, settings, profile, instances):
         # A chip's device names the variables that gave the chip, with the instance's index.
         source = ', '.join(_unique([str(i.get('chips_var', '')).split(' ', 1)[0] for i in instances
                                     if chip and int(chip.group(1)) in (i.get('chips') or [])]))
-        out.append(_problem('devices', '%s%s%s' % (source + ': ' if source else '', path,
-                                                    ' is not a character device' if found.get('exists')
-                                                    else ' is missing'), fix))
+        state = ' is not a character device' if found.get('exists') else ' is missing'
+        out.append(_problem('devices', '%s%s%s' % (source + ': ' if source else '', path, state), fix))
     out.extend(mount_problems(facts, profile, settings.get('mount_sources', True)))
     return out
 
