@@ -16,6 +16,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.ascend.vllm.plugins.module_utils._balancer import balancer_plan
@@ -199,6 +201,50 @@ def balancer(request, plan, configured):
     return balancer_plan(plan, served, keys, settings)
 
 
+_PEM_CERTIFICATE = re.compile(r'-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----', re.S)
+_PEM_KEY = re.compile(r'-----BEGIN ((RSA|EC|ENCRYPTED) )?PRIVATE KEY-----.+?-----END ((RSA|EC|ENCRYPTED) )?PRIVATE KEY-----',
+                      re.S)
+_TLS_FIX = ('give the PEM text itself, not a path: %s: "{{ lookup(\'ansible.builtin.file\', \'/path/on/the/controller\') }}" '
+            '(the key from Ansible Vault)')
+
+
+def tls_problems(request, front):
+    """The balancer's TLS inputs: PEM text (not a path), both or neither, and used only where a balancer runs.
+
+    HAProxy reads them as one PEM file at start; a path or half a pair would stop it after the deploy.
+    The key's value is never shown.
+    """
+    cert, key = request.get('balancer_tls_certificate') or '', request.get('balancer_tls_key') or ''
+    if not (cert or key) or not isinstance(cert, str) or not isinstance(key, str):
+        return []
+    out = []
+    if bool(cert) != bool(key):
+        given, missing = ('balancer_tls_certificate', 'balancer_tls_key') if cert else \
+            ('balancer_tls_key', 'balancer_tls_certificate')
+        out.append({'check': 'balancer', 'variable': given,
+                    'msg': '%s is set but %s is empty: HAProxy needs the certificate and its key' % (given, missing),
+                    'fix': 'set %s too, or leave both empty for plain HTTP' % missing})
+    if cert and not _PEM_CERTIFICATE.search(cert):
+        shown = to_json(cert) if len(cert) <= 120 and '\n' not in cert else '(%d characters)' % len(cert)
+        out.append({'check': 'balancer', 'variable': 'balancer_tls_certificate',
+                    'msg': 'balancer_tls_certificate=%s is not a PEM certificate (-----BEGIN CERTIFICATE----- ...)'
+                           % shown,
+                    'fix': _TLS_FIX % 'balancer_tls_certificate'})
+    if key and not _PEM_KEY.search(key):
+        out.append({'check': 'balancer', 'variable': 'balancer_tls_key',
+                    'msg': 'balancer_tls_key (value hidden) is not a PEM private key (-----BEGIN PRIVATE KEY----- ...)',
+                    'fix': _TLS_FIX % 'balancer_tls_key'})
+    if not front.get('enabled'):
+        for name in ('balancer_tls_certificate', 'balancer_tls_key'):
+            if request.is_set(name) and request.for_this_host(name):
+                out.append({'check': 'balancer', 'variable': name,
+                            'msg': '%s has no effect on %s: it runs no load balancer (%s)'
+                                   % (name, request.host, front.get('why') or 'balancer off'),
+                            'fix': 'remove it, or serve one model from more than one instance (or set '
+                                   'balancer_enabled: true) to put a balancer in front'})
+    return out
+
+
 def _stop(request, problems, **rest):
     problems = with_origins(problems, request)
     result = {'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''}
@@ -230,7 +276,7 @@ def host_plan(request, specs, isfile, figures=None):
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)
     problems = (image['problems'] + planned['problems'] + front['problems'] + config_problems(configured)
-                + env_config_problems(planned['plan'], configured)
+                + env_config_problems(planned['plan'], configured) + tls_problems(request, front)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),

@@ -280,3 +280,32 @@ def test_launch_blocking_with_graph_mode_is_refused_naming_the_environment_varia
     eager = plan_for({'vllm_serve_env': {'ASCEND_LAUNCH_BLOCKING': '1'}, 'vllm_serve_cudagraph_mode': 'NONE'})
     assert not [problem for problem in eager['problems'] if 'ASCEND_LAUNCH_BLOCKING' in problem['msg']]
     assert plan_for({'vllm_serve_env': {'ASCEND_LAUNCH_BLOCKING': '0'}})['problems'] == []
+
+
+# ------------------------------------------------------------------ the balancer's TLS inputs
+CERT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n'
+KEY = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n-----END PRIVATE KEY-----\n'
+TWO = {'vllm_serve_instances': [{'name': 'a', 'chips': [0]}, {'name': 'b', 'chips': [1]}]}
+
+
+@pytest.mark.parametrize('user, variable, words', [
+    (dict(TWO, balancer_tls_certificate='/etc/ssl/vllm.pem', balancer_tls_key=KEY), 'balancer_tls_certificate',
+     ['not a PEM certificate', '/etc/ssl/vllm.pem', 'lookup']),
+    (dict(TWO, balancer_tls_certificate=CERT), 'balancer_tls_certificate', ['balancer_tls_key is empty']),
+    (dict(TWO, balancer_tls_certificate=CERT, balancer_tls_key=CERT), 'balancer_tls_key', ['not a PEM private key']),
+])
+def test_tls_inputs_the_balancer_cannot_use_are_refused(user, variable, words):
+    planned = plan_for(user)
+    named = [problem for problem in planned['problems'] if problem.get('variable') == variable]
+    assert named and all(word in named[0]['msg'] + named[0]['fix'] for word in words), planned['problems']
+
+
+def test_a_pem_pair_on_a_host_with_a_balancer_plans_cleanly():
+    assert plan_for(dict(TWO, balancer_tls_certificate=CERT, balancer_tls_key=KEY))['problems'] == []
+
+
+@settings(max_examples=EXAMPLES // 4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(min_size=4, max_size=60).filter(lambda text: 'PRIVATE KEY' not in text and text.strip()))
+def test_a_wrong_tls_key_is_never_shown(key):
+    planned = plan_for(dict(TWO, balancer_tls_certificate=CERT, balancer_tls_key=key))
+    assert planned['problems'] and key.strip() not in planned['report'].replace('balancer_tls_key', '')

@@ -137,3 +137,19 @@ def test_a_scalar_the_instance_list_overrides_is_reported_when_set_for_this_host
             planned['problems']
     else:
         assert not reported, reported
+
+
+CERT = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n'
+KEY = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n-----END PRIVATE KEY-----\n'
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(LAYERS))
+def test_tls_for_a_host_without_a_balancer_is_reported_only_when_set_for_that_host(layer):
+    _request, planned, _root = plan_from_inventory({layer: {'balancer_tls_certificate': CERT, 'balancer_tls_key': KEY}})
+    reported = [problem for problem in planned['problems'] if 'has no effect' in problem['msg']]
+    if layer in ('extra vars', 'host_vars/node-1.yml', HOST_ENTRY):
+        assert sorted(problem['variable'] for problem in reported) == ['balancer_tls_certificate', 'balancer_tls_key']
+        assert KEY.strip() not in planned['report']
+    else:
+        assert reported == []
