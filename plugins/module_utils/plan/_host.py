@@ -16,6 +16,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import os
 import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -245,6 +247,53 @@ def tls_problems(request, front):
     return out
 
 
+_CONTROLLER = ('localhost', '127.0.0.1', '::1')
+
+
+def metrics_file_problems(request):
+    """vllm_serve_metrics_file on the controller: where deploy will read, merge and rewrite it.
+
+    An existing file that is not a JSON list of file_sd target groups (a prometheus.yml, a YAML
+    target file) would be replaced after the deploy, losing what it held: refused here, with the
+    rest (a relative path, a missing or read-only directory, a directory of that name).
+    """
+    path = request.get(PREFIX + 'metrics_file') or ''
+    if not path or not isinstance(path, str) or request.get(PREFIX + 'metrics_file_host') not in _CONTROLLER:
+        return []
+    var = PREFIX + 'metrics_file'
+
+    def problem(why, fix):
+        return [{'check': 'paths', 'variable': var, 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}]
+
+    if not os.path.isabs(path):
+        return problem('is not an absolute path on the controller', 'set %s to an absolute path, e.g. '
+                       '/etc/prometheus/targets/ascend-vllm.json' % var)
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        return problem('is in %s, which does not exist on the controller' % parent,
+                       'create %s (the directory Prometheus reads file_sd targets from), or correct %s' % (parent, var))
+    if os.path.isdir(path):
+        return problem('is a directory on the controller', 'name the file itself, e.g. %s/ascend-vllm.json' % path)
+    if not os.path.exists(path):
+        return [] if os.access(parent, os.W_OK) else problem(
+            'cannot be created: %s is not writable by the controller\'s user' % parent,
+            'make %s writable for the user that runs ansible-playbook, or choose another directory' % parent)
+    if not os.access(path, os.W_OK):
+        return problem('is not writable by the controller\'s user', 'make it writable, or choose another file')
+    try:
+        with open(path, 'rb') as handle:
+            text = handle.read().decode('utf-8')
+        groups = json.loads(text) if text.strip() else []
+    except (ValueError, OSError, UnicodeDecodeError):
+        groups = None
+    if not isinstance(groups, list) or not all(isinstance(group, dict) for group in groups):
+        return problem('holds something other than a JSON list of file_sd target groups (a prometheus.yml, a '
+                       'YAML target file?); deploy would replace it and lose what it holds',
+                       'point %s at a file of its own (e.g. /etc/prometheus/targets/ascend-vllm.json) that '
+                       'Prometheus reads through file_sd_configs' % var)
+    return []
+
+
 def _stop(request, problems, **rest):
     problems = with_origins(problems, request)
     result = {'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''}
@@ -277,6 +326,7 @@ def host_plan(request, specs, isfile, figures=None):
     local = model_dirs(planned['plan'], configured, cache_dir)
     problems = (image['problems'] + planned['problems'] + front['problems'] + config_problems(configured)
                 + env_config_problems(planned['plan'], configured) + tls_problems(request, front)
+                + metrics_file_problems(request)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),

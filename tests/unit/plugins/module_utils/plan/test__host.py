@@ -309,3 +309,33 @@ def test_a_pem_pair_on_a_host_with_a_balancer_plans_cleanly():
 def test_a_wrong_tls_key_is_never_shown(key):
     planned = plan_for(dict(TWO, balancer_tls_certificate=CERT, balancer_tls_key=key))
     assert planned['problems'] and key.strip() not in planned['report'].replace('balancer_tls_key', '')
+
+
+# ------------------------------------------------------------------ the Prometheus target file on the controller
+@pytest.mark.parametrize('content, refused', [
+    (None, False), ('', False), ('[]', False),
+    ('[{"targets": ["10.0.0.5:8080"], "labels": {"host": "other"}}]', False),
+    ('global:\n  scrape_interval: 15s\n', True),
+    ('- targets: ["10.0.0.5:8080"]\n', True),
+    ('{"targets": []}', True),
+])
+def test_the_metrics_file_is_refused_when_deploy_would_lose_what_it_holds(tmp_path, content, refused):
+    target = tmp_path / 'targets.json'
+    if content is not None:
+        target.write_text(content)
+    planned = plan_for({'vllm_serve_metrics_file': str(target)})
+    named = [problem for problem in planned['problems'] if problem.get('variable') == 'vllm_serve_metrics_file']
+    assert bool(named) == refused, planned['problems']
+
+
+@pytest.mark.parametrize('where, words', [
+    ('relative/targets.json', 'not an absolute path'),
+    ('/nonexistent-ascend-dir/targets.json', 'does not exist'),
+    ('DIR', 'is a directory'),
+])
+def test_a_metrics_file_path_the_controller_cannot_write_is_refused(tmp_path, where, words):
+    path = str(tmp_path) if where == 'DIR' else where
+    planned = plan_for({'vllm_serve_metrics_file': path})
+    assert any(words in problem['msg'] for problem in planned['problems']), planned['problems']
+    # Written on another host (a Prometheus server): judged there, not on the controller.
+    assert plan_for({'vllm_serve_metrics_file': path, 'vllm_serve_metrics_file_host': 'prom'})['problems'] == []
