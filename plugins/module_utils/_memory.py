@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import sys
 from typing import Any, Dict
 
 MIB = 1024 * 1024
@@ -135,6 +136,15 @@ def _num_blocks(budget_mb, layout):
     return int(budget_mb * MIB) // layout['block_bytes']
 
 
+def _mib(nbytes):
+    # type: (int) -> float
+    """Bytes as MiB, rounded; a count no float can hold (max_num_seqs 10**300) as the largest float."""
+    try:
+        return round(nbytes / float(MIB), 2)
+    except OverflowError:
+        return sys.float_info.max
+
+
 def memory_plan(model, chip_memory_mb, gpu_memory_utilization, tensor_parallel_size,
                 max_model_len, max_num_seqs, num_speculative_tokens, reserve_mb):
     # type: (Dict[str, Any], int, float, int, int, int, int, int) -> Dict[str, Any]
@@ -200,7 +210,7 @@ def memory_plan(model, chip_memory_mb, gpu_memory_utilization, tensor_parallel_s
         'state_blocks_per_seq': state_blocks,
         'num_blocks': num_blocks,
         'required_blocks': required_blocks,
-        'required_mb': round(required_blocks * layout['block_bytes'] / float(MIB), 2),
+        'required_mb': _mib(required_blocks * layout['block_bytes']),
         'fits': budget_mb > 0 and required_blocks <= num_blocks,
         'max_num_seqs_fit': max_num_seqs_fit,
         'max_model_len_fit': longest(max_num_seqs),
