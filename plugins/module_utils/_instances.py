@@ -208,7 +208,7 @@ def plan_instances(instances, scalars, list_var):
             'options': options,
             'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
             'api_key_var': key_var,
-            'secret_env': secret_env,
+            'hidden_env': secret_env,
             'shape': shape_of(raw[index], listed),
             'own_env': (own_env if own_env is None else to_json(own_env) if not isinstance(own_env, dict)
                         else dict((name, env[name] if name in secret_env else value) for name, value in own_env.items())),
@@ -240,7 +240,7 @@ def secret_env_values(instances, scalar_env, entry):
     ``instances`` is ``vllm_serve_instances`` and ``scalar_env`` ``vllm_serve_env``; the
     instance's own ``env`` wins, as in ``plan_instances``.
     """
-    names = entry.get('secret_env') or {}
+    names = entry.get('hidden_env') or {}
     listed = isinstance(instances, (list, tuple)) and len(instances) > 0
     inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
     own = inst.get('env') if isinstance(inst, dict) and isinstance(inst.get('env'), dict) else {}

@@ -37,7 +37,9 @@ _BEARER = re.compile(r'(\bBearer\s+)[^\s"\',;]+', re.I)
 _URL_CREDENTIALS = re.compile(r'(\b[a-z][a-z0-9+.-]*://)[^/\s:@"\']+:[^\s@"\']+@', re.I)
 # name: value / name=value / "name": "value" / 'name': ['value'] in free text (log lines).
 _NAME_SEP = re.compile(r'''(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<close>['"]?)(?P<sep>\s*[:=]\s*)''')
-_VALUE = re.compile(r'''\[\s*(?:'[^']*'|"[^"]*")\s*\]|'[^']*'|"[^"]*"|[^\s,;'"\]\})]+''')
+# A bare value never starts with { or [: those open a mapping or list (JSON, YAML flow) whose
+# own secret-named keys are matched one by one; replacing the bracket would break the document.
+_VALUE = re.compile(r'''\[\s*(?:'[^']*'|"[^"]*")\s*\]|'[^']*'|"[^"]*"|[^\s,;'"\[\{\]\})][^\s,;'"\]\})]*''')
 # --flag value, --flag=value, and "--flag", "value" (a command line printed as a JSON or Python list).
 _CLI_FLAG_VALUE = re.compile(
     r'(?P<flag>--[A-Za-z][\w-]*)(?P<sep>=|\s+|[\'"]\s*,\s*[\'"])(?P<value>[^\s"\',\]]+|"[^"]*"|\'[^\']*\')')

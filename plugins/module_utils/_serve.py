@@ -282,7 +282,7 @@ def container_settings(entry, config, api_key='', secrets=None):
     if isinstance(path, str) and path.startswith('/') and not under(path, cache_target(config)):
         mounts.append({'source': path, 'target': path, 'read_only': True})
     settings = config.get('settings') or {}
-    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('secret_env')),
+    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('hidden_env')),
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
 
 

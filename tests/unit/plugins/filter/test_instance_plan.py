@@ -45,7 +45,7 @@ def test_single_instance_from_the_scalar_variables():
     out = run()
     assert out['problems'] == []
     assert out['plan'][0].pop('option_vars')['max_model_len'] == 'vllm_serve_max_model_len'
-    assert (out['plan'][0].pop('shape'), out['plan'][0].pop('own_env'), out['plan'][0].pop('secret_env')) == ('', None, {})
+    assert (out['plan'][0].pop('shape'), out['plan'][0].pop('own_env'), out['plan'][0].pop('hidden_env')) == ('', None, {})
     # The default publish address is loopback: the node calls the instance there.
     assert out['plan'][0].pop('url') == 'http://127.0.0.1:8080'
     assert out['plan'] == [{

@@ -124,3 +124,13 @@ def test_short_known_values_are_not_searched_for():
 def test_binary_files_lose_the_known_values_only():
     data = b'\xff\xfe binary sk-0123456789 \x00 api_key=plain'
     assert redact_bytes(data, ['sk-0123456789']) == b'\xff\xfe binary <redacted> \x00 api_key=plain'
+
+
+@pytest.mark.parametrize('value', [{}, [], {'inner': 1}, [1, 2], {'nested': {'deep': []}}])
+def test_a_json_document_stays_json_when_a_secret_named_key_holds_a_mapping_or_list(value):
+    """diagnose's plan.json: a key named like a secret whose value opens a mapping or list (found when the
+    plan gained a mapping under such a key) must not lose its bracket to the redaction."""
+    text = json.dumps({'api_key_var': '', 'secret_env': value, 'HF_TOKEN': 'hf_abcdef123456', 'port': 8080}, indent=2)
+    out = redact_text(text, [])
+    parsed = json.loads(out)
+    assert parsed['HF_TOKEN'] != 'hf_abcdef123456' and parsed['port'] == 8080
