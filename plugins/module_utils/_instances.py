@@ -19,7 +19,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
@@ -217,6 +217,14 @@ def plan_instances(instances, scalars, list_var):
     return plan
 
 
+def _listed(instances, entry):
+    # type: (Any, Dict[str, Any]) -> Dict[str, Any]
+    """The instance list's own entry for a planned instance ({} for the scalars or a non-mapping entry)."""
+    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
+    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
+    return inst if isinstance(inst, dict) else {}
+
+
 def api_key(instances, scalar_key, entry):
     # type: (Any, Any, Dict[str, Any]) -> str
     """The API key of a planned instance, read from the inventory values the plan left it in.
@@ -226,9 +234,8 @@ def api_key(instances, scalar_key, entry):
     """
     if not entry.get('api_key_var'):
         return ''
-    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
-    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
-    if isinstance(inst, dict) and inst.get('api_key') is not None:
+    inst = _listed(instances, entry)
+    if inst.get('api_key') is not None:
         return str(inst['api_key'])
     return '' if scalar_key is None else str(scalar_key)
 
@@ -241,11 +248,18 @@ def secret_env_values(instances, scalar_env, entry):
     instance's own ``env`` wins, as in ``plan_instances``.
     """
     names = entry.get('hidden_env') or {}
-    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
-    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
-    own = inst.get('env') if isinstance(inst, dict) and isinstance(inst.get('env'), dict) else {}
+    own = _listed(instances, entry).get('env')
+    own = own if isinstance(own, dict) else {}
     scalar = scalar_env if isinstance(scalar_env, dict) else {}
     return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
+
+
+def env_variable(entry, name, own_env=None):
+    # type: (Dict[str, Any], Any, Any) -> str
+    """The inventory variable an environment name of a planned instance comes from: its own env, else vllm_serve_env."""
+    prefix = entry.get('var_prefix') or 'vllm_serve_'
+    own_env = entry.get('own_env') if own_env is None else own_env
+    return prefix + 'env' if isinstance(own_env, dict) and name in own_env and prefix.endswith('.') else 'vllm_serve_env'
 
 
 def env_problems(entry, own_env):
@@ -254,7 +268,7 @@ def env_problems(entry, own_env):
     prefix = entry['var_prefix']
     out = []
     for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
-        env_var = prefix + 'env' if name in (own_env or {}) and prefix.endswith('.') else 'vllm_serve_env'
+        env_var = env_variable(entry, name, own_env or {})
         if not isinstance(name, str) or not ENV_NAME_RE.match(name):
             out.append({'check': 'settings',
                         'msg': '%s has the variable name %s, which no shell can export and neither vLLM nor CANN '
@@ -263,12 +277,12 @@ def env_problems(entry, own_env):
                         'fix': 'correct the name in %s (e.g. HF_ENDPOINT, not HF-ENDPOINT), or remove it' % env_var})
         elif name in API_KEY_ENV_NAMES:
             out.append({'check': 'secrets',
-                        'msg': '%s.%s (value hidden) sets vLLM\'s API key past the collection: the balancer, the '
-                               'smoke tests and the exposure check would not know it' % (env_var, name),
+                        'msg': '%s.%s %s sets vLLM\'s API key past the collection: the balancer, the '
+                               'smoke tests and the exposure check would not know it' % (env_var, name, HIDDEN),
                         'fix': 'remove %s from %s and set %s instead (passed by environment, never printed)'
                                % (name, env_var, prefix + 'api_key' if prefix.endswith('.') else 'vllm_serve_api_key')})
         elif value is None or isinstance(value, (dict, list)):
-            shown = '(value hidden)' if secret_name(name) else to_json(value)
+            shown = HIDDEN if secret_name(name) else to_json(value)
             out.append({'check': 'settings', 'msg': '%s.%s=%s is not a string' % (env_var, name, shown),
                         'fix': 'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)})
     return out

@@ -25,6 +25,9 @@ __metaclass__ = type
 import re
 from typing import Any, Iterable, List, Optional
 
+# What a message shows instead of a secret's value (problems, reports).
+HIDDEN = '(value hidden)'
+
 REDACTED = '<redacted>'
 # Shorter known values are not searched for in text: they would match by chance and
 # mangle the report, and nobody uses a 1-3 character key.

@@ -27,7 +27,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
 from ansible_collections.ascend.vllm.plugins.module_utils._image_tags import image_sort_key, parse_image_tag
 from ansible_collections.ascend.vllm.plugins.module_utils._memory import memory_plan
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
@@ -516,10 +516,6 @@ def rule_memory_figures(ctx):
         ctx.ints[option] = value
 
 
-# What a problem shows instead of a value that holds a secret.
-HIDDEN_VALUE = '(value hidden)'
-
-
 def rule_extra_args(ctx):
     # type: (Context) -> None
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
@@ -536,7 +532,7 @@ def rule_extra_args(ctx):
     secret = sorted(set(word.split('=', 1)[0] for word in extra if word.startswith('--')
                         and secret_name(word.split('=', 1)[0])))
     if secret:
-        ctx.violation('extra_args', HIDDEN_VALUE,
+        ctx.violation('extra_args', HIDDEN,
                       'extra_args passes a secret on the command line (%s), where ps, docker inspect and the printed '
                       'vllm serve command show it' % ', '.join(secret),
                       'remove %s from %s; give the API key as %sapi_key, other secrets as environment variables in '

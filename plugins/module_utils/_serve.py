@@ -20,7 +20,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import WILDCARDS, is_ipv6, is_wildcard
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import is_integer, is_loopback, to_int, to_json
+from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+    env_variable, is_integer, is_loopback, to_int, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
@@ -129,9 +130,7 @@ def env_config_problems(plan, configs):
         argv = ((configs or {}).get(entry['name']) or {}).get('argv') or []
         if str(env.get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and settings.get('cudagraph_mode') not in (None, 'NONE') \
                 and '--enforce-eager' not in argv:
-            prefix = entry.get('var_prefix') or 'vllm_serve_'
-            own = isinstance(entry.get('own_env'), dict) and 'ASCEND_LAUNCH_BLOCKING' in entry['own_env']
-            var = (prefix + 'env' if own and prefix.endswith('.') else 'vllm_serve_env') + '.ASCEND_LAUNCH_BLOCKING'
+            var = env_variable(entry, 'ASCEND_LAUNCH_BLOCKING') + '.ASCEND_LAUNCH_BLOCKING'
             out.append({'check': 'config', 'variable': var,
                         'msg': '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with "ACL '
                                'graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"'

@@ -27,7 +27,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judg
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
     api_key, image_tag, plain, plan_instances, plan_problems, to_json)
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import MINIMUMS
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
     config_problems, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
@@ -129,7 +129,7 @@ def overridden_problems(request, instances, list_var):
             fix = 'remove %s, or leave %s out of the instances of %s that should take it' % (name, key, list_var)
         else:
             continue
-        shown = '(value hidden)' if secret_name(suffix) else to_json(request.get(name))
+        shown = HIDDEN if secret_name(suffix) else to_json(request.get(name))
         out.append({'check': 'settings', 'variable': name,
                     'msg': '%s=%s has no effect on %s: %s' % (name, shown, request.host, why), 'fix': fix})
     return out
@@ -234,7 +234,7 @@ def tls_problems(request, front):
                     'fix': _TLS_FIX % 'balancer_tls_certificate'})
     if key and not _PEM_KEY.search(key):
         out.append({'check': 'balancer', 'variable': 'balancer_tls_key',
-                    'msg': 'balancer_tls_key (value hidden) is not a PEM private key (-----BEGIN PRIVATE KEY----- ...)',
+                    'msg': 'balancer_tls_key %s is not a PEM private key (-----BEGIN PRIVATE KEY----- ...)' % HIDDEN,
                     'fix': _TLS_FIX % 'balancer_tls_key'})
     if not front.get('enabled'):
         for name in ('balancer_tls_certificate', 'balancer_tls_key'):

@@ -26,6 +26,7 @@ from ansible.module_utils.common.text.converters import to_text
 from collections.abc import Mapping
 
 
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
 
 GLOBAL_PREFIX = 'ascend_vllm_'
@@ -43,7 +44,6 @@ _DESCRIBED_ALIAS_RE = re.compile(r'\bdefaults to C\((%s\w+)\)' % GLOBAL_PREFIX)
 
 # A misspelt variable with one of these words in its name is taken for a secret.
 _SECRET_RE = re.compile(r'(key|token|secret|passw|credential)', re.I)
-HIDDEN = '(value hidden)'
 
 
 def _show(value):
