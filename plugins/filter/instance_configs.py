@@ -14,6 +14,8 @@ version_added: 0.1.0
 description:
   - Turns the registered results of a M(ascend.vllm.vllm_config) loop over the vllm_serve plan into one entry per
     instance name, with defaults for a result that failed (no C(argv)).
+  - Deprecated, to be removed in 1.0.0 (a call prints a deprecation warning). The roles no longer call it; the
+    C(ascend.vllm.host_plan) action returns every instance's M(ascend.vllm.vllm_config) result in C(plan.configs).
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 options:
@@ -37,12 +39,20 @@ _value:
   type: dict
 '''
 
+from ansible.utils.display import Display
+
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import instance_configs as _instance_configs
 
 
 def instance_configs(results):
     """{instance name: {ok, msg, argv, env, api_key_env, settings, profile, memory, violations}}."""
+    # Warned on use, not through meta/runtime.yml: Ansible loads every filter file of the
+    # collection when it looks up a filter defined in a file of another name, which would
+    # print the routing's warning on every run.
+    Display().deprecated('ascend.vllm.instance_configs: the roles no longer call it; use the ascend.vllm.host_plan '
+                         'action, whose plan.configs holds every instance\'s vllm_config result',
+                         version='1.0.0', collection_name='ascend.vllm')
     return _instance_configs(plain(results or []))
 
 

@@ -83,10 +83,13 @@ MAX_COUNT = 1000000
 
 def tp_choices():
     # type: () -> List[str]
-    """Every tensor-parallel size some built-in platform allows, as survey choices."""
+    """Every tensor-parallel size some built-in platform or catalog model allows, as survey choices."""
     sizes = set()
     for profile in PLATFORMS.values():
         sizes.update(int(size) for size in profile['allowed_tp'])
+    for name in model_names():
+        for allowed in (get_model(name).get('allowed_tp') or {}).values():
+            sizes.update(int(size) for size in allowed)
     return [str(size) for size in sorted(sizes)]
 
 
@@ -114,7 +117,7 @@ def questions():
                   'Platform profile for every host of the job; blank: each host\'s platform group.',
                   choices=profile_names()),
         _question('vllm_serve_model', 'Model', 'multiplechoice',
-                  'Model to serve (FP16); blank: the inventory\'s vllm_serve_model.', choices=model_names()),
+                  'Model to serve; blank: the inventory\'s vllm_serve_model.', choices=model_names()),
         _question('vllm_serve_tensor_parallel_size', 'Tensor-parallel size', 'multiplechoice',
                   'Chips per server: 1 on Atlas 200I Pro, 1 or 2 on Atlas 300I DUO (guide 5.1).',
                   choices=tp_choices()),

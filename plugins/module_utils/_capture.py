@@ -46,9 +46,12 @@ def vllm_adjust_for_spec_decode(sizes, num_speculative_tokens, max_capture_size=
     return rounded
 
 
-def default_batch_sizes(tensor_parallel_size):
-    # type: (int) -> List[int]
-    return list(DEFAULT_BATCH_SIZES_TP1 if tensor_parallel_size == 1 else DEFAULT_BATCH_SIZES_TP)
+def default_batch_sizes(tensor_parallel_size, tp_sizes=None):
+    # type: (int, Optional[List[int]]) -> List[int]
+    """Requests per graph when none are given: the guide's, or ``tp_sizes`` (the model's) at TP > 1."""
+    if tensor_parallel_size == 1:
+        return list(DEFAULT_BATCH_SIZES_TP1)
+    return list(tp_sizes or DEFAULT_BATCH_SIZES_TP)
 
 
 def capture_sizes(batch_sizes, num_speculative_tokens):

@@ -34,7 +34,7 @@ MANAGED_FLAGS = (
     '--model', '--host', '--port', '--tensor-parallel-size', '--served-model-name',
     '--max-num-seqs', '--max-model-len', '--trust-remote-code', '--gpu-memory-utilization',
     '--mamba-ssm-cache-dtype', '--dtype', '--speculative-config', '--compilation-config',
-    '--additional-config', '--api-key',
+    '--additional-config', '--api-key', '--quantization',
 )
 _SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-config'))
 
@@ -285,6 +285,10 @@ def serve_argv(ctx):
     argv += ['--gpu-memory-utilization', format_utilization(ctx.util),
              '--mamba-ssm-cache-dtype', req['mamba_ssm_cache_dtype'],
              '--dtype', req['dtype']]
+    if ctx.quant:
+        # "The quantized versions need to start with the --quantization ascend parameter"
+        # (vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 5.1).
+        argv += ['--quantization', ctx.quant]
     if ctx.k:
         argv += ['--speculative-config',
                  compact_json({'method': req['speculative_method'], 'num_speculative_tokens': ctx.k})]

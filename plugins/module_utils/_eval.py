@@ -18,10 +18,16 @@ import os
 import re
 
 # Guide, section 7: accuracy (percent) per model and dataset, AISBench, vllm-api-general-chat.
+# Qwen3.5-27B-w8a8: vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 7 (AISBench):
+# "the result of Qwen3.5-27B-w8a8 in vllm-ascend:v0.17.0rc1 for reference only", an image older
+# than 300I DUO support, so not a 300I DUO figure. The tutorial publishes none for
+# Qwen3.6-27B-w8a8 ("not listed here"): its evaluation says "no reference" unless the inventory
+# gives one (eval_references).
 REFERENCE = {
     'Qwen3.5-2B': {'gsm8k': 77.71, 'textvqa': 76.09},
     'Qwen3.5-4B': {'gsm8k': 93.18, 'textvqa': 79.08},
     'Qwen3.5-9B': {'gsm8k': 95.30, 'textvqa': 82.33},
+    'Qwen3.5-27B-w8a8-mtp': {'gsm8k': 96.74},
 }
 
 # The file AISBench reads in each dataset directory (ais_bench/datasets/<name>/...), and how to get it.

@@ -109,6 +109,12 @@ def cache_layout(model, tensor_parallel_size, num_speculative_tokens):
     }
 
 
+def weight_bytes(model):
+    # type: (Dict[str, Any]) -> int
+    """One copy of the weights: the catalog's weight_bytes (int8 checkpoints), else fp16 parameters."""
+    return model.get('weight_bytes') or model['num_parameters'] * 2
+
+
 def _kv_blocks(layout, max_model_len):
     # type: (Dict[str, int], int) -> int
     return layout['attention_groups'] * _ceil_div(max_model_len, layout['block_size_tokens'])
@@ -156,7 +162,7 @@ def memory_plan(model, chip_memory_mb, gpu_memory_utilization, tensor_parallel_s
     or the KV cache too small for one max_model_len request).
     """
     usable_mb = chip_memory_mb * gpu_memory_utilization
-    weights_mb = model['num_parameters'] * 2.0 / tensor_parallel_size / MIB
+    weights_mb = weight_bytes(model) / float(tensor_parallel_size) / MIB
     layout = cache_layout(model, tensor_parallel_size, num_speculative_tokens)
     state_blocks = layout['state_blocks_per_seq']
 

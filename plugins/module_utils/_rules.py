@@ -43,6 +43,8 @@ RECOMMENDED_CUDAGRAPH_MODE = 'FULL_DECODE_ONLY'
 # logs qwen3_5_mtp as deprecated.
 SPECULATIVE_METHODS = ('qwen3_5_mtp', 'mtp')
 _HEAD_KEYS = ('num_attention_heads', 'linear_num_key_heads', 'linear_num_value_heads')
+# vllm-ascend NPUPlatform.supported_quantization (vllm_ascend/platform.py and utils.py, v0.23.0).
+QUANTIZATION_METHODS = ('ascend', 'compressed-tensors', 'fp8', 'deepseek_v4_fp8')
 
 
 class _Report(object):
@@ -90,7 +92,7 @@ class Context(object):
         # Settled by the rules; None while unknown or wrong.
         self.profile = self.model = self.tp = self.visible = self.k = self.seqs = self.mode = None
         self.batch = self.sizes = self.length = self.util = self.port = self.name = self.host = None
-        self.model_path = self.extra = None
+        self.model_path = self.extra = self.quant = None
         self.guide = GUIDE_DEFAULTS
         self.trim = False
         self.bools = {}  # type: Dict[str, Optional[bool]]
@@ -104,9 +106,26 @@ class Context(object):
         # type: (str) -> None
         self.report.warn(text)
 
+    def model_platform(self):
+        # type: () -> Optional[str]
+        """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
+        allowed = (self.model or {}).get('allowed_tp') or {}
+        for name in (self.req['platform'], (self.profile or {}).get('based_on')):
+            if isinstance(name, str) and name in allowed:
+                return name
+        return None
+
     def allowed_tp(self, fallback):
         # type: (List[int]) -> List[int]
+        """TP sizes: the model's own on this platform (its tutorial's), else the platform's."""
+        platform = self.model_platform()
+        if platform is not None:
+            return list(self.model['allowed_tp'][platform])
         return self.profile['allowed_tp'] if self.profile else fallback
+
+    def tp_source(self):
+        # type: () -> str
+        return self.model['source'] if self.model_platform() and self.model.get('source') else 'guide 5.1'
 
 
 # --------------------------------------------------------------------------- fixes
@@ -174,6 +193,48 @@ def rule_model(ctx):
     # Without a valid model fall back to the guide's values, so one bad model
     # name does not also show up as missing names and sizes.
     ctx.guide = ctx.model['guide_defaults'] if ctx.model else GUIDE_DEFAULTS
+    if ctx.model and ctx.model.get('allowed_tp') and ctx.profile and ctx.model_platform() is None:
+        platforms = sorted(ctx.model['allowed_tp'])
+        others = [name for name in model_names() if not get_model(name).get('allowed_tp')]
+        ctx.violation('model', req['model'],
+                      '%s runs on %s only (%s); %s is not among them'
+                      % (ctx.model['name'], ', '.join(platforms), ctx.model.get('source') or 'its catalog entry',
+                         req['platform']),
+                      'serve it from a host of platform %s, or set %s to a model for %s: %s'
+                      % (' or '.join(platforms), ctx.name_of('model'), req['platform'], ', '.join(others)))
+
+
+def rule_quantization(ctx):
+    # type: (Context) -> None
+    """The --quantization method: the model's (a quantized checkpoint needs it), one vllm-ascend knows."""
+    req, model = ctx.req, ctx.model
+    wanted = req['quantization']
+    own = model.get('quantization') if model else None
+    if wanted is None:
+        ctx.quant = own
+        return
+    if wanted not in QUANTIZATION_METHODS:
+        ctx.violation('quantization', wanted,
+                      'vllm-ascend knows the quantization methods %s (NPUPlatform.supported_quantization); '
+                      'vLLM refuses any other at start' % ', '.join(QUANTIZATION_METHODS),
+                      'unset %s (the model\'s own: %s) or set one of %s'
+                      % (ctx.name_of('quantization'), own or 'none', ', '.join(QUANTIZATION_METHODS)))
+    elif (model and own is None and wanted == 'ascend' and not req['model_spec']
+          and req['model_path'] in (None, '', req['model'])):
+        # The catalog's own checkpoint is loaded (a local model_path may hold quantized weights).
+        ctx.violation('quantization', wanted,
+                      '%s is an unquantized checkpoint in the catalog; --quantization ascend needs weights '
+                      'quantized with ModelSlim (their quant_model_description.json)' % model['name'],
+                      'unset %s, or serve a quantized model (%s)'
+                      % (ctx.name_of('quantization'),
+                         ', '.join(name for name in model_names() if get_model(name).get('quantization'))))
+    elif model and own is not None and wanted != own:
+        ctx.violation('quantization', wanted,
+                      '%s holds %s-quantized weights (%s: "The quantized versions need to start with the '
+                      '--quantization %s parameter")' % (model['name'], own, model.get('source') or 'its catalog entry', own),
+                      'unset %s (it takes %s) or set it to %s' % (ctx.name_of('quantization'), own, own))
+    else:
+        ctx.quant = wanted
 
 
 def rule_dtype(ctx):
@@ -208,12 +269,13 @@ def rule_tensor_parallel_size(ctx):
     ctx.tp = tp
     if tp is None:
         return
-    if ctx.profile and tp not in ctx.profile['allowed_tp']:
+    allowed = ctx.allowed_tp([])
+    if ctx.profile and tp not in allowed:
         ctx.violation('tensor_parallel_size', tp,
-                      'TP %d is not supported on %s; allowed: %s (guide 5.1)'
-                      % (tp, req['platform'], ctx.profile['allowed_tp']),
-                      'set %s to %s' % (name_of('tensor_parallel_size'),
-                                        ' or '.join(str(size) for size in ctx.profile['allowed_tp'])))
+                      'TP %d is not supported %son %s; allowed: %s (%s)'
+                      % (tp, 'for %s ' % ctx.model['name'] if ctx.model_platform() else '', req['platform'],
+                         allowed, ctx.tp_source()),
+                      'set %s to %s' % (name_of('tensor_parallel_size'), ' or '.join(str(size) for size in allowed)))
     if ctx.visible is not None and tp > ctx.visible:
         ctx.violation('tensor_parallel_size', tp,
                       'TP %d needs %d chips but only %d are visible' % (tp, tp, ctx.visible),
@@ -303,7 +365,7 @@ def rule_batch_sizes(ctx):
         ctx.trim = False
     batch_raw = req['cudagraph_batch_sizes']
     if batch_raw is None:
-        ctx.batch = default_batch_sizes(tp) if tp is not None else None
+        ctx.batch = default_batch_sizes(tp, (ctx.model or {}).get('tp_cudagraph_batch_sizes')) if tp is not None else None
         return
     if not isinstance(batch_raw, list) or not batch_raw:
         ctx.violation('cudagraph_batch_sizes', batch_raw,
@@ -622,6 +684,9 @@ def rule_memory_fit(ctx):
     # plan: a chip's share of the heads can be zero.
     if any(ctx.model[key] % ctx.tp for key in _HEAD_KEYS):
         return
+    # A model refused on this platform (rule_model) has no memory plan to judge there.
+    if ctx.model.get('allowed_tp') and ctx.model_platform() is None:
+        return
     mem = memory_plan(ctx.model, ints['chip_memory_mb'], ctx.util, ctx.tp, ctx.length, ctx.seqs, ctx.k,
                       ints['memory_reserve_mb'])
     ctx.result['memory'] = mem
@@ -660,7 +725,7 @@ def _free_memory(ctx, mem):
 
 # The order problems and warnings are reported in.
 RULES = (
-    rule_platform, rule_model, rule_dtype, rule_tensor_parallel_size, rule_tp_divides_heads, rule_speculative,
+    rule_platform, rule_model, rule_dtype, rule_quantization, rule_tensor_parallel_size, rule_tp_divides_heads, rule_speculative,
     rule_max_num_seqs, rule_cudagraph_mode, rule_batch_sizes, rule_batch_sizes_with_tp, rule_capture_sizes,
     rule_max_model_len, rule_utilization_and_port, rule_names, rule_switches, rule_memory_figures,
     rule_extra_args, rule_image_tag, rule_memory_fit,

@@ -25,7 +25,27 @@ copy it was checked against.  Sources:
          starts with vllm-ascend v0.23.0rc1 (section 1),
          "作为最低版本要求，请使用 vllm-ascend:v0.23.0-310p" (section 4.1), and the
          section 5.1 command's values (max_model_len 16384, max_num_seqs 32,
-         gpu_memory_utilization 0.90, num_speculative_tokens 1, served name qwen3.5).
+         gpu_memory_utilization 0.90, num_speculative_tokens 1, served name qwen3.5,
+         "当启用张量并行（TP）时 ... 最多允许两个捕获大小（例如[1, 8]）").
+[T27B]   vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial
+         (docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md on the branch
+         releases/v0.23.0, the line of the pinned image v0.23.0-310p): section 1 "Support
+         for Atlas 300I DUO ... starts from vllm-ascend:v0.23.0rc1"; section 4.1 "For Atlas
+         300I DUO, use vllm-ascend:v0.23.0-310p"; section 5.1 "On Atlas 300I DUO, at least 2
+         devices are required", "Choose TP=2 or TP=4", "The quantized versions need to start
+         with the --quantization ascend parameter", and the Atlas 300I DUO commands (TP 4,
+         max_num_seqs 128, max_model_len 16384, gpu_memory_utilization 0.90, MTP 1, served
+         names qwen3.5 / qwen3.6, non-MTP capture sizes [1,4]); the w8a8 weights are "only
+         ~30 GB" (section 9.1).  The tutorial names no Atlas 200I Pro: the 27B models run on
+         the 300I DUO only.  "They share the same hybrid attention design" and "the same MTP
+         head design" (sections 1 and 5.1).
+[Q36]    Qwen/Qwen3.6-27B config.json (revision 6a9e13bd), as quoted verbatim in public
+         third-party code (no model hub is reachable from here): text_config hidden 5120,
+         64 layers (3 linear + 1 full, interval 4), heads 24, kv heads 4, head_dim 256,
+         linear key heads 16, linear value heads 48, linear head dims 128, conv 4, vocab
+         248320, untied embeddings, max positions 262144, one MTP layer.  Third-party pages
+         give 27.78B parameters and about 33 GB for the Eco-Tech w8a8 checkpoint; the plan
+         takes 33 GB, the larger of that and the tutorial's ~30 GB.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -103,6 +123,39 @@ MODELS = {
     ),
 }  # type: Dict[str, Dict[str, Any]]
 
+
+def _qwen_27b_w8a8(served_model_name):
+    # type: (str) -> Dict[str, Any]
+    """[T27B] and [Q36]: the W8A8 checkpoints of Qwen3.5-27B and Qwen3.6-27B on the 300I DUO."""
+    model = _qwen35(
+        num_hidden_layers=64,
+        num_attention_heads=24,
+        num_key_value_heads=4,
+        linear_num_value_heads=48,
+        hidden_size=5120,
+        tie_word_embeddings=False,
+        num_parameters=27780000000,
+        # Int8 weights (embeddings and head stay 16-bit): what one copy of the checkpoint takes.
+        weight_bytes=33000000000,
+        quantization='ascend',
+        allowed_tp={'atlas_300i_duo': [2, 4]},
+        source='vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial',
+    )
+    model['guide_defaults'].update(max_num_seqs=128, served_model_name=served_model_name)
+    # The tutorial's non-MTP sizes at TP > 1 ("the non-MTP sizes [1,4] become [2,8]").
+    model['tp_cudagraph_batch_sizes'] = [1, 4]
+    return model
+
+
+# [T27B] section 3.1: Qwen3.5-27B-w8a8 is Eco-Tech/Qwen3.5-27B-w8a8-mtp, Qwen3.6-27B-w8a8 is
+# Eco-Tech/Qwen3.6-27B-w8a8 (the names in its Atlas 300I DUO commands).
+MODELS['Eco-Tech/Qwen3.5-27B-w8a8-mtp'] = _qwen_27b_w8a8('qwen3.5')
+MODELS['Eco-Tech/Qwen3.6-27B-w8a8'] = _qwen_27b_w8a8('qwen3.6')
+# Later docs name this checkpoint for the 300I DUO: vllm-ascend pull request 16588 (merged
+# 2026-09-15, fixes issue 15621) "corrects the Atlas 300I DUO section to use
+# Eco-Tech/Qwen3.6-27B-w8a8-310p"; the v0.23.0 tutorial and the weekly CI still name the other.
+MODELS['Eco-Tech/Qwen3.6-27B-w8a8-310p'] = _qwen_27b_w8a8('qwen3.6')
+
 # Positive integers every model needs; mtp_num_layers may be 0 (no MTP head).
 _POSITIVE_INT_FIELDS = (
     'num_hidden_layers', 'full_attention_interval', 'num_attention_heads',
@@ -114,8 +167,15 @@ _NON_NEGATIVE_INT_FIELDS = ('mtp_num_layers',)
 _BOOL_FIELDS = ('tie_word_embeddings',)
 _TAG_FIELDS = ('min_image_tag',)
 _OPTIONAL_TAG_FIELDS = ('guide_min_image_tag',)
+# weight_bytes: one copy of the weights when not num_parameters x 2 (fp16), e.g. int8 weights;
+# quantization: the --quantization method the checkpoint needs (None: not quantized);
+# allowed_tp: {platform: [TP sizes]} when the model runs only on those platforms, with
+# those sizes (its tutorial's), instead of every platform with the platform's sizes;
+# source: the document the model's rules come from, quoted in messages;
+# tp_cudagraph_batch_sizes: requests per graph at TP > 1 when none are given (the guide's [1, 8]).
+_OPTIONAL_FIELDS = ('weight_bytes', 'quantization', 'allowed_tp', 'source', 'tp_cudagraph_batch_sizes')
 REQUIRED_FIELDS = _POSITIVE_INT_FIELDS + _NON_NEGATIVE_INT_FIELDS + _BOOL_FIELDS + _TAG_FIELDS
-ALL_FIELDS = REQUIRED_FIELDS + _OPTIONAL_TAG_FIELDS + ('guide_defaults',)
+ALL_FIELDS = REQUIRED_FIELDS + _OPTIONAL_TAG_FIELDS + _OPTIONAL_FIELDS + ('guide_defaults',)
 
 
 class ModelSpecError(ValueError):
@@ -170,6 +230,7 @@ def _validate(name, model):
     for key in _TAG_FIELDS + _OPTIONAL_TAG_FIELDS:
         if key in model and not (isinstance(model[key], str) and model[key].startswith('v')):
             bad.append((key, model[key], 'an image tag such as v0.23.0rc1-310p'))
+    bad.extend(_optional_problems(model))
     if not bad and model['num_hidden_layers'] < model['full_attention_interval']:
         # Without one full-attention layer there is no KV cache to plan.
         bad.append(('num_hidden_layers', model['num_hidden_layers'],
@@ -190,6 +251,34 @@ def _validate(name, model):
     merged_defaults.update(defaults)
     model['guide_defaults'] = merged_defaults
     return model
+
+
+def _optional_problems(model):
+    # type: (Dict[str, Any]) -> List[Any]
+    bad = []  # type: List[Any]
+    weight_bytes = model.get('weight_bytes')
+    if isinstance(weight_bytes, float) and weight_bytes.is_integer():
+        model['weight_bytes'] = weight_bytes = int(weight_bytes)
+    if weight_bytes is not None and (not _is_int(weight_bytes) or weight_bytes < 1):
+        bad.append(('weight_bytes', weight_bytes, 'a positive integer (bytes of one copy of the weights)'))
+    quantization = model.get('quantization')
+    if quantization is not None and not (isinstance(quantization, str) and quantization):
+        bad.append(('quantization', quantization, 'a quantization method such as ascend, or null'))
+    allowed = model.get('allowed_tp')
+    if allowed is not None and not (isinstance(allowed, dict) and allowed and all(
+            isinstance(platform, str) and isinstance(sizes, list) and sizes
+            and all(_is_int(size) and size >= 1 for size in sizes) for platform, sizes in allowed.items())):
+        bad.append(('allowed_tp', allowed, 'a mapping of platform names to lists of TP sizes, '
+                    'e.g. {atlas_300i_duo: [2, 4]}'))
+    sizes = model.get('tp_cudagraph_batch_sizes')
+    if sizes is not None and not (isinstance(sizes, list) and 1 <= len(sizes) <= 2
+                                  and all(_is_int(size) and size >= 1 for size in sizes)):
+        bad.append(('tp_cudagraph_batch_sizes', sizes, 'one or two requests-per-graph sizes, e.g. [1, 8] '
+                    '(TP allows at most two capture sizes)'))
+    source = model.get('source')
+    if source is not None and not isinstance(source, str):
+        bad.append(('source', source, 'a text naming the document the model\'s rules come from'))
+    return bad
 
 
 def get_model(name, spec=None):
@@ -216,6 +305,10 @@ def get_model(name, spec=None):
                              % (name, ', '.join(model_names())), unknown_model=name)
     else:
         model = {}
-    model.update(copy.deepcopy(spec))
+    spec = copy.deepcopy(spec)
+    if isinstance(spec.get('guide_defaults'), dict) and isinstance(model.get('guide_defaults'), dict):
+        # A catalog model's own defaults stay unless the spec changes them.
+        spec['guide_defaults'] = dict(model['guide_defaults'], **spec['guide_defaults'])
+    model.update(spec)
     model['name'] = name
     return _validate(name, model)

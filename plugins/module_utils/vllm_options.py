@@ -50,6 +50,8 @@ OPTIONS = (
     _option('model_spec', 'dict', 'Architecture facts overriding or replacing the catalog entry.', instance=True),
     _option('tensor_parallel_size', 'raw', 'Chips one server uses.', default=1, instance=True, var_type='int'),
     _option('dtype', 'str', 'Model dtype; only float16.', default='float16', instance=True),
+    _option('quantization', 'str', "Quantization method (--quantization); unset takes the model's, ascend for the "
+            'W8A8 catalog models.', instance=True),
     _option('mamba_ssm_cache_dtype', 'str', 'GDN state cache dtype; only float16.', default='float16',
             instance=True),
     # Not a secret, though the name says token.

@@ -68,7 +68,8 @@ options:
   model:
     description:
       - Model name, a key of the model catalog (C(Qwen/Qwen3.5-2B), C(Qwen/Qwen3.5-4B),
-        C(Qwen/Qwen3.5-9B)) or any name described completely by O(model_spec).
+        C(Qwen/Qwen3.5-9B), and on the Atlas 300I DUO only C(Eco-Tech/Qwen3.5-27B-w8a8-mtp),
+        C(Eco-Tech/Qwen3.6-27B-w8a8) and C(Eco-Tech/Qwen3.6-27B-w8a8-310p) at TP 2 or 4) or any name described completely by O(model_spec).
     type: str
     required: true
   model_path:
@@ -86,6 +87,11 @@ options:
         C(hidden_size), C(vocab_size), C(tie_word_embeddings), C(num_parameters),
         C(mtp_num_layers), C(max_position_embeddings), C(min_image_tag),
         C(guide_min_image_tag) and C(guide_defaults).
+      - Optional keys (version 0.3.0) C(weight_bytes) (one copy of the weights when they are not
+        16-bit), C(quantization) (the C(--quantization) method the checkpoint needs),
+        C(allowed_tp) (platform name to the TP sizes the model runs with there; other platforms
+        are refused), C(tp_cudagraph_batch_sizes) (requests per graph at TP above 1 when
+        O(cudagraph_batch_sizes) is unset) and C(source) (the document its rules come from).
     type: dict
   tensor_parallel_size:
     description:
@@ -98,6 +104,15 @@ options:
       - Model dtype. Only C(float16) is accepted; anything else is reported as a problem.
     type: str
     default: float16
+  quantization:
+    description:
+      - The C(--quantization) method. Unset takes the model's own, C(ascend) for the W8A8
+        catalog models (vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 5.1), none
+        for the others.
+      - One of the methods vllm-ascend knows (C(ascend), C(compressed-tensors), C(fp8),
+        C(deepseek_v4_fp8)); C(ascend) on an unquantized catalog checkpoint is reported as a problem.
+    type: str
+    version_added: 0.3.0
   mamba_ssm_cache_dtype:
     description:
       - Dtype of the GDN (mamba) state cache. Only C(float16) is accepted; left unset vLLM

@@ -31,8 +31,12 @@ def test_survey_choices_are_the_catalog(template):
     assert questions['ascend_vllm_platform']['choices'] == profile_names() == sorted(PLATFORMS)
     assert questions['vllm_serve_model']['choices'] == model_names()
     assert set(questions['vllm_serve_model']['choices']) >= {'Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B', 'Qwen/Qwen3.5-9B'}
-    allowed = sorted(set(size for profile in PLATFORMS.values() for size in profile['allowed_tp']))
-    assert questions['vllm_serve_tensor_parallel_size']['choices'] == [str(size) for size in allowed] == ['1', '2']
+    allowed = set(size for profile in PLATFORMS.values() for size in profile['allowed_tp'])
+    # A model's own sizes count too: TP 4 is the 27B tutorial's on the 300I DUO.
+    allowed |= set(size for name in model_names() for sizes in (get_model(name).get('allowed_tp') or {}).values()
+                   for size in sizes)
+    assert questions['vllm_serve_tensor_parallel_size']['choices'] == [str(size) for size in sorted(allowed)] \
+        == ['1', '2', '4']
     longest = max(get_model(name)['max_position_embeddings'] for name in model_names())
     assert questions['vllm_serve_max_model_len']['max'] == longest
     assert (questions['vllm_serve_port']['min'], questions['vllm_serve_port']['max']) == (1, 65535)

@@ -34,7 +34,45 @@ def _new_model_spec(**changes):
 
 
 def test_catalog_names():
-    assert model_names() == ['Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B', 'Qwen/Qwen3.5-9B']
+    assert model_names() == ['Eco-Tech/Qwen3.5-27B-w8a8-mtp', 'Eco-Tech/Qwen3.6-27B-w8a8',
+                             'Eco-Tech/Qwen3.6-27B-w8a8-310p', 'Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B',
+                             'Qwen/Qwen3.5-9B']
+
+
+@pytest.mark.parametrize('name, served', [('Eco-Tech/Qwen3.5-27B-w8a8-mtp', 'qwen3.5'),
+                                          ('Eco-Tech/Qwen3.6-27B-w8a8', 'qwen3.6'),
+                                          ('Eco-Tech/Qwen3.6-27B-w8a8-310p', 'qwen3.6')])
+def test_27b_w8a8_entries(name, served):
+    # Qwen/Qwen3.6-27B config.json as quoted in models.py [Q36]; the tutorial's 300I DUO facts [T27B].
+    model = get_model(name)
+    assert (model['num_hidden_layers'], model['hidden_size'], model['num_attention_heads'],
+            model['num_key_value_heads'], model['linear_num_value_heads']) == (64, 5120, 24, 4, 48)
+    assert model['tie_word_embeddings'] is False and model['mtp_num_layers'] == 1
+    assert model['quantization'] == 'ascend'
+    assert model['allowed_tp'] == {'atlas_300i_duo': [2, 4]}
+    assert model['tp_cudagraph_batch_sizes'] == [1, 4]
+    # int8 weights: fewer bytes than fp16 parameters, at least the tutorial's "~30 GB".
+    assert 30e9 <= model['weight_bytes'] < model['num_parameters'] * 2
+    assert model['guide_defaults'] == {'max_model_len': 16384, 'max_num_seqs': 128, 'gpu_memory_utilization': 0.9,
+                                       'num_speculative_tokens': 1, 'served_model_name': served}
+    assert model['min_image_tag'] == 'v0.23.0rc1-310p'
+
+
+def test_a_spec_keeps_the_catalog_guide_defaults_it_does_not_change():
+    model = get_model('Eco-Tech/Qwen3.6-27B-w8a8', {'guide_defaults': {'max_num_seqs': 16}})
+    assert model['guide_defaults']['max_num_seqs'] == 16
+    assert model['guide_defaults']['served_model_name'] == 'qwen3.6'
+
+
+@pytest.mark.parametrize('key, value', [
+    ('weight_bytes', 0), ('weight_bytes', 'big'), ('quantization', ''), ('quantization', 8),
+    ('allowed_tp', {'atlas_300i_duo': []}), ('allowed_tp', ['atlas_300i_duo']), ('allowed_tp', {'x': [0]}),
+    ('tp_cudagraph_batch_sizes', [1, 2, 4]), ('tp_cudagraph_batch_sizes', [0]), ('source', 3),
+])
+def test_optional_fields_are_checked(key, value):
+    with pytest.raises(ModelSpecError) as caught:
+        get_model('Qwen/Qwen3.5-2B', {key: value})
+    assert [item[0] for item in caught.value.bad] == [key]
 
 
 @pytest.mark.parametrize('name, layers, hidden, heads, kv_heads, linear_v_heads, tied, params', CATALOG)

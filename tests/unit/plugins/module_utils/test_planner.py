@@ -586,3 +586,131 @@ def test_memory_fix_when_the_weights_leave_no_room():
 ])
 def test_did_you_mean(value, choices, expected):
     assert planner._did_you_mean(value, choices) == expected
+
+
+# --------------------------------------------------------------------------- the 27B W8A8 tutorial
+# vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, branch releases/v0.23.0 (the line of
+# the pinned image v0.23.0-310p), section 5.1, tab "Atlas 300I DUO": its two commands word for
+# word (JSON written compactly), plus the --quantization ascend its prose on the same tab asks
+# for: "The quantized versions need to start with the `--quantization ascend` parameter."
+def tutorial_27b_argv(model_path, served):
+    return [
+        'vllm', 'serve', model_path,
+        '--host', '127.0.0.1',
+        '--port', '1025',
+        '--tensor-parallel-size', '4',
+        '--served-model-name', served,
+        '--max-num-seqs', '128',
+        '--max-model-len', '16384',
+        '--trust-remote-code',
+        '--gpu-memory-utilization', '0.90',
+        '--mamba-ssm-cache-dtype', 'float16',
+        '--dtype', 'float16',
+        '--quantization', 'ascend',
+        '--speculative-config', '{"method":"qwen3_5_mtp","num_speculative_tokens":1}',
+        '--compilation-config', '{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,8]}',
+        '--additional-config', '{"ascend_compilation_config":{"enable_npugraph_ex":false}}',
+    ]
+
+
+TUTORIAL_27B = [('Eco-Tech/Qwen3.5-27B-w8a8-mtp', 'qwen3.5'), ('Eco-Tech/Qwen3.6-27B-w8a8', 'qwen3.6')]
+
+
+@pytest.mark.parametrize('model, served', TUTORIAL_27B)
+def test_27b_tutorial_inputs_give_the_tutorial_command(model, served):
+    # Only what an operator types: the model, TP 4 and the length; the rest is the model's.
+    result = plan({'platform': 'atlas_300i_duo', 'model': model, 'tensor_parallel_size': 4,
+                   'max_model_len': 16384})
+    assert result['violations'] == []
+    assert result['argv'] == tutorial_27b_argv(model, served)
+    assert shlex.split(result['command']) == tutorial_27b_argv(model, served)
+    # The tutorial's "export VLLM_USE_MODELSCOPE=True".
+    assert result['env'] == {'VLLM_USE_MODELSCOPE': 'True'}
+    assert result['cudagraph_capture_sizes'] == [2, 8]
+    # Int8 weights: a quarter of about 33 GB per chip, not 27.78e9 x 2 bytes.
+    assert 7000 < result['memory']['weights_mb_per_chip'] < 8000
+
+
+@pytest.mark.parametrize('model, served', TUTORIAL_27B)
+def test_27b_on_a_300i_duo_based_platform_spec_keeps_the_tutorial_rules(model, served):
+    result = plan({'platform': 'my_duo', 'platform_spec': {'based_on': 'atlas_300i_duo'}, 'model': model,
+                   'tensor_parallel_size': 4, 'max_model_len': 16384})
+    assert result['violations'] == [] and result['argv'] == tutorial_27b_argv(model, served)
+    refused = plan({'platform': 'my_duo', 'platform_spec': {'based_on': 'atlas_300i_duo'}, 'model': model,
+                    'tensor_parallel_size': 1, 'max_model_len': 16384})
+    assert any('allowed: [2, 4]' in item['rule'] for item in refused['violations'])
+
+
+def test_27b_ci_config_at_tp2_plans():
+    # vllm-ascend weekly CI on main, tests/e2e/weekly/single_node/configs/
+    # Qwen3.6-27B-W8A8-310P-300I-DUO.yaml: TP 2, 16 sequences, 20480 tokens, 0.80, no MTP,
+    # capture sizes [8,16], --quantization ascend (it leaves --dtype to the default; the
+    # tutorial says float16 must be set, and the plan sets it).
+    result = plan({'platform': 'atlas_300i_duo', 'model': 'Eco-Tech/Qwen3.6-27B-w8a8', 'tensor_parallel_size': 2,
+                   'max_model_len': 20480, 'max_num_seqs': 16, 'gpu_memory_utilization': 0.8,
+                   'num_speculative_tokens': 0, 'cudagraph_batch_sizes': [8, 16]})
+    assert result['violations'] == []
+    argv = result['argv']
+    for flag, value in (('--tensor-parallel-size', '2'), ('--max-model-len', '20480'), ('--max-num-seqs', '16'),
+                        ('--gpu-memory-utilization', '0.80'), ('--quantization', 'ascend'),
+                        ('--mamba-ssm-cache-dtype', 'float16')):
+        assert argv[argv.index(flag) + 1] == value
+    assert '--speculative-config' not in argv
+    assert result['cudagraph_capture_sizes'] == [8, 16]
+
+
+@pytest.mark.parametrize('model, served', TUTORIAL_27B)
+@pytest.mark.parametrize('platform', ['atlas_200i_pro', 'atlas_200i_pro_openeuler'])
+def test_27b_is_refused_on_the_200i_pro_naming_the_model(model, served, platform):
+    result = plan({'platform': platform, 'model': model, 'max_model_len': 16384, 'var_prefix': 'vllm_serve_'})
+    violation = one_violation(result)
+    assert violation['variable'] == 'vllm_serve_model' and violation['value'] == model
+    assert 'atlas_300i_duo only' in violation['rule'] and 'Qwen3.5-27B & Qwen3.6-27B' in violation['rule']
+    assert 'Qwen/Qwen3.5-2B' in violation['fix'] and 'Eco-Tech' not in violation['fix']
+
+
+@pytest.mark.parametrize('model, served', TUTORIAL_27B)
+def test_27b_at_tp1_is_refused_with_the_tutorial_sizes(model, served):
+    result = plan({'platform': 'atlas_300i_duo', 'model': model, 'tensor_parallel_size': 1, 'max_model_len': 16384})
+    rules = [item['rule'] for item in result['violations'] if item['variable'] == 'tensor_parallel_size']
+    assert rules and 'allowed: [2, 4]' in rules[0]
+    # And it does not fit one chip either (the weights alone are ~31 GiB of the 44 GB chip).
+    assert result['memory']['fits'] is False
+
+
+def test_27b_at_tp2_with_the_tp4_sequences_names_what_fits():
+    result = plan({'platform': 'atlas_300i_duo', 'model': 'Eco-Tech/Qwen3.6-27B-w8a8', 'tensor_parallel_size': 2,
+                   'max_model_len': 16384})
+    violation = one_violation(result)
+    assert 'does not fit' in violation['rule']
+    assert 'tensor_parallel_size to 4' in violation['fix'] or 'max_num_seqs' in violation['fix']
+
+
+def test_27b_more_than_two_capture_sizes_with_tp_are_refused():
+    result = plan({'platform': 'atlas_300i_duo', 'model': 'Eco-Tech/Qwen3.6-27B-w8a8', 'tensor_parallel_size': 4,
+                   'max_model_len': 16384, 'cudagraph_batch_sizes': [1, 2, 4]})
+    violation = one_violation(result)
+    assert violation['variable'] == 'cudagraph_batch_sizes' and 'at most two' in violation['rule']
+
+
+@pytest.mark.parametrize('changes, words', [
+    (dict(model='Qwen/Qwen3.5-2B', quantization='ascend'), 'unquantized checkpoint'),
+    (dict(model='Eco-Tech/Qwen3.6-27B-w8a8', tensor_parallel_size=4, quantization='fp8'), 'ascend-quantized'),
+    (dict(quantization='awq'), 'vllm-ascend knows the quantization methods'),
+])
+def test_quantization_is_checked(changes, words):
+    violation = one_violation(plan(request(**changes)))
+    assert violation['variable'] == 'quantization' and words in violation['rule']
+
+
+def test_quantization_ascend_with_a_local_quantized_directory_is_accepted():
+    # model_path may hold W8A8 weights of a catalog architecture (e.g. a 310P ModelSlim export).
+    result = plan(request(model='Qwen/Qwen3.5-9B', model_path='/models/Qwen3.5-9B-W8A8-310P', quantization='ascend'))
+    assert result['violations'] == []
+    assert result['argv'][result['argv'].index('--quantization') + 1] == 'ascend'
+
+
+def test_quantization_in_extra_args_is_a_managed_flag():
+    for words in (['--quantization', 'ascend'], ['-q', 'ascend'], ['--quantization=ascend']):
+        violation = one_violation(plan(request(extra_args=words)))
+        assert violation['variable'] == 'extra_args', words
