@@ -305,6 +305,10 @@ def serve_command(ctx):
     # Guide 5.1: "export VLLM_USE_MODELSCOPE=True" for a ModelScope id, not a local path.
     if ctx.bools['use_modelscope'] and not posixpath.isabs(ctx.model_path):
         env['VLLM_USE_MODELSCOPE'] = 'True'
+    if ctx.bools['offline']:
+        # huggingface_hub reads HF_HUB_OFFLINE at import (huggingface_hub.constants); vLLM's weight
+        # download and transformers' is_offline_mode() then look at local files only.
+        env['HF_HUB_OFFLINE'] = '1'
     return {
         'argv': argv,
         'command': ' '.join(shlex.quote(arg) for arg in argv),

@@ -155,7 +155,24 @@ def image_problems(inputs, controller_isfile):
                                 'set %s to %s or more, e.g. %s' % (name, minimum, example)))
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
+    if inputs.get('image_pull_offline') is True and inputs.get('image_pull_policy') == 'always':
+        out.append(_problem('image_pull_policy="always" asks a registry on every run, and image_pull_offline is true '
+                            '(the node reaches no registry)',
+                            'set image_pull_policy: not_present, and load a new image with image_pull_archive'))
     return out
+
+
+def offline_problems(inputs, found, variable='image_pull_offline'):
+    """With image_pull_offline, an image that is neither on the node nor in a tarball: nothing could fetch it.
+
+    ``found``: what ``present`` says of the node's images; ``variable``: the name the user set.
+    """
+    if inputs.get('image_pull_offline') is not True or found.get('present') or _str(inputs.get('image_pull_archive')):
+        return []
+    return [_problem('%s=true: the image %s is not on the node, and with no registry in reach nothing can pull it'
+                     % (variable, found.get('ref')),
+                     'on a machine with access run `docker pull` and `docker save -o vllm-ascend.tar` of the image, '
+                     'then set image_pull_archive to that tarball on the controller (docs/air-gapped.md)')]
 
 
 def reference_tag(image):

@@ -556,11 +556,18 @@ def rule_names(ctx):
 def rule_switches(ctx):
     # type: (Context) -> None
     """Rule 9 (part): the boolean switches."""
-    for option in ('trust_remote_code', 'use_modelscope'):
+    for option in ('trust_remote_code', 'use_modelscope', 'offline'):
         ctx.bools[option] = _to_bool(ctx.req[option])
         if ctx.bools[option] is None:
             ctx.violation(option, ctx.req[option], '%s must be true or false' % option,
-                          'set %s: true (guide 5.1)' % ctx.name_of(option))
+                          'set %s: %s' % (ctx.name_of(option), 'false' if option == 'offline' else 'true (guide 5.1)'))
+    if ctx.bools['offline'] and isinstance(ctx.model_path, str) and not ctx.model_path.startswith('/'):
+        # HF_HUB_OFFLINE=1 (and no network) leaves vLLM nothing to fetch a model id with.
+        ctx.violation('model_path', ctx.model_path,
+                      '%s is true: the node reaches no model hub, so vLLM cannot download %s'
+                      % (ctx.name_of('offline'), ctx.model_path),
+                      'copy the weights to a directory on the node (config.json, tokenizer and *.safetensors) and '
+                      'set %s to it' % ctx.name_of('model_path'))
 
 
 def rule_memory_figures(ctx):

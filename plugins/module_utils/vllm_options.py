@@ -75,6 +75,8 @@ OPTIONS = (
     _option('port', 'raw', 'Port vllm serve listens on.', default=1025),
     _option('trust_remote_code', 'bool', 'Pass --trust-remote-code.', default=True, instance=True),
     _option('use_modelscope', 'bool', 'VLLM_USE_MODELSCOPE=True for a model id.', default=True, instance=True),
+    _option('offline', 'bool', 'The node reaches no model hub: HF_HUB_OFFLINE=1, and the model must be a local '
+            'directory.', default=False),
     _option('memory_reserve_mb', 'raw', 'MiB kept back before the KV budget.', default=2048, instance=True,
             var_type='int'),
     _option('chip_memory_mb', 'raw', "Memory of one chip, MiB; unset takes the profile's figure.",

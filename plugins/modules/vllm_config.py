@@ -238,6 +238,14 @@ options:
         The module returns RV(api_key_env) instead, the environment variable through which the
         container must receive it (vLLM reads C(VLLM_API_KEY) when C(--api-key) is absent).
     type: str
+  offline:
+    description:
+      - The node reaches no model hub (an air-gapped site). RV(env) gets C(HF_HUB_OFFLINE=1), and a model
+        that is not a local directory (O(model_path) starting with C(/)) is reported as a problem, since
+        nothing could download it.
+    type: bool
+    default: false
+    version_added: 0.3.0
   use_modelscope:
     description:
       - Set C(VLLM_USE_MODELSCOPE=True) in RV(env) when O(model_path) is a model id rather than a

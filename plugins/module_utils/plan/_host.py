@@ -41,7 +41,7 @@ PREFIX = 'vllm_serve_'
 IMAGE_INPUTS = ('image_pull_registries', 'image_pull_repository', 'image_pull_tag', 'image_pull_tag_suffix',
                 'image_pull_digest', 'image_pull_image', 'image_pull_retries', 'image_pull_delay',
                 'image_pull_timeout', 'image_pull_poll_interval', 'image_pull_archive', 'image_pull_archive_on_node',
-                'image_pull_archive_dir')
+                'image_pull_archive_dir', 'image_pull_offline', 'image_pull_policy')
 SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
             'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
 
@@ -155,6 +155,7 @@ def config_params(entry, request, var_names, tag, node=None):
                   platform_overrides=request.get(PREFIX + 'platform_overrides') or {},
                   platform_spec=request.get(PREFIX + 'platform_spec'),
                   host=request.get(PREFIX + 'host'), port=entry['port'], visible_chips=len(entry['chips'] or []),
+                  offline=request.get(PREFIX + 'offline'),
                   var_prefix=entry['var_prefix'],
                   var_names=dict(var_names, visible_chips=str(entry['chips_var']).split(' ', 1)[0]))
     if tag is not None:

@@ -19,7 +19,8 @@ __metaclass__ = type
 import re
 import shlex
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judge as judge_image, pin_problems, present
+from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import (
+    judge as judge_image, offline_problems, pin_problems, present)
 from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils._node_problems import (
     node_problems, node_query as _node_query, report as node_report, summary as node_summary)
@@ -106,7 +107,10 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
     stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
              for wanted in local]
-    problems = (image_problems(request, planned, paths) + list(verdict['problems']) + config_problems(configured)
+    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
+    offline = offline_problems(inputs, found, request.first_set('image_pull_offline', 'ascend_vllm_offline'))
+    problems = (image_problems(request, planned, paths) + offline + list(verdict['problems'])
+                + config_problems(configured)
                 + missing_model_dirs(stats)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       paths)

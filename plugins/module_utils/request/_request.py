@@ -119,6 +119,7 @@ class Request(object):
             'platform': self.first_set('vllm_serve_platform', 'ascend_vllm_platform'),
             'platform_overrides': self.first_set('vllm_serve_platform_overrides', 'ascend_vllm_platform_overrides'),
             'platform_spec': self.first_set('vllm_serve_platform_spec', 'ascend_vllm_platform_spec'),
+            'offline': self.first_set('vllm_serve_offline', 'ascend_vllm_offline'),
             'image_tag': image_tag,
         }
 

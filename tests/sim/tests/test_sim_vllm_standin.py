@@ -355,3 +355,25 @@ def test_rc_mode_with_libraries_and_daemons_serves(server, tmp_path):
     srv = server(VLLM_SIM_LSPCI=fake_lspci(tmp_path, False), LD_LIBRARY_PATH=path, VLLM_SIM_PROC_ROOT=daemons)
     srv.wait_ready(15)
     assert http(srv.port, "/health") == (200, "")
+
+
+def test_a_local_model_directory_needs_its_config_json(tmp_path, devroot):
+    weights = tmp_path / "models" / "Qwen3.5-2B"
+    weights.mkdir(parents=True)
+    args = list(GUIDE_SERVE[1:])
+    args[args.index("serve") + 1] = str(weights)
+    proc = run_cli(tmp_path, devroot, args)
+    assert proc.returncode == 1
+    assert "%s does not appear to have a file named config.json" % weights in proc.stdout
+    assert "Application startup complete" not in proc.stdout
+
+
+def test_the_hub_switched_off_finds_a_model_id_only_in_the_cache(tmp_path, devroot, server):
+    home = tmp_path / "hf"
+    proc = run_cli(tmp_path, devroot, GUIDE_SERVE[1:], HF_HUB_OFFLINE="1", HF_HOME=str(home))
+    assert proc.returncode == 1
+    assert "couldn't find them in the cached files" in proc.stdout
+    snapshot = home / "hub" / "models--Qwen--Qwen3.5-2B" / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    server(HF_HUB_OFFLINE="1", HF_HOME=str(home)).wait_ready()

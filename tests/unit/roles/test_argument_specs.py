@@ -55,7 +55,7 @@ def _is_template(value):
 
 
 _DESCRIBED_RE = re.compile(r'\bdefaults to C\((ascend_vllm_\w+)\)')
-_TEMPLATE_RE = re.compile(r'^\{\{\s*(ascend_vllm_\w+)\s*\|\s*default\((?:\{\}|\[\])\)\s*\}\}$')
+_TEMPLATE_RE = re.compile(r'^\{\{\s*(ascend_vllm_\w+)\s*\|\s*default\((?:\{\}|\[\]|false)\)\s*\}\}$')
 
 
 def _described_default(option):
@@ -122,12 +122,12 @@ def test_spec_entries_are_complete_and_match_defaults(role, entry):
             problems.append('%s: not in defaults/main.yml' % name)
             continue
         if 'default' not in option:
-            # The documentation schema (antsibull-docs) wants a real dict or list as a dict/list
+            # The documentation schema (antsibull-docs) wants a real dict, list or bool as a dict/list/bool
             # default; a role default that is a template is named in the description instead.
             described = _described_default(option)
             if described is None:
                 problems.append('%s: no default in the spec' % name)
-            elif kind not in ('dict', 'list') or described != _template_source(defaults[name]):
+            elif kind not in ('dict', 'list', 'bool') or described != _template_source(defaults[name]):
                 problems.append('%s: no spec default, and the description says it defaults to %s, '
                                 'while defaults/main.yml has %r' % (name, described, defaults[name]))
             continue

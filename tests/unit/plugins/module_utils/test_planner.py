@@ -714,3 +714,26 @@ def test_quantization_in_extra_args_is_a_managed_flag():
     for words in (['--quantization', 'ascend'], ['-q', 'ascend'], ['--quantization=ascend']):
         violation = one_violation(plan(request(extra_args=words)))
         assert violation['variable'] == 'extra_args', words
+
+
+# --------------------------------------------------------------------------- offline (air-gapped) sites
+def test_offline_serves_a_local_directory_with_the_hub_turned_off():
+    result = plan(request(model_path='/data/models/Qwen3.5-2B', offline=True))
+    assert result['violations'] == []
+    assert result['env'] == {'HF_HUB_OFFLINE': '1'}  # and no VLLM_USE_MODELSCOPE for a directory
+    assert result['argv'][2] == '/data/models/Qwen3.5-2B'
+
+
+@pytest.mark.parametrize('model_path', [None, 'Qwen/Qwen3.5-2B', 'models/Qwen3.5-2B'])
+def test_offline_refuses_what_would_need_a_download(model_path):
+    violation = one_violation(plan(request(model_path=model_path, offline=True, var_prefix='vllm_serve_',
+                                           var_names={'offline': 'ascend_vllm_offline'})))
+    assert violation['variable'] == 'vllm_serve_model_path'
+    assert violation['value'] == (model_path or 'Qwen/Qwen3.5-2B')
+    assert 'ascend_vllm_offline is true' in violation['rule']
+    assert 'set vllm_serve_model_path' in violation['fix']
+
+
+def test_offline_must_be_a_switch():
+    violation = one_violation(plan(request(offline='sometimes')))
+    assert violation['variable'] == 'offline' and violation['fix'] == 'set offline: false'

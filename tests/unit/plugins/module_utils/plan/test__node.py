@@ -29,3 +29,33 @@ class _Request(dict):
 def test_the_image_line_says_what_deploy_does(present, policy, archive, expected):
     request = _Request(image_pull_policy=policy, image_pull_archive=archive)
     assert image_line({'ref': REF, 'present': present}, [REF, MIRROR], request) == 'image ' + expected
+
+
+# ------------------------------------------------------------------ offline (air-gapped) sites
+from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import image_problems, offline_problems  # noqa: E402
+
+
+@pytest.mark.parametrize('offline, present, archive, refused', [
+    (True, False, '', True),            # nothing on the node, nothing to load: nothing can fetch it
+    (True, True, '', False),            # already there
+    (True, False, '/srv/vllm.tar', False),  # loaded from the tarball
+    (False, False, '', False),          # a node that reaches its registries pulls
+])
+def test_an_offline_node_without_the_image_or_a_tarball_is_refused(offline, present, archive, refused):
+    problems = offline_problems({'image_pull_offline': offline, 'image_pull_archive': archive},
+                                {'ref': REF, 'present': present}, 'ascend_vllm_offline')
+    assert bool(problems) is refused
+    if refused:
+        assert problems[0]['msg'].startswith('ascend_vllm_offline=true: the image %s is not on the node' % REF)
+        assert 'docker save' in problems[0]['fix'] and 'image_pull_archive' in problems[0]['fix']
+
+
+def test_offline_refuses_a_pull_policy_that_asks_the_registry():
+    inputs = {'image_pull_registries': ['quay.io'], 'image_pull_repository': 'ascend/vllm-ascend',
+              'image_pull_retries': 3, 'image_pull_delay': 5, 'image_pull_timeout': 1800,
+              'image_pull_poll_interval': 15, 'image_pull_archive': '', 'image_pull_offline': True,
+              'image_pull_policy': 'always'}
+    problems = image_problems(inputs, lambda _path: False)
+    assert [p['msg'].split('=', 1)[0] for p in problems] == ['image_pull_policy']
+    assert image_problems(dict(inputs, image_pull_policy='not_present'), lambda _path: False) == []
+    assert image_problems(dict(inputs, image_pull_offline=False), lambda _path: False) == []
