@@ -20,6 +20,7 @@ from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
+from ansible.plugins.loader import vars_loader
 
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan
@@ -90,12 +91,37 @@ def read_request(task_vars, templar, loader, names):
             raise ValueError(to_text(exc))
 
     origins = dict((name, _origin(raw[name], name, extra_vars)) for name in raw if not name.startswith('ansible_'))
-    # The variables of the host's own inventory entry (not its groups'), for the rules on host-only settings.
+    # The variables of the host's own inventory entry and host_vars (not its groups'), for the rules on
+    # host-only settings: a bool or null carries no Origin tag to tell where it was written.
     inventory = getattr(hostvars, '_inventory', None)
     entry = inventory.get_host(host) if inventory is not None else None
+    host_level = set(entry.vars) if entry is not None else set()
+    host_level |= _host_vars_names(loader, inventory, entry)
     return Request(host, user_set=user, origins=origins, resolve=resolve,
-                   known=set(name for name in names if name in layered) | user,
-                   host_level=set(entry.vars) if entry is not None else ())
+                   known=set(name for name in names if name in layered) | user, host_level=host_level)
+
+
+def _host_vars_names(loader, inventory, entry):
+    """Names the host's host_vars set, read by Ansible's own host_group_vars plugin next to each inventory
+    source and the playbook, as ``ansible-playbook`` reads them."""
+    if entry is None or inventory is None:
+        return set()
+    plugin = vars_loader.get('ansible.builtin.host_group_vars')
+    if plugin is None:  # pragma: no cover - the plugin ships with ansible-core
+        return set()
+    paths = set()
+    for source in getattr(inventory, '_sources', None) or []:
+        source = to_text(source)
+        paths.add(source if os.path.isdir(source) else os.path.dirname(source))
+    if loader.get_basedir():
+        paths.add(to_text(loader.get_basedir()))
+    names = set()
+    for path in sorted(paths):
+        try:
+            names.update(plugin.get_vars(loader, path, [entry]) or {})
+        except AnsibleError:
+            continue
+    return names
 
 
 class ActionModule(ActionBase):

@@ -82,6 +82,12 @@ _value:
     privileged:
       description: The profile's privileged mode.
       type: bool
+    secret_values:
+      description: The values of the environment's secret-named variables (an API key, a token), for masking
+        them in messages. Not a M(community.docker.docker_container) argument.
+      type: list
+      elements: str
+      version_added: 0.3.0
 '''
 
 from ansible.errors import AnsibleFilterError

@@ -15,6 +15,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_values
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import port_mapping
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
@@ -131,7 +132,7 @@ def container_spec(profile, inputs):
     if not isinstance(profile, dict) or 'shm_size' not in profile:
         raise ValueError('container_run_profile must be a platform profile with shm_size, got %r' % (profile,))
     port = inputs.get('container_run_port')
-    return {
+    spec = {
         'devices': devices(profile, inputs.get('container_run_chips') or []),
         'mounts': mounts(profile, inputs.get('container_run_model_cache_dir'), inputs.get('container_run_extra_mounts')),
         'env': environment(inputs.get('container_run_command_env'), inputs.get('container_run_env'),
@@ -143,3 +144,6 @@ def container_spec(profile, inputs):
         'shm_size': profile['shm_size'],
         'privileged': _bool(profile.get('privileged', False)),
     }
+    # What an error message about this container must not show (the env's secret-named values).
+    spec['secret_values'] = secret_values(spec['env'])
+    return spec

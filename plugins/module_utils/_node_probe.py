@@ -20,9 +20,23 @@ _LISTEN = '0A'
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
 
 
+def _writable(path):
+    """Whether this user can write ``path``, or (missing) create it: its nearest existing parent is writable.
+    A read-only filesystem answers no, for root too."""
+    probe = path
+    while probe and not os.path.lexists(probe):
+        parent = os.path.dirname(probe.rstrip('/')) or '/'
+        if parent == probe:
+            break
+        probe = parent
+    return bool(probe) and os.access(probe, os.W_OK)
+
+
 def stat_path(path):
-    """{exists, isdir, isreg, ischr, islnk, realpath} of ``path``; a dangling link exists but is nothing else."""
-    out = {'exists': False, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': False}
+    """{exists, isdir, isreg, ischr, islnk, realpath, writable} of ``path``; a dangling link exists but is
+    nothing else. ``writable``: this user can write it, or create it when it is missing."""
+    out = {'exists': False, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': False,
+           'writable': _writable(path) if isinstance(path, str) and path.startswith('/') else False}
     try:
         link = os.lstat(path)
     except OSError:

@@ -48,11 +48,30 @@ _CLI_FLAG_VALUE = re.compile(
     r'(?P<flag>--[A-Za-z][\w-]*)(?P<sep>=|\s+|[\'"]\s*,\s*[\'"])(?P<value>[^\s"\',\]]+|"[^"]*"|\'[^\']*\')')
 
 
-def secret_name(name):
-    # type: (Any) -> bool
-    """Whether a variable, key or option of this name holds a secret (``VLLM_API_KEY``, ``hf_token``)."""
+# Loose: any name holding one of these words (a misspelt ``vllm_serve_apikey``, an env ``MYAPIKEY``),
+# where hiding too much costs nothing (a value in an error message, an unknown variable).
+_SECRET_WORD = re.compile(r'KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE', re.I)
+
+
+def secret_name(name, loose=False):
+    # type: (Any, bool) -> bool
+    """Whether a variable, key or option of this name holds a secret (``VLLM_API_KEY``, ``hf_token``).
+
+    The one predicate for secret names in the collection. ``loose`` also takes any name that holds
+    one of the words (``MONKEY`` too), for values that are only ever hidden, never routed.
+    """
     text = str(name or '').strip().lstrip('-').replace('-', '_')
-    return bool(text) and bool(_SECRET_NAME.search(text.upper()))
+    pattern = _SECRET_WORD if loose else _SECRET_NAME
+    return bool(text) and bool(pattern.search(text.upper()))
+
+
+def secret_values(mapping):
+    # type: (Any) -> List[str]
+    """The values (as text, long enough to search for) of a mapping's secret-named keys, loosely named."""
+    if not isinstance(mapping, dict):
+        return []
+    return sorted(set(str(value) for key, value in mapping.items()
+                      if secret_name(key, loose=True) and value is not None and len(str(value)) >= MIN_SECRET_LENGTH))
 
 
 def known_secrets(values):

@@ -248,6 +248,35 @@ def tls_problems(request, front):
     return out
 
 
+# Settings that mean something on some platforms only: (variable, does it apply to this profile and
+# request, why it does not). Reported like an overridden scalar: only when set for this host alone.
+_RC_ONLY = 'it applies in RC mode only (the Atlas 200I Pro, host memory shared); %s runs in EP mode with its own memory'
+PLATFORM_BOUND = (
+    ('npu_check_rc_memory_margin_mb', lambda profile, request: bool(profile.get('rc_mode')), _RC_ONLY),
+    ('npu_check_drop_page_cache', lambda profile, request: bool(profile.get('rc_mode')), _RC_ONLY),
+    ('ascend_vllm_platform_spec', lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
+     'a built-in platform (%s) ignores it; it describes a platform that is not built in'),
+    ('vllm_serve_platform_spec', lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
+     'a built-in platform (%s) ignores it; it describes a platform that is not built in'),
+)
+
+
+def platform_bound_problems(request, profile):
+    """A setting the user made for this host that its platform never reads (``PLATFORM_BOUND``)."""
+    if not profile:
+        return []
+    out = []
+    for name, applies, why in PLATFORM_BOUND:
+        if not request.is_set(name) or not request.for_this_host(name) or applies(profile, request):
+            continue
+        platform = request.get(PREFIX + 'platform') or ''
+        out.append({'check': 'settings', 'variable': name,
+                    'msg': '%s=%s has no effect on %s: %s' % (name, to_json(request.get(name)), request.host,
+                                                              why % platform),
+                    'fix': 'remove %s from this host, or check ascend_vllm_platform (%s)' % (name, platform)})
+    return out
+
+
 _CONTROLLER = ('localhost', '127.0.0.1', '::1')
 
 
@@ -327,7 +356,7 @@ def host_plan(request, specs, isfile, figures=None):
     local = model_dirs(planned['plan'], configured, cache_dir)
     problems = (image['problems'] + planned['problems'] + front['problems'] + config_problems(configured)
                 + env_config_problems(planned['plan'], configured) + tls_problems(request, front)
-                + metrics_file_problems(request)
+                + platform_bound_problems(request, platform['profile']) + metrics_file_problems(request)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),

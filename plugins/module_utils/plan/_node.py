@@ -25,7 +25,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._instances import plai
 from ansible_collections.ascend.vllm.plugins.module_utils._node_problems import (
     node_problems, node_query as _node_query, report as node_report, summary as node_summary)
 from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
-    config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
+    cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
@@ -111,7 +111,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     offline = offline_problems(inputs, found, request.first_set('image_pull_offline', 'ascend_vllm_offline'))
     problems = (image_problems(request, planned, paths) + offline + list(verdict['problems'])
                 + config_problems(configured)
-                + missing_model_dirs(stats)
+                + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       paths)
                 + publish_address_problems(request.get(PREFIX + 'publish_address'), node.get('addresses'))

@@ -26,7 +26,7 @@ from ansible.module_utils.common.text.converters import to_text
 from collections.abc import Mapping
 
 
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
 
 GLOBAL_PREFIX = 'ascend_vllm_'
@@ -37,13 +37,9 @@ SUGGESTION_CUTOFF = 0.6
 # Argument spec keys that describe a value (the rest is documentation).
 _SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
-# A dict or list option whose role default is a template has no spec default (the documentation
-# schema wants a real dict or list there); its description names the variable it defaults to.
+# A dict, list or bool option whose role default is a template has no spec default (the documentation
+# schema wants a real dict, list or bool there); its description names the variable it defaults to.
 _DESCRIBED_ALIAS_RE = re.compile(r'\bdefaults to C\((%s\w+)\)' % GLOBAL_PREFIX)
-
-
-# A misspelt variable with one of these words in its name is taken for a secret.
-_SECRET_RE = re.compile(r'(key|token|secret|passw|credential)', re.I)
 
 
 def _show(value):
@@ -240,7 +236,8 @@ def check_role_vars(variables, specs, prefixes=None):
         if suggestion is None:
             close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=SUGGESTION_CUTOFF)
             suggestion = close[0] if close else None
-        if _SECRET_RE.search(name) or (options.get(suggestion) or {}).get('no_log'):
+        # A misspelt variable with a secret's word in its name is taken for a secret.
+        if secret_name(name, loose=True) or (options.get(suggestion) or {}).get('no_log'):
             shown, value = HIDDEN, HIDDEN
         rest = name[len(prefix):] if exact else ''
         if rest in profile_keys and rest not in ('description',):

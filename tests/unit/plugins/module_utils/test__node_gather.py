@@ -126,7 +126,7 @@ def test_stat_path(tmp_path):
     assert _node_probe.stat_path(str(tmp_path / 'f'))['isreg']
     assert _node_probe.stat_path(str(tmp_path))['isdir']
     assert _node_probe.stat_path(str(tmp_path / 'dangling')) == {
-        'exists': True, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': True}
+        'exists': True, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': True, 'writable': False}
     assert _node_probe.stat_path(str(tmp_path / 'missing'))['exists'] is False
     assert _node_probe.stat_path('/dev/null')['ischr']
 
@@ -215,6 +215,21 @@ def test_addresses_are_read_from_proc(tmp_path):
     (tmp_path / 'net').mkdir()
     (tmp_path / 'net' / 'fib_trie').write_text(FIB_TRIE)
     assert _node_probe.addresses(str(tmp_path)) == ['127.0.0.1', '172.18.0.5']
+
+
+def test_stat_path_says_whether_it_can_be_written_or_created(tmp_path, monkeypatch):
+    (tmp_path / 'ro').mkdir()
+    assert _node_probe.stat_path(str(tmp_path))['writable'] is True
+    # Missing, under a writable parent: container_run can create it.
+    assert _node_probe.stat_path(str(tmp_path / 'new' / 'deeper'))['writable'] is True
+    # A read-only mount: access(2) says no (EROFS), to root too; the answer for a path under it follows.
+    readonly = str(tmp_path / 'ro')
+    real_access = os.access
+    monkeypatch.setattr(_node_probe.os, 'access',
+                        lambda path, mode: False if str(path).startswith(readonly) else real_access(path, mode))
+    assert _node_probe.stat_path(readonly)['writable'] is False
+    assert _node_probe.stat_path(readonly + '/cache')['writable'] is False
+    assert _node_probe.stat_path(str(tmp_path))['writable'] is True
 
 
 def test_stat_path_says_where_a_link_leads(tmp_path):

@@ -17,7 +17,7 @@ import string
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import (
-    REDACTED, known_secrets, redact, redact_argv, redact_bytes, redact_env, redact_text, secret_name)
+    REDACTED, known_secrets, redact, redact_argv, redact_bytes, redact_env, redact_text, secret_name, secret_values)
 
 SECRET_NAMES = ['VLLM_API_KEY', 'API_KEY', 'OPENAI_API_KEY', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'MODELSCOPE_TOKEN',
                 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'REGISTRY_PASSWD', 'api_key', 'hf_token', 'token',
@@ -134,3 +134,22 @@ def test_a_json_document_stays_json_when_a_secret_named_key_holds_a_mapping_or_l
     out = redact_text(text, [])
     parsed = json.loads(out)
     assert parsed['HF_TOKEN'] != 'hf_abcdef123456' and parsed['port'] == 8080
+
+
+# ------------------------------------------------------------------ one predicate, strict and loose
+@pytest.mark.parametrize('name, strict, loose', [
+    ('VLLM_API_KEY', True, True), ('hf_token', True, True), ('--api-key', True, True),
+    ('vllm_serve_apikey', False, True),   # a misspelling: hidden, never routed
+    ('MYAPIKEY', False, True), ('DB_PASSWORD', True, True), ('MONKEY', False, True),
+    ('TOKENS', False, True), ('HF_ENDPOINT', False, False), ('LD_PRELOAD', False, False),
+])
+def test_secret_name_strict_and_loose(name, strict, loose):
+    assert secret_name(name) is strict
+    assert secret_name(name, loose=True) is loose
+
+
+def test_secret_values_are_the_loosely_named_long_enough_values():
+    env = {'VLLM_API_KEY': 'sk-0123456789', 'MYAPIKEY': 'abcdefgh', 'HF_TOKEN': 'abc', 'PATH': '/usr/bin',
+           'OTHER_SECRET': None}
+    assert secret_values(env) == ['abcdefgh', 'sk-0123456789']
+    assert secret_values(None) == []

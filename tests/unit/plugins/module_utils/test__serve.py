@@ -86,3 +86,25 @@ def test_an_ipv6_publish_address_on_a_node_without_ipv6_is_refused(address):
     # IPv4 and the wildcard '' or 0.0.0.0 still pass there.
     for ipv4 in ('', '0.0.0.0', '127.0.0.1'):
         assert publish_address_problems(ipv4, ['127.0.0.1', '172.18.0.5']) == []
+
+
+# ------------------------------------------------------------------ the model cache on the node
+from ansible_collections.ascend.vllm.plugins.module_utils._serve import cache_dir_problems  # noqa: E402
+
+
+@pytest.mark.parametrize('found, words', [
+    ({'exists': True, 'isdir': True, 'writable': True}, None),
+    ({'exists': False, 'isdir': False, 'writable': True}, None),  # container_run creates it
+    ({'exists': True, 'isdir': True, 'writable': False}, 'is not writable on the node'),
+    ({'exists': False, 'isdir': False, 'writable': False}, 'does not exist and cannot be created'),
+    ({'exists': True, 'isdir': False, 'isreg': True, 'writable': True}, 'is a file on the node'),
+    ({'exists': True, 'isdir': True}, None),  # an older node read: nothing known
+])
+def test_the_model_cache_must_be_a_directory_root_can_write(found, words):
+    problems = cache_dir_problems('/root/.cache', {'/root/.cache': found})
+    if words is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and words in problems[0]['msg']
+        assert problems[0]['msg'].startswith('vllm_serve_model_cache_dir="/root/.cache"')
+        assert 'vllm_serve_model_cache_dir' in problems[0]['fix']

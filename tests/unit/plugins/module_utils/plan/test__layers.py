@@ -153,3 +153,21 @@ def test_tls_for_a_host_without_a_balancer_is_reported_only_when_set_for_that_ho
         assert KEY.strip() not in planned['report']
     else:
         assert reported == []
+
+
+# Settings a platform never reads (plan._host.PLATFORM_BOUND) on the 300I DUO (EP mode, built in).
+BOUND = {'npu_check_rc_memory_margin_mb': 512, 'npu_check_drop_page_cache': True,
+         'ascend_vllm_platform_spec': {'based_on': 'atlas_300i_duo', 'chips_per_card': 1}}
+
+
+@settings(max_examples=max(EXAMPLES // 8, 25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(BOUND)), st.sampled_from(LAYERS))
+def test_a_setting_the_platform_never_reads_is_reported_when_set_for_this_host(name, layer):
+    _request, planned, _root = plan_from_inventory({layer: {name: BOUND[name]}})
+    reported = [problem for problem in planned['problems'] if problem['msg'].startswith(name + '=')
+                and 'has no effect on node-1' in problem['msg']]
+    if layer in ('extra vars', 'host_vars/node-1.yml', HOST_ENTRY):
+        assert reported and name in reported[0]['fix'], planned['problems']
+        assert ('RC mode only' in reported[0]['msg']) is name.startswith('npu_check_')
+    else:
+        assert not reported, reported
