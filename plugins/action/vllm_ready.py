@@ -18,7 +18,7 @@ __metaclass__ = type
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import ready_line, wait_ready
 
 display = Display()
 

@@ -89,7 +89,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
 

@@ -37,8 +37,8 @@ _value:
   elements: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._balancer import summary_lines
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import summary_lines
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 
 
 def balancer_summary(status):

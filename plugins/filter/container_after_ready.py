@@ -46,7 +46,7 @@ _value:
   type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import after_ready
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready
 
 
 def container_after_ready(previous, failed, check_mode=False):

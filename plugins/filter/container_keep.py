@@ -71,8 +71,8 @@ _value:
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import keep_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import keep_plan
 
 
 def container_keep(existing, previous=None, enabled=True, probe=None, instance=None):

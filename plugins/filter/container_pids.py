@@ -37,8 +37,8 @@ _value:
   elements: int
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import container_pids as _container_pids
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_pids as _container_pids
 
 
 def container_pids(results):

@@ -40,8 +40,8 @@ _value:
   type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import restore_note
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import restore_note
 
 
 def container_restore_note(after, restored=None):

@@ -91,7 +91,7 @@ _value:
 '''
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.ascend.vllm.plugins.module_utils._container_spec import container_spec as build
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec as build
 
 
 def container_spec(profile, inputs):

@@ -51,8 +51,8 @@ _value:
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import containers_to_remove as _containers_to_remove
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import containers_to_remove as _containers_to_remove
 
 
 def containers_to_remove(plan, managed=None, all_managed=False):

@@ -78,12 +78,12 @@ import os
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils._eval import (
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import (
     DATASETS, input_problems, load_gsm8k, problem, problems_report, report_dir)
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_textvqa import load_textvqa
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_aisbench import (
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textvqa import load_textvqa
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     default_venv, layout_problems, venv_problems)
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 
 
 def eval_inputs(variables):

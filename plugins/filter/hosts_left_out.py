@@ -45,8 +45,8 @@ _value:
   elements: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import left_out_line
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import left_out_line
 
 
 def hosts_left_out(hosts, hostvars):

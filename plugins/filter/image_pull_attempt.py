@@ -47,7 +47,7 @@ _value:
       type: bool
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import classify_failure
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import classify_failure
 
 
 def image_pull_attempt(msg):

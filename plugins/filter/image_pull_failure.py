@@ -58,7 +58,7 @@ _value:
   type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import failure_message
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import failure_message
 
 
 def image_pull_failure(errors, host, candidates, inputs, image_tag):

@@ -76,7 +76,7 @@ _value:
 import os.path
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judge
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import judge
 
 
 def image_pull_plan(inputs, suffix=None):

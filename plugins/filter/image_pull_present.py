@@ -76,7 +76,7 @@ _value:
       type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import present
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import present
 
 
 def image_pull_present(node_images, candidates, repository, image_tag, pinned=False):

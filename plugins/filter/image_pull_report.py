@@ -43,7 +43,7 @@ _value:
   type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import problem_report
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import problem_report
 
 
 def image_pull_report(problems, host):

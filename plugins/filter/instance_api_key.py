@@ -49,7 +49,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import api_key, plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import api_key, plain
 
 
 def instance_api_key(variables, instance):

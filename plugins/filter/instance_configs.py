@@ -41,8 +41,8 @@ _value:
 
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import instance_configs as _instance_configs
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import instance_configs as _instance_configs
 
 
 def instance_configs(results):

@@ -60,9 +60,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import api_key as read_api_key
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain, secret_env_values
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import container_settings
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import api_key as read_api_key
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain, secret_env_values
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_settings
 
 
 def _get(variables, name):

@@ -69,7 +69,7 @@ _value:
       type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._node_problems import (
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import (
     node_problems as _node_problems, report, summary)
 
 

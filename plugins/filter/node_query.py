@@ -50,7 +50,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._node_problems import node_query as _node_query
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import node_query as _node_query
 
 
 def node_query(settings):

@@ -44,8 +44,8 @@ _value:
   elements: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import npu_check_instances as _npu_check_instances
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import npu_check_instances as _npu_check_instances
 
 
 def npu_check_instances(plan, configs=None):

@@ -87,9 +87,9 @@ _value:
   elements: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import pin_problems
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import pin_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     config_problems, missing_model_dirs, model_path_problems, publish_address_problems)
 
 

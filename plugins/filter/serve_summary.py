@@ -53,8 +53,8 @@ _value:
   elements: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import summary_lines
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import summary_lines
 
 
 def serve_summary(plan, status=None, check_mode=False, exposure=None):

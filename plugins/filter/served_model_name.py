@@ -42,8 +42,8 @@ _value:
   type: str
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import served_model_name as _served_model_name
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import served_model_name as _served_model_name
 
 
 def served_model_name(argv, default=''):

@@ -71,7 +71,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._rolling import upgrade_outcome as _outcome
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome as _outcome
 
 
 def upgrade_outcome(status, drained=None, seconds=None, restored=None, host='', left=(), check_mode=False, name='',

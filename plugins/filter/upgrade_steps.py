@@ -48,7 +48,7 @@ _value:
   type: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils._rolling import upgrade_steps as _steps
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps as _steps
 
 
 def upgrade_steps(plan, frontends=None, containers=None):

@@ -136,7 +136,7 @@ instances:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_aisbench import (
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     accuracy_config, failure_log, latest_run, perf_config, perf_dataset, read_accuracy, read_performance,
     stand_in_tokenizer, textvqa_files)
 

@@ -84,7 +84,7 @@ import tarfile
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import bundle, bundle_name, write_archive
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import bundle, bundle_name, write_archive
 
 ARGUMENT_SPEC = dict(
     archives=dict(type='dict', required=True),

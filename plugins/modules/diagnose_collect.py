@@ -129,8 +129,8 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import Collector, write_archive
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, engine_host
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import Collector, write_archive
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 
 ARGUMENT_SPEC = dict(
     dest=dict(type='path', default=''),

@@ -118,9 +118,9 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.ascend.vllm.plugins.module_utils._eval import REFERENCE, aisbench_model_config
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import provenance_rows
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_report import (
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import REFERENCE, aisbench_model_config
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_provenance import provenance_rows
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_report import (
     HAS_MATPLOTLIB, accuracy_rows, host_provenance, markdown, performance_rows, plot_compare, plot_levels, slug)
 
 

@@ -123,8 +123,8 @@ seconds:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, engine_host
-from ansible_collections.ascend.vllm.plugins.module_utils._pull_watch import (
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
     PullObserver, job_answer, read_docker_config, read_file, registry_auth, split_reference, watch_pull,
 )
 

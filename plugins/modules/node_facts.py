@@ -253,7 +253,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils._node_gather import SUBSETS, gather_node
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS, gather_node
 
 
 def main():

@@ -272,7 +272,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 # FALLBACK_PATHS and find_npu_smi stay importable from here (public since 0.1.0).
-from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (  # noqa: F401 pylint: disable=unused-import
     FALLBACK_PATHS,
     NpuSmiError,
     find_npu_smi,

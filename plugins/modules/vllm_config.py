@@ -34,7 +34,7 @@ description:
   - The module only computes; it never changes the host. The action plugin of the same name
     plans on the controller, so a task never contacts the node; the module itself serves
     direct use (for example C(ansible -m) against a host with C(connection=local)).
-  - The options are declared once, in C(module_utils/vllm_options.py); the argument spec comes
+  - The options are declared once, in C(module_utils/contracts/vllm_options.py); the argument spec comes
     from there.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
@@ -491,12 +491,12 @@ image:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan, summary, task_result
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import argument_spec
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan, summary, task_result
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import argument_spec
 
 
 def main():
-    # The options, their types and defaults: module_utils/vllm_options.py.  No
+    # The options, their types and defaults: module_utils/contracts/vllm_options.py.  No
     # choices, raw types for what the planner coerces: a wrong value is reported
     # with the fix next to every other problem, not as a lone argspec error.
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)

@@ -162,14 +162,14 @@ import socket
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils._eval import gsm8k_prompt, gsm8k_score, problems_report
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_textvqa import textvqa_content, textvqa_score
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_client import (
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import gsm8k_prompt, gsm8k_score, problems_report
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textvqa import textvqa_content, textvqa_score
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_client import (
     accuracy_replies, performance_sweep, probe)
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import (
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_provenance import (
     DRIVER_VERSION_FILE, FIRMWARE_VERSION_FILE, UNKNOWN, cann_paths, cann_version, file_from_tar,
     instance_provenance, node_provenance)
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError, engine_host, inspect_raw
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, engine_host, inspect_raw
 
 try:
     from urllib.parse import quote

@@ -269,8 +269,8 @@ chat:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import engine_host
-from ansible_collections.ascend.vllm.plugins.module_utils._ready import (
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
     MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, save_log, socket_path,
 )
 

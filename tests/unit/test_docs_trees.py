@@ -78,11 +78,12 @@ def test_links_resolve(path):
 def test_troubleshooting_covers_every_preflight_check():
     """Each check name preflight reports has a row in both troubleshooting pages."""
     checks = set()
-    for name in ('_node_problems.py', '_instances.py', '_image_ref.py'):
-        with open(os.path.join(ROOT, 'plugins', 'module_utils', name), encoding='utf-8') as handle:
-            text = handle.read()
-        checks.update(re.findall(r"_problem\('([a-z-]+)'", text))
-        checks.update(re.findall(r"'check': '([a-z-]+)'", text))
+    for directory, _dirs, files in os.walk(os.path.join(ROOT, 'plugins', 'module_utils')):
+        for name in sorted(name for name in files if name.endswith('.py')):
+            with open(os.path.join(directory, name), encoding='utf-8') as handle:
+                text = handle.read()
+            checks.update(re.findall(r"_problem\('([a-z-]+)'", text))
+            checks.update(re.findall(r"'check': '([a-z-]+)'", text))
     checks.discard('image')  # image inputs have their own section, one row per message
     assert {'driver', 'devices', 'docker', 'chips', 'ports', 'disk', 'memory', 'instances'} <= checks
     for page in (os.path.join(DOCS, 'troubleshooting.md'), os.path.join(ZH, 'troubleshooting.md')):

@@ -77,7 +77,7 @@ def _acceptable(url):
 def test_the_scan_sees_the_files_it_should():
     files = set(_files())
     assert {'README.md', 'galaxy.yml', 'docs/getting-started.md', 'docs/zh_CN/getting-started.md',
-            'playbooks/awx_objects.yml', 'plugins/module_utils/_eval.py'} <= files
+            'playbooks/awx_objects.yml', 'plugins/module_utils/evaluation/_eval.py'} <= files
 
 
 @pytest.mark.parametrize('path', sorted(_files()))

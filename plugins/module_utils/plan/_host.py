@@ -22,20 +22,20 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.ascend.vllm.plugins.module_utils._balancer import balancer_plan
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import judge as judge_image
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import balancer_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import judge as judge_image
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     api_key, image_tag, plain, plan_instances, plan_problems, to_json)
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import MINIMUMS
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import MINIMUMS
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     config_problems, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan as plan_config, task_result
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, profile_verdict
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan as plan_config, task_result
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS, argument_spec
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_OPTIONS, argument_spec
 
 PREFIX = 'vllm_serve_'
 IMAGE_INPUTS = ('image_pull_registries', 'image_pull_repository', 'image_pull_tag', 'image_pull_tag_suffix',

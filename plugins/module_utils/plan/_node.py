@@ -19,12 +19,12 @@ __metaclass__ = type
 import re
 import shlex
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import (
     judge as judge_image, offline_problems, pin_problems, present)
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils._node_problems import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import (
     node_problems, node_query as _node_query, report as node_report, summary as node_summary)
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs

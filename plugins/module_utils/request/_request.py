@@ -17,7 +17,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 
 # Ansible's own variables and internals of the roles are never the user's.
 _INTERNAL_RE = re.compile(r'^(ansible_|_|groups$|group_names$|hostvars$|inventory_|omit$|playbook_dir$|play_hosts$|'

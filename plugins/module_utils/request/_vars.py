@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS
 
 GLOBAL_PREFIX = 'ascend_vllm_'
 # A name whose start is this close to a prefix is taken for a misspelt role variable.

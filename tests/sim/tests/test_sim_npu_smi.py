@@ -19,8 +19,8 @@ node = sim.node_tool()
 
 
 def collection_parser():
-    """The collection's own npu-smi parser (plugins/module_utils/npu_smi.py: stdlib only)."""
-    path = REPO / "plugins" / "module_utils" / "npu_smi.py"
+    """The collection's own npu-smi parser (plugins/module_utils/node/npu_smi.py: stdlib only)."""
+    path = REPO / "plugins" / "module_utils" / "node" / "npu_smi.py"
     spec = importlib.util.spec_from_file_location("ascend_vllm_npu_smi", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -239,8 +239,8 @@ def test_standin_reports_kv_cache_from_the_chip_it_sees(tmp_path):
 
 
 def collection_board_parser():
-    """The collection's own board-view parser (plugins/module_utils/npu_smi.py)."""
-    path = REPO / "plugins" / "module_utils" / "npu_smi.py"
+    """The collection's own board-view parser (plugins/module_utils/node/npu_smi.py)."""
+    path = REPO / "plugins" / "module_utils" / "node" / "npu_smi.py"
     spec = importlib.util.spec_from_file_location("ascend_vllm_npu_smi_board", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -18,7 +18,7 @@ import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.ascend.vllm.plugins.action.vllm_config import ActionModule
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import plan
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan
 from ansible_collections.ascend.vllm.plugins.modules import vllm_config as vllm_config_module
 from moduleargs import set_module_args as _module_args  # noqa: E402 pylint: disable=wrong-import-position
 

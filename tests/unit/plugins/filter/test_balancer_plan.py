@@ -11,8 +11,8 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.balancer_plan import balancer_plan
 from ansible_collections.ascend.vllm.plugins.filter.instance_plan import instance_plan
-from ansible_collections.ascend.vllm.plugins.module_utils._balancer import key_digest
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import key_digest
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_OPTIONS
 
 DEFAULTS = dict(
     inventory_hostname='node1', vllm_serve_platform='atlas_300i_duo', vllm_serve_instances=[],

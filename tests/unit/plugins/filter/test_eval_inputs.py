@@ -9,7 +9,7 @@ __metaclass__ = type
 import json
 
 from ansible_collections.ascend.vllm.plugins.filter.eval_inputs import eval_inputs
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_aisbench import AISBENCH_VERSION, READY_MARKER
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import AISBENCH_VERSION, READY_MARKER
 
 GOOD = {
     'inventory_hostname': 'n1', 'eval_tolerance': 2.0, 'eval_runner': 'aisbench', 'eval_performance': False,

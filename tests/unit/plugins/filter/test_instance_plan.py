@@ -13,7 +13,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.filter.instance_plan import instance_plan
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_OPTIONS
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_OPTIONS
 
 # The role's defaults, as Ansible hands them over (templates already resolved).
 DEFAULTS = dict(

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ascend.vllm.plugins.filter.node_query import FilterModule, node_query
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import get_profile
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
 
 
 def test_registered():

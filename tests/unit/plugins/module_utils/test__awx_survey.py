@@ -11,9 +11,9 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.awx_survey import awx_survey
-from ansible_collections.ascend.vllm.plugins.module_utils import _awx_survey
-from ansible_collections.ascend.vllm.plugins.module_utils.models import get_model, model_names
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, profile_names
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet import _awx_survey
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import get_model, model_names
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_names
 
 QUESTIONS = ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_tensor_parallel_size',
              'vllm_serve_max_model_len', 'vllm_serve_max_num_seqs', 'image_pull_tag', 'vllm_serve_port']

@@ -10,7 +10,7 @@ import hashlib
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._balancer import (
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import (
     addresses, balancer_plan, enabled, groups, key_digest, summary_lines)
 
 

@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._container_spec import container_spec, devices, mounts
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import get_profile, profile_names
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec, devices, mounts
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile, profile_names
 
 
 def _load_sim_guide():

@@ -15,10 +15,10 @@ import tarfile
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _diagnose
-from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve import _diagnose
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import (
     Collector, board_fields, bundle, bundle_name, npu_ids, read_archive, tail_bytes, write_archive)
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerError
 
 KEY = 'sk-diag-0123456789abcdef'
 DUO = '01_npu-smi-info_300IDuo-96G_1card_2chips_with-process_25.0.rc1.1.txt'

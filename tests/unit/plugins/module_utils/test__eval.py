@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _eval
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval
 
 GOOD = {
     'eval_tolerance': 2.0, 'eval_runner': 'builtin', 'eval_performance': True, 'eval_concurrency': [1, 4],

@@ -10,7 +10,7 @@ import ast
 import json
 import os
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _eval_aisbench as A
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval_aisbench as A
 
 TARGET = {'host': '10.0.0.11', 'port': 8081, 'served': 'qwen3.5', 'model': 'Qwen/Qwen3.5-2B'}
 SETTINGS = {'max_out_len': 4096, 'batch_size': 16, 'limit': None, 'api_key': None, 'concurrency': [1, 4],

@@ -12,7 +12,7 @@ import tarfile
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _eval_provenance as prov
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval_provenance as prov
 
 
 def test_driver_version_from_the_real_capture(capture):

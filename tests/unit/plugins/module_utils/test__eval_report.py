@@ -7,8 +7,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _eval, _eval_report
-from ansible_collections.ascend.vllm.plugins.module_utils._eval_provenance import provenance_rows
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval, _eval_report
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_provenance import provenance_rows
 
 LEVEL = {'concurrency': 2, 'requests': 4, 'failed': 0, 'duration_s': 1.0, 'request_throughput': 4.0,
          'output_throughput': 40.0, 'total_throughput': 80.0,

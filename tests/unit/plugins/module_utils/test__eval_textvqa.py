@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _eval_textvqa as T
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval_textvqa as T
 
 # (reply, annotators' answers, AISBench 3.1.20260630 TEXTEvaluator accuracy with answer-only entries, and with
 # entries carrying answer_id as textvqa's annotations do). Computed by running AISBench's own evaluator.

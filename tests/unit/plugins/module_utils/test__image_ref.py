@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import (
     candidates, classify_failure, failure_message, image_problems, image_tag, judge, pin_problems, pins, present,
     problem_report)
 

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     flatten, is_integer, plain, repeated, to_int, to_json)
 
 

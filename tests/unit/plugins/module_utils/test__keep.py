@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (
     after_ready, container_state, keep_plan, previous_name, replaces, restore_note, served_model_name,
 )
 

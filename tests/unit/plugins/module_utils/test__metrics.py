@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._metrics import file_sd_merge, metrics_targets, target_address
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._metrics import file_sd_merge, metrics_targets, target_address
 
 PLAN = [{'name': 'a', 'port': 8080, 'options': {'model': 'Qwen/Qwen3.5-2B'}},
         {'name': 'b', 'port': 8081, 'options': {'model': 'Qwen/Qwen3.5-2B'}}]

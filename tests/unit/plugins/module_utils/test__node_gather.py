@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _node_gather, _node_npu, _node_probe
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_gather, _node_npu, _node_probe
 
 TCP = ('  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n'
        '   0: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4711 1\n'

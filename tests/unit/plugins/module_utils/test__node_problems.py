@@ -10,9 +10,9 @@ import copy
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_problems as np
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import parse_npu_smi_info
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import get_profile
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_problems as np
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
 
 DUO = get_profile('atlas_300i_duo')
 PRO = get_profile('atlas_200i_pro')

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_registry
-from ansible_collections.ascend.vllm.plugins.module_utils._node_registry import split_reference, tag_digest
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_registry
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_registry import split_reference, tag_digest
 
 DIGEST = 'sha256:' + 'a' * 64
 CHILD = 'sha256:' + 'b' * 64

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The node side of image_pull_wait (module_utils/_pull_watch.py): the job file, the Engine's stream."""
+"""The node side of image_pull_wait (module_utils/node/_pull_watch.py): the job file, the Engine's stream."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _pull_watch as w
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _pull_watch as w
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi
 
 
 @pytest.mark.parametrize('text, answer', [

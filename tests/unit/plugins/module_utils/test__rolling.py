@@ -1,7 +1,7 @@
-"""Rolling upgrade decisions: order, drain, outcome (plugins/module_utils/_rolling.py)."""
+"""Rolling upgrade decisions: order, drain, outcome (plugins/module_utils/serve/_rolling.py)."""
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._rolling import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import (
     drain_plan, in_flight, is_up, parse_stat, upgrade_outcome, upgrade_steps,
 )
 

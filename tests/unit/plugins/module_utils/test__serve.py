@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import model_path_problems, publish_address_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import model_path_problems, publish_address_problems
 
 
 def wanted(path, host=None, prefix='vllm_serve_'):
@@ -89,7 +89,7 @@ def test_an_ipv6_publish_address_on_a_node_without_ipv6_is_refused(address):
 
 
 # ------------------------------------------------------------------ the model cache on the node
-from ansible_collections.ascend.vllm.plugins.module_utils._serve import cache_dir_problems  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import cache_dir_problems  # noqa: E402
 
 
 @pytest.mark.parametrize('found, words', [

@@ -8,10 +8,10 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import planner
-from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts import planner
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._cli_args import (
     MANAGED_FLAGS, extra_arg_problems, split_extra_args)
-from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import ALIASES, CONFLICTS, FLAGS, KINDS, SOURCE
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._vllm_flags import ALIASES, CONFLICTS, FLAGS, KINDS, SOURCE
 
 
 def request(**changes):

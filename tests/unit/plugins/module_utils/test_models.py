@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.models import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import (
     GUIDE_DEFAULTS, MODELS, REQUIRED_FIELDS, ModelSpecError, get_model, model_names)
 
 # Numbers from the public config copies cited in models.py (reference.md table).

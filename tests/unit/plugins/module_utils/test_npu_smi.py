@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Unit tests for the npu-smi parser (plugins/module_utils/npu_smi.py).
+"""Unit tests for the npu-smi parser (plugins/module_utils/node/npu_smi.py).
 
 The real captures are read from the repository's one copy of them,
 tests/integration/targets/npu_facts/files/ (fixture ``capture``, tests/unit/conftest.py);
@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
     NpuSmiParseError,
     parse_board_info,
     parse_npu_smi_info,

@@ -12,8 +12,8 @@ import shlex
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import planner
-from ansible_collections.ascend.vllm.plugins.module_utils.planner import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts import planner
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import (
     capture_sizes, format_utilization, image_sort_key, parse_human_int, parse_image_tag, plan,
     vllm_adjust_for_spec_decode)
 

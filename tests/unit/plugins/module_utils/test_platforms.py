@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import (
     PLATFORMS, get_profile, profile_from_spec, profile_names)
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Unit tests for module_utils/_ready.py: log parsing, classification, and the poll loop
+"""Unit tests for module_utils/serve/_ready.py: log parsing, classification, and the poll loop
 driven by a fake clock and a fake node."""
 
 from __future__ import absolute_import, division, print_function
@@ -16,7 +16,7 @@ import pytest
 from jinja2.filters import do_truncate
 from jinja2 import Environment
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _ready
+from ansible_collections.ascend.vllm.plugins.module_utils.serve import _ready
 
 STAND_IN = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'sim', 'images', 'vllm-ascend', 'vllm')
 MAMBA = 'ValueError: max_num_seqs (32) exceeds available Mamba cache blocks (16)'

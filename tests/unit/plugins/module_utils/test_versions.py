@@ -8,9 +8,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import versions
-from ansible_collections.ascend.vllm.plugins.module_utils._image_tags import parse_image_tag
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts import versions
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_tags import parse_image_tag
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS
 
 ENTRY = versions.IMAGES['v0.23.0-310p']
 # compatible_version_fw of real driver version.info files (25.0.rc1.1, 25.3.rc1, 24.1.rc3), as published.

@@ -10,7 +10,7 @@ import tarfile
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._diagnose import read_archive, write_archive
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import read_archive, write_archive
 from ansible_collections.ascend.vllm.plugins.modules import diagnose_bundle, diagnose_collect
 from moduleargs import ExitJson, FailJson, patch_exit_fail, set_module_args as module_args  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
 

@@ -12,7 +12,7 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_npu
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_npu
 from ansible_collections.ascend.vllm.plugins.modules import npu_facts
 from moduleargs import ExitJson, FailJson, patch_exit_fail, set_module_args as module_args  # noqa: E402,F401 pylint: disable=wrong-import-position,unused-import
 

@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """Each vllm_config option once: the option table against its other views.
 
-The table (module_utils/vllm_options.py) gives the argument spec; the module's
+The table (module_utils/contracts/vllm_options.py) gives the argument spec; the module's
 DOCUMENTATION and the vllm_serve role's scalar variables are checked against it
 here, and unset options reach the planner unset, so a model's guide_defaults apply.
 """
@@ -18,8 +18,8 @@ import yaml
 
 from ansible.module_utils import basic
 
-from ansible_collections.ascend.vllm.plugins.module_utils import planner, vllm_options
-from ansible_collections.ascend.vllm.plugins.module_utils.models import GUIDE_DEFAULTS, MODELS
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts import planner, vllm_options
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import GUIDE_DEFAULTS, MODELS
 from ansible_collections.ascend.vllm.plugins.modules import vllm_config
 from moduleargs import set_module_args as _module_args  # noqa: E402 pylint: disable=wrong-import-position
 

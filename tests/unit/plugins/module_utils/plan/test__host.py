@@ -45,12 +45,12 @@ _install_collection_finder()
 
 # pylint: disable=wrong-import-position
 from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, read_request, variable_names  # noqa: E402
-from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import extra_arg_problems  # noqa: E402
-from ansible_collections.ascend.vllm.plugins.module_utils.models import model_names  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._cli_args import extra_arg_problems  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import model_names  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import (  # noqa: E402
     config_params, host_plan, instance_plan)
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS  # noqa: E402
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import (  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import (  # noqa: E402
     INSTANCE_OPTIONS, OPTIONS)
 
 

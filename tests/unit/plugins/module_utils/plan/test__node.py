@@ -32,7 +32,7 @@ def test_the_image_line_says_what_deploy_does(present, policy, archive, expected
 
 
 # ------------------------------------------------------------------ offline (air-gapped) sites
-from ansible_collections.ascend.vllm.plugins.module_utils._image_ref import image_problems, offline_problems  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import image_problems, offline_problems  # noqa: E402
 
 
 @pytest.mark.parametrize('offline, present, archive, refused', [

@@ -16,10 +16,10 @@ import re
 import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import compact_json, format_utilization, parse_human_int
-from ansible_collections.ascend.vllm.plugins.module_utils._vllm_flags import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import compact_json, format_utilization, parse_human_int
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._vllm_flags import (
     ALIASES, CONFLICTS, FLAGS, UNSUPPORTED_ON_310P, VALUE_TYPE)
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import did_you_mean
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import did_you_mean
 
 # Guide 5.1: "需要使用包含 "ascend_compilation_config": {"enable_npugraph_ex": false} 的
 # --additional-config，因为这些平台不支持enable_npugraph_ex".

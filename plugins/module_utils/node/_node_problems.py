@@ -18,8 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
 
-from ansible_collections.ascend.vllm.plugins.module_utils import versions
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts import versions
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
 
 DEFAULT_TEMPLATE = '/dev/davinci{index}'
@@ -326,7 +326,7 @@ def version_problems(facts, settings):
     # type: (Dict[str, Any], Dict[str, Any]) -> Tuple[List[Dict[str, str]], Dict[str, Any]]
     """(problems, versions): the driver against the image's version data, each card's firmware against the driver.
 
-    With npu_check_driver_min_version ``auto`` the image tag's entry in module_utils/versions.py
+    With npu_check_driver_min_version ``auto`` the image tag's entry in module_utils/contracts/versions.py
     decides: a driver the CANN release notes rule out (marked N, or older than every compatible
     release) or that cannot be read is a problem; one they do not list but do not rule out is a
     note. Firmware the driver refuses (npu-smi's Compatibility NOK, or below its

@@ -13,7 +13,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
     parse_board_info,
     parse_npu_smi_info,
     parse_version_info,

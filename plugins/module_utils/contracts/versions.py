@@ -11,7 +11,7 @@ Adding a tag is one more entry.
 The rules below are pure functions over plain data: ``driver_verdict`` judges the node's
 driver version against an entry, ``firmware_verdict`` judges a card's firmware against the
 driver, the way the driver itself does (its DCMI library). The node preflight reports what
-they return (module_utils/_node_problems.py).
+they return (module_utils/node/_node_problems.py).
 
 Sources, as read (quoted in the entries by their letter):
 

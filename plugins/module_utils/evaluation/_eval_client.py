@@ -22,7 +22,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported by the collection
     HTTPConnection = None
 
-from ansible_collections.ascend.vllm.plugins.module_utils._eval import level_summary
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import level_summary
 
 WORDS = ('alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa '
          'quebec romeo sierra tango uniform victor whiskey xray yankee zulu').split()

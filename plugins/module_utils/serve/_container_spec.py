@@ -5,7 +5,7 @@
 labels and published ports of one vLLM container, from the platform profile.
 
 Pure functions; plugins/filter/container_spec.py is the thin entry.  The
-profile (plugins/module_utils/platforms.py) holds the guide's lists; nothing
+profile (plugins/module_utils/contracts/platforms.py) holds the guide's lists; nothing
 here names a device or a path of its own.
 """
 

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils._eval import gate, reference_for
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import gate, reference_for
 
 try:
     import matplotlib

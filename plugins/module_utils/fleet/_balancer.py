@@ -22,9 +22,9 @@ import hashlib
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import bracketed, is_ipv6, reach_address
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     is_integer, is_loopback, to_json, unauthenticated_exposure)
 
 DEFAULT_SERVED = 'qwen3.5'

@@ -38,12 +38,12 @@ import time
 from urllib.parse import quote
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import MANAGED_LABEL, MANAGED_VALUE
-from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import NpuSmiError, locate_npu_smi
-from ansible_collections.ascend.vllm.plugins.module_utils._ready import demux
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import MANAGED_LABEL, MANAGED_VALUE
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, locate_npu_smi
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import demux
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import parse_npu_smi_info, parse_version_info
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info, parse_version_info
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 INSTALL_INFO_FILE = '/etc/ascend_install.info'

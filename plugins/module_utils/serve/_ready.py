@@ -31,7 +31,7 @@ from urllib.error import HTTPError
 from urllib.parse import quote, urlencode
 from urllib.request import ProxyHandler, Request, build_opener
 
-from ansible_collections.ascend.vllm.plugins.module_utils._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 

@@ -27,28 +27,28 @@ import json
 from typing import Any, Dict, List
 
 # Re-exported: callers and tests import these from planner.
-from ansible_collections.ascend.vllm.plugins.module_utils._capture import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._capture import (
     DEFAULT_BATCH_SIZES_TP, DEFAULT_BATCH_SIZES_TP1, MAX_CAPTURE_SIZES_WITH_TP, _round_up, capture_sizes,
     default_batch_sizes, vllm_adjust_for_spec_decode)
-from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._cli_args import (
     ADDITIONAL_CONFIG, API_KEY_ENV, MANAGED_FLAGS, _SHORT_ALIASES, _enables_npugraph_ex, _flag_name, serve_command)
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import (
     _BINARY_SUFFIX, _BOOL_STRINGS, _DECIMAL_SUFFIX, _HUMAN_INT_RE, _INT_RE, _to_bool, _to_float, _to_int,
     compact_json, format_utilization, parse_human_int)
-from ansible_collections.ascend.vllm.plugins.module_utils._image_tags import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_tags import (
     _TAG_RE, image_sort_key, parse_image_tag)
-from ansible_collections.ascend.vllm.plugins.module_utils._memory import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._memory import (
     KERNEL_BLOCK_ALIGNMENT, MIB, _budget_mb, _ceil_div, _kv_blocks, _num_blocks, attention_bytes_per_token_per_layer,
     attention_layers, attention_mask_mb, cache_layout, full_attention_layers, gdn_layers, gdn_state_bytes_per_layer,
     kv_heads_per_rank, memory_plan)
-from ansible_collections.ascend.vllm.plugins.module_utils._rules import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._rules import (
     CUDAGRAPH_MODES, RECOMMENDED_CUDAGRAPH_MODE, RULES, SPECULATIVE_METHODS, SUPPORTED_DTYPE, Context, _Report,
     _did_you_mean, _fix_for_fit, _model_fix)
-from ansible_collections.ascend.vllm.plugins.module_utils.models import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import (
     platform_violation, resolve_profile)
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import defaults as _option_defaults
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import defaults as _option_defaults
 
 # The public face of the planner, and the names older callers and tests import from here.
 __all__ = (

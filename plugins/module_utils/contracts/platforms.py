@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 
 # What each host path the guide mounts is ("file" or "dir") and what installs it, for the
-# preflight's mount check (plugins/module_utils/_node_problems.py).  Ascend's driver package
+# preflight's mount check (plugins/module_utils/node/_node_problems.py).  Ascend's driver package
 # (Ascend-hdk-310p-npu-driver) installs /usr/local/Ascend/driver, npu-smi, /usr/local/dcmi and
 # /etc/ascend_install.info; the Atlas 200I Pro's board software (its driver and firmware
 # package) the rest of the 200I Pro lines' files, except the OS libraries named by package.

@@ -9,8 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ascend.vllm.plugins.module_utils.models import GUIDE_DEFAULTS, get_model, model_names
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import PLATFORMS, profile_names
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import GUIDE_DEFAULTS, get_model, model_names
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_names
 
 try:
     from typing import Any, Dict, List  # noqa: F401 pylint: disable=unused-import

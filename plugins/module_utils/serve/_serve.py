@@ -16,11 +16,11 @@ import re
 import socket
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import WILDCARDS, is_ipv6, is_wildcard
-from ansible_collections.ascend.vllm.plugins.module_utils._instances import (
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     env_variable, is_integer, is_loopback, to_int, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'

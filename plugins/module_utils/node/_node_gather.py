@@ -4,15 +4,15 @@
 
 ``gather_node`` asks each source in turn and never raises for what the node lacks:
 a missing npu-smi, an engine that does not answer or a path that is not there are
-facts for the controller to judge (module_utils/_node_problems.py).
+facts for the controller to judge (module_utils/node/_node_problems.py).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _node_docker, _node_probe, _node_registry
-from ansible_collections.ascend.vllm.plugins.module_utils._node_npu import (
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
     NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
 
 SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses')

@@ -19,18 +19,18 @@ import re
 import socket
 from typing import Any, Dict, List, Optional
 
-from ansible_collections.ascend.vllm.plugins.module_utils._capture import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._capture import (
     MAX_CAPTURE_SIZES_WITH_TP, capture_sizes, default_batch_sizes)
-from ansible_collections.ascend.vllm.plugins.module_utils._cli_args import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._cli_args import (
     ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, split_extra_args)
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
-from ansible_collections.ascend.vllm.plugins.module_utils._image_tags import image_sort_key, parse_image_tag
-from ansible_collections.ascend.vllm.plugins.module_utils._memory import memory_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_tags import image_sort_key, parse_image_tag
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._memory import memory_plan
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
-from ansible_collections.ascend.vllm.plugins.module_utils.models import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
-from ansible_collections.ascend.vllm.plugins.module_utils.platforms import (
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
 # Guide 5.1 ("在 Atlas 300I DUO 和 Atlas 200I Pro 上必须设置 --dtype float16。这些设备仅支持

@@ -18,10 +18,10 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import is_wildcard
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
 MINIMUMS = (
