@@ -82,6 +82,13 @@ _value:
     privileged:
       description: The profile's privileged mode.
       type: bool
+    label_problems:
+      description: What is wrong with C(container_run_labels), each naming the key and the fix (Docker's key
+        grammar, the reserved C(ascend.vllm.*), C(com.docker.*), C(io.docker.*) and C(org.dockerproject.*)
+        namespaces, a secret-named key). Not a M(community.docker.docker_container) argument.
+      type: list
+      elements: str
+      version_added: 0.3.0
     secret_values:
       description: The values of the environment's secret-named variables (an API key, a token), for masking
         them in messages. Not a M(community.docker.docker_container) argument.

@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 import shlex
 
@@ -60,7 +61,8 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'images': list(image.get('candidates') or []),
         'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
         'paths': ([cache_dir] + [item['host'] for item in local]
-                  + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)),
+                  + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
+                  + _archive_dir(request)),
         'drop': drop or {},
         'memory_again': memory_again or {},
     }
@@ -70,6 +72,33 @@ def _archive(request):
     """The offline tarball said to be on the node (image_pull_archive_on_node), to look for."""
     archive = request.get('image_pull_archive') or ''
     return [archive] if archive and request.get('image_pull_archive_on_node') else []
+
+
+def _archive_dir(request):
+    """The node directory the controller's tarball is copied to (image_pull_archive_dir), when one is copied."""
+    directory = request.get('image_pull_archive_dir') or ''
+    copied = request.get('image_pull_archive') and not request.get('image_pull_archive_on_node')
+    return [directory] if copied and isinstance(directory, str) and directory.startswith('/') else []
+
+
+def archive_dir_problems(request, paths):
+    """The tarball's directory on the node must be one root can write, or create (the copy goes there)."""
+    out = []
+    for directory in _archive_dir(request):
+        found = paths.get(directory) or {}
+        if 'writable' not in found:
+            continue
+        if found.get('exists') and not found.get('isdir'):
+            why = 'is a file on the node, not a directory'
+        elif not found.get('writable'):
+            why = 'is not writable on the node' if found.get('exists') else 'does not exist and cannot be created on the node'
+        else:
+            continue
+        out.append({'check': 'paths', 'msg': 'image_pull_archive_dir=%s %s; the controller copies the image tarball '
+                                             'there' % (json.dumps(directory), why),
+                    'fix': 'set image_pull_archive_dir to a directory root can write on the node, with room for '
+                           'the tarball'})
+    return out
 
 
 def image_problems(request, planned, paths):
@@ -109,7 +138,8 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
              for wanted in local]
     inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
     offline = offline_problems(inputs, found, request.first_set('image_pull_offline', 'ascend_vllm_offline'))
-    problems = (image_problems(request, planned, paths) + offline + list(verdict['problems'])
+    problems = (image_problems(request, planned, paths) + offline + archive_dir_problems(request, paths)
+                + list(verdict['problems'])
                 + config_problems(configured)
                 + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),

@@ -13,9 +13,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
+from typing import Any, List
 
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_values
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name, secret_values
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import port_mapping
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
@@ -103,6 +105,44 @@ def environment(command_env, env, profile_env=None, image_env=None, image_arch=N
     return dict((key, str(value)) for key, value in merged.items())
 
 
+# Docker's "Object labels" page: keys are alphanumeric strings with periods, underscores, slashes
+# and hyphens; "The com.docker.*, io.docker.*, and org.dockerproject.* namespaces are reserved by
+# Docker for internal use". ascend.vllm.* is this collection's: preflight, verify and teardown find
+# their containers by it.
+LABEL_KEY_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._/-]*$')
+RESERVED_LABEL_PREFIXES = ('ascend.vllm.', 'com.docker.', 'io.docker.', 'org.dockerproject.')
+
+
+def label_problems(extra):
+    # type: (Any) -> List[str]
+    """What is wrong with the user's extra labels (container_run_labels), each naming the key and the fix.
+
+    Labels are shown to anyone who may run ``docker inspect``: a secret-named key is refused (its
+    value never shown), as is a key in a reserved namespace or outside Docker's key grammar.
+    """
+    if extra is None or extra == {}:
+        return []
+    if not isinstance(extra, dict):
+        return ['container_run_labels must be a mapping of label keys to values, got %s' % type(extra).__name__]
+    out = []
+    for key in sorted(extra, key=str):
+        name = 'container_run_labels[%s]' % json.dumps(str(key))
+        reserved = [prefix for prefix in RESERVED_LABEL_PREFIXES if str(key).startswith(prefix)]
+        if not isinstance(key, str) or not LABEL_KEY_RE.match(key):
+            out.append('%s: not a label key (letters, digits, and . _ / - inside); fix: use a reverse-DNS key such '
+                       'as com.example.team' % name)
+        elif reserved:
+            owner = ('this collection finds its containers by it' if reserved[0] == 'ascend.vllm.'
+                     else 'Docker\'s internal use')
+            out.append('%s: the %s* namespace is reserved (%s); fix: use a key under a domain you own, e.g. '
+                       'com.example.%s' % (name, reserved[0], owner, key.split('.')[-1] or 'label'))
+        elif secret_name(key, loose=True):
+            out.append('%s: a label is shown to anyone who can run docker inspect, so it cannot carry a secret '
+                       '(value hidden); fix: pass an API key as vllm_serve_api_key and tokens through the '
+                       'container environment' % name)
+    return out
+
+
 def labels(instance, model, platform, port, extra=None):
     """The labels preflight, verify and teardown find our containers by; the user's merged over them."""
     out = {
@@ -146,4 +186,5 @@ def container_spec(profile, inputs):
     }
     # What an error message about this container must not show (the env's secret-named values).
     spec['secret_values'] = secret_values(spec['env'])
+    spec['label_problems'] = label_problems(inputs.get('container_run_labels'))
     return spec

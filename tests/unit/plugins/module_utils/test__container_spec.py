@@ -163,3 +163,27 @@ def test_jemalloc_follows_the_image_architecture_like_the_bashrc_line(arch, path
     inputs = _inputs([0], container_run_image_env=IMAGE_ENV, container_run_image_arch=arch)
     spec = container_spec(get_profile('atlas_300i_duo'), inputs)
     assert spec['env']['LD_PRELOAD'] == path
+
+
+# ------------------------------------------------------------------ the extra labels' contract
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import label_problems  # noqa: E402
+
+
+@pytest.mark.parametrize('labels, words', [
+    ({'com.example.team': 'infra'}, None),
+    ({}, None),
+    (None, None),
+    ({'ascend.vllm.managed-by': 'me'}, 'the ascend.vllm.* namespace is reserved'),
+    ({'com.docker.compose.project': 'x'}, 'the com.docker.* namespace is reserved'),
+    ({'com.example.api_token': 'hf_0123456789'}, 'cannot carry a secret'),
+    ({'has space': 'x'}, 'not a label key'),
+    ({'.leading-dot': 'x'}, 'not a label key'),
+    (['not', 'a', 'mapping'], 'must be a mapping'),
+])
+def test_extra_labels_have_a_contract(labels, words):
+    problems = label_problems(labels)
+    if words is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and words in problems[0], problems
+        assert 'hf_0123456789' not in problems[0]

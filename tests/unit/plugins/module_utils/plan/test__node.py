@@ -59,3 +59,26 @@ def test_offline_refuses_a_pull_policy_that_asks_the_registry():
     assert [p['msg'].split('=', 1)[0] for p in problems] == ['image_pull_policy']
     assert image_problems(dict(inputs, image_pull_policy='not_present'), lambda _path: False) == []
     assert image_problems(dict(inputs, image_pull_offline=False), lambda _path: False) == []
+
+
+# ------------------------------------------------------------------ where the tarball is copied to
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import archive_dir_problems  # noqa: E402
+
+
+@pytest.mark.parametrize('found, on_node, words', [
+    ({'exists': True, 'isdir': True, 'writable': True}, False, None),
+    ({'exists': False, 'isdir': False, 'writable': True}, False, None),
+    ({'exists': True, 'isdir': True, 'writable': False}, False, 'is not writable on the node'),
+    ({'exists': False, 'isdir': False, 'writable': False}, False, 'cannot be created'),
+    ({'exists': True, 'isdir': False, 'writable': True}, False, 'is a file on the node'),
+    ({'exists': True, 'isdir': True, 'writable': False}, True, None),  # the tarball is on the node: nothing copied
+])
+def test_the_tarball_directory_must_be_writable(found, on_node, words):
+    request = _Request(image_pull_archive='/srv/vllm.tar', image_pull_archive_on_node=on_node,
+                       image_pull_archive_dir='/var/tmp/ascend-vllm')
+    problems = archive_dir_problems(request, {'/var/tmp/ascend-vllm': found})
+    if words is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and words in problems[0]['msg']
+        assert problems[0]['msg'].startswith('image_pull_archive_dir="/var/tmp/ascend-vllm"')
