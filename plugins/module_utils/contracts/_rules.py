@@ -15,8 +15,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-import socket
 from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._capture import (
@@ -25,6 +23,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.contracts._cli_args im
     ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, split_extra_args)
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._grammar import (
+    listen_host_problem, served_name_problem)
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_tags import image_sort_key, parse_image_tag
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._memory import memory_plan
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
@@ -470,56 +470,6 @@ def rule_utilization_and_port(ctx):
         ctx.port = None
 
 
-# What a listen address may be: an IPv4 or IPv6 literal or a host name (RFC 1123),
-# nothing uvicorn cannot bind (a scheme, a port, spaces).
-_HOSTNAME_RE = re.compile(r'^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
-                          r'([.][A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$')
-
-
-def is_ip_address(text):
-    # type: (Any) -> bool
-    """An IPv4 address (four decimal bytes) or an IPv6 address, without brackets or port."""
-    if not isinstance(text, str) or not text:
-        return False
-    if re.match(r'^[0-9]{1,3}([.][0-9]{1,3}){3}$', text):
-        return all(int(part) <= 255 for part in text.split('.'))
-    if ':' in text and re.match(r'^[0-9A-Fa-f:.]+$', text):
-        try:
-            socket.inet_pton(socket.AF_INET6, text)
-            return True
-        except (OSError, ValueError):
-            return False
-    return False
-
-
-def _name_problem(name):
-    # type: (str) -> Optional[str]
-    """Why vLLM or a client would trip over this served model name, or None."""
-    if name != name.strip():
-        return ('served_model_name %r has spaces around it: vLLM serves it with them, so a client asking for %r '
-                'gets "model does not exist"' % (name, name.strip()))
-    if name.startswith('-'):
-        return ('served_model_name %r starts with "-": vLLM\'s parser reads it as a flag and stops with '
-                '"argument --served-model-name: expected at least one argument"' % name)
-    if any(ord(char) < 32 or ord(char) == 127 for char in name):
-        return 'served_model_name %r holds a control character (a tab or line break)' % name
-    return None
-
-
-def _host_problem(host):
-    # type: (str) -> Optional[str]
-    """Why uvicorn could not bind this listen address, or None."""
-    if host != host.strip() or re.search(r'\s', host):
-        return 'host %r has spaces in it; uvicorn cannot bind that address' % host
-    if '://' in host or '/' in host:
-        return 'host %r is a URL, not an address' % host
-    if is_ip_address(host) or _HOSTNAME_RE.match(host) and not re.match(r'^[0-9.]+$', host):
-        return None
-    if host.startswith('[') or re.match(r'^[0-9.]+:[0-9]+$', host) or re.match(r'^[^:]+:[0-9]+$', host):
-        return 'host %r carries a port or brackets; vLLM takes the port from port' % host
-    return 'host %r is neither an IP address nor a host name' % host
-
-
 def rule_names(ctx):
     # type: (Context) -> None
     """Rule 9 (part): served name, listen address and model path are strings vLLM and uvicorn accept."""
@@ -529,8 +479,8 @@ def rule_names(ctx):
         ctx.violation('served_model_name', name, 'served_model_name must be a non-empty string',
                       'set %s, e.g. qwen3.5 (guide 5.1)' % name_of('served_model_name'))
         name = None
-    elif _name_problem(name):
-        ctx.violation('served_model_name', name, _name_problem(name),
+    elif served_name_problem(name):
+        ctx.violation('served_model_name', name, served_name_problem(name),
                       'set %s to the name clients send, e.g. %s' % (
                           name_of('served_model_name'), name.strip().lstrip('-').strip() or 'qwen3.5'))
         name = None
@@ -541,8 +491,8 @@ def rule_names(ctx):
     if not isinstance(host, str) or not host.strip():
         ctx.violation('host', host, 'host must be a non-empty address', fix)
         host = None
-    elif _host_problem(host):
-        ctx.violation('host', host, _host_problem(host), fix)
+    elif listen_host_problem(host):
+        ctx.violation('host', host, listen_host_problem(host), fix)
         host = None
     ctx.host = host
     model_path = req['model_path'] if req['model_path'] is not None else req['model']

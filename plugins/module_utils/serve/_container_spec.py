@@ -18,6 +18,7 @@ import re
 from typing import Any, List
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name, secret_values
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import port_mapping
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
@@ -103,14 +104,6 @@ def environment(command_env, env, profile_env=None, image_env=None, image_arch=N
     merged.update(command_env or {})
     merged.update(env or {})
     return dict((key, str(value)) for key, value in merged.items())
-
-
-# Docker's "Object labels" page: keys are alphanumeric strings with periods, underscores, slashes
-# and hyphens; "The com.docker.*, io.docker.*, and org.dockerproject.* namespaces are reserved by
-# Docker for internal use". ascend.vllm.* is this collection's: preflight, verify and teardown find
-# their containers by it.
-LABEL_KEY_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._/-]*$')
-RESERVED_LABEL_PREFIXES = ('ascend.vllm.', 'com.docker.', 'io.docker.', 'org.dockerproject.')
 
 
 def label_problems(extra):

@@ -19,6 +19,8 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._grammar import (
+    CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
@@ -39,18 +41,10 @@ MINIMUMS = (
 # readiness check need it, in tasks whose output is not logged.
 SECRET_MARKER = '<hidden: %s>'
 
-# The contract of an environment variable name: what the shell can export and vLLM, CANN
-# and Python read (POSIX: letters, digits and underscores, not starting with a digit).
-# Docker passes other names through, where nothing ever reads them.
-ENV_NAME_RE = re.compile(r'\A[A-Za-z_][A-Za-z0-9_]*\Z')
 # vLLM's own API key variable: the key's one door is vllm_serve_api_key (or an instance's
 # api_key), which the collection passes by environment, hashes for the balancer and the
 # smoke tests use; set in env it would bypass all three.
 API_KEY_ENV_NAMES = ('VLLM_API_KEY',)
-
-_CONTAINER_NAME_RE = r'^[a-zA-Z0-9][a-zA-Z0-9_.-]*$'
-_IPV4_RE = r'^([0-9]{1,3}[.]){3}[0-9]{1,3}$'
-_IPV6_RE = r'^[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F]*$'
 
 
 def to_json(value):
@@ -373,12 +367,12 @@ def instance_problems(entry):
                     'fix': 'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]})
     name = entry['container_name']
     built = entry.get('container_from')
-    if built and not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+    if built and not (isinstance(name, str) and CONTAINER_NAME_RE.match(name)):
         out.append({'check': 'instances',
                     'msg': '%s=%s: the container name %s made from it and vllm_serve_container_name=%s is not a '
                            'Docker container name' % (built[1], built[2], to_json(name), built[0]),
                     'fix': 'give %s only letters, digits, _, . and -, or set %s' % (built[1], entry['container_var'])})
-    elif not (isinstance(name, str) and re.match(_CONTAINER_NAME_RE, name)):
+    elif not (isinstance(name, str) and CONTAINER_NAME_RE.match(name)):
         out.append({'check': 'instances',
                     'msg': '%s=%s is not a Docker container name' % (entry['container_var'], to_json(name)),
                     'fix': 'set %s to letters, digits, _, . and - (starting with a letter or digit)'
@@ -434,7 +428,7 @@ def _listen_problems(host):
     the published port reaches it only on every address.  A value that is no address at all
     is vllm_config's (rule_names) to report."""
     if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
-            re.match(_IPV4_RE, host) or re.match(_IPV6_RE, host) or host == 'localhost'):
+            is_ip_address(host) or host == 'localhost'):
         return []
     return [{'check': 'ports',
              'msg': 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so the '
@@ -486,7 +480,7 @@ def host_problems(settings, platform_names):
                     'fix': 'set vllm_serve_model_cache_dir to an absolute directory on the node, e.g. /root/.cache '
                            '(the guide mounts it)'})
     address = settings.get('vllm_serve_publish_address')
-    if address and not (isinstance(address, str) and (re.match(_IPV4_RE, address) or re.match(_IPV6_RE, address))):
+    if address and not is_ip_address(address):
         out.append({'check': 'ports', 'msg': 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
                     'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
                            'the port is vllm_serve_port), or "" to publish on every address'})
@@ -516,7 +510,7 @@ def exposure_problems(plan, settings):
     address = settings.get('vllm_serve_publish_address')
     if address is None or is_loopback(address) or _to_bool(settings.get('vllm_serve_allow_unauthenticated')):
         return []
-    if address and not (isinstance(address, str) and (re.match(_IPV4_RE, address) or re.match(_IPV6_RE, address))):
+    if address and not is_ip_address(address):
         return []
     open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
     return unauthenticated_exposure('vllm_serve_publish_address', address, 'instance', open_, 'the service')

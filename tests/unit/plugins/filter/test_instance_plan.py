@@ -156,6 +156,15 @@ def test_instance_values_win_and_nulls_are_left_to_the_module():
      '[ports] vllm_serve_publish_address="127.0.0.1:8080" is not an IP address. Fix: set vllm_serve_publish_address '
      'to an IP address of the node such as 127.0.0.1 (no port: the port is vllm_serve_port), or "" to publish on '
      'every address'),
+    # The address grammar is one (contracts/_grammar.is_ip_address): no byte above 255, no malformed IPv6.
+    ({'vllm_serve_publish_address': '300.1.1.1'},
+     '[ports] vllm_serve_publish_address="300.1.1.1" is not an IP address. Fix: set vllm_serve_publish_address '
+     'to an IP address of the node such as 127.0.0.1 (no port: the port is vllm_serve_port), or "" to publish on '
+     'every address'),
+    ({'vllm_serve_publish_address': ':::'},
+     '[ports] vllm_serve_publish_address=":::" is not an IP address. Fix: set vllm_serve_publish_address '
+     'to an IP address of the node such as 127.0.0.1 (no port: the port is vllm_serve_port), or "" to publish on '
+     'every address'),
     # Corpus: ready-timeout-negative
     ({'vllm_serve_ready_timeout': -60},
      '[settings] vllm_serve_ready_timeout=-60 is below 1. Fix: set vllm_serve_ready_timeout to 1 or more, e.g. 1800'),
