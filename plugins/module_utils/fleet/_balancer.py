@@ -19,10 +19,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import hashlib
+import json
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._grammar import is_ip_address
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import bracketed, is_ipv6, reach_address
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     is_integer, is_loopback, to_json, unauthenticated_exposure)
@@ -110,6 +112,17 @@ def _port_problems(settings, used, count):
     return out
 
 
+def _address_problems(settings):
+    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+    """balancer_publish_address: an IP address of the node (HAProxy binds it), or "" for every address."""
+    address = settings.get('publish_address')
+    if address is None or address == '' or is_ip_address(address):
+        return []
+    return [{'check': 'balancer', 'msg': 'balancer_publish_address=%s is not an IP address' % json.dumps(address),
+             'fix': 'set balancer_publish_address to an IP address of the node such as 127.0.0.1 (no port: the '
+                    'port is balancer_port), or "" to listen on every address'}]
+
+
 def _exposure_problems(settings, frontends):
     # type: (Dict[str, Any], List[Dict[str, Any]]) -> List[Dict[str, str]]
     address = settings.get('publish_address')
@@ -173,7 +186,7 @@ def balancer_plan(plan, served, keys, settings):
     if on:
         used = dict((int(entry['port']), 'instance %s\'s' % entry['name']) for entry in plan if is_integer(entry['port']))
         problems += _port_problems(settings, used, len(frontends))
-        problems += _exposure_problems(settings, frontends)
+        problems += _address_problems(settings) or _exposure_problems(settings, frontends)
     bind, reach = addresses(settings.get('publish_address'))
     return {'enabled': on, 'why': why, 'frontends': frontends if on else [], 'problems': problems if on else [],
             'key_digests': key_digests if on else {}, 'bind': bind, 'reach': reach}

@@ -149,3 +149,16 @@ def test_by_default_instances_with_different_keys_are_not_balanced():
     out = balancer_plan(plan, {}, {'a': 'k1', 'b': 'k2'}, SETTINGS)
     assert out['why'] == 'on: more than one instance serves small; not qwen3.5: different API keys'
     assert [f['served'] for f in out['frontends']] == ['small'] and out['problems'] == []
+
+
+@pytest.mark.parametrize('address, refused', [
+    ('127.0.0.1', False), ('', False), ('::', False), ('10.0.0.5', False),
+    ('300.1.1.1', True), ('localhost:8000', True), ('node-1', True), ('[::1]', True),
+])
+def test_the_publish_address_is_an_ip_address_or_empty(address, refused):
+    plan = [entry('a', 8080), entry('b', 8081)]
+    out = balancer_plan(plan, {}, {'a': 'sk-secret', 'b': 'sk-secret'}, dict(SETTINGS, publish_address=address))
+    named = [problem for problem in out['problems'] if problem['msg'].startswith('balancer_publish_address=')]
+    assert bool(named) is refused, out['problems']
+    if refused:
+        assert 'is not an IP address' in named[0]['msg'] and 'balancer_publish_address' in named[0]['fix']
