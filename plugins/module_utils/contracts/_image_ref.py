@@ -18,6 +18,7 @@ import numbers
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report as _problem_report, truncate
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
 
 # What a registry, a repository and an image reference may look like (Docker's
 # reference grammar, simplified): no scheme, no spaces, lower-case repositories.
@@ -155,7 +156,7 @@ def image_problems(inputs, controller_isfile):
                                 'set %s to %s or more, e.g. %s' % (name, minimum, example)))
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
-    if inputs.get('image_pull_offline') is True and inputs.get('image_pull_policy') == 'always':
+    if _to_bool(inputs.get('image_pull_offline')) and inputs.get('image_pull_policy') == 'always':
         out.append(_problem('image_pull_policy="always" asks a registry on every run, and image_pull_offline is true '
                             '(the node reaches no registry)',
                             'set image_pull_policy: not_present, and load a new image with image_pull_archive'))
@@ -167,7 +168,8 @@ def offline_problems(inputs, found, variable='image_pull_offline'):
 
     ``found``: what ``present`` says of the node's images; ``variable``: the name the user set.
     """
-    if inputs.get('image_pull_offline') is not True or found.get('present') or _str(inputs.get('image_pull_archive')):
+    # As the roles read it: "yes", "true" and 1 are true too (the argument spec's bool).
+    if not _to_bool(inputs.get('image_pull_offline')) or found.get('present') or _str(inputs.get('image_pull_archive')):
         return []
     return [_problem('%s=true: the image %s is not on the node, and with no registry in reach nothing can pull it'
                      % (variable, found.get('ref')),

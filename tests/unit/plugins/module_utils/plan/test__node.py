@@ -37,6 +37,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref i
 
 @pytest.mark.parametrize('offline, present, archive, refused', [
     (True, False, '', True),            # nothing on the node, nothing to load: nothing can fetch it
+    ('yes', False, '', True),           # the argument spec's bool: "yes" is true
+    ('false', False, '', False),
     (True, True, '', False),            # already there
     (True, False, '/srv/vllm.tar', False),  # loaded from the tarball
     (False, False, '', False),          # a node that reaches its registries pulls
@@ -59,6 +61,7 @@ def test_offline_refuses_a_pull_policy_that_asks_the_registry():
     assert [p['msg'].split('=', 1)[0] for p in problems] == ['image_pull_policy']
     assert image_problems(dict(inputs, image_pull_policy='not_present'), lambda _path: False) == []
     assert image_problems(dict(inputs, image_pull_offline=False), lambda _path: False) == []
+    assert len(image_problems(dict(inputs, image_pull_offline='yes'), lambda _path: False)) == 1
 
 
 # ------------------------------------------------------------------ where the tarball is copied to
