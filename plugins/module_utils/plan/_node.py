@@ -27,7 +27,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems im
     node_problems, node_query as _node_query, report as node_report, summary as node_summary)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
-    publish_address_problems, report)
+    publish_address_problems, report, unwritable_dir)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
 
@@ -85,14 +85,8 @@ def archive_dir_problems(request, paths):
     """The tarball's directory on the node must be one root can write, or create (the copy goes there)."""
     out = []
     for directory in _archive_dir(request):
-        found = paths.get(directory) or {}
-        if 'writable' not in found:
-            continue
-        if found.get('exists') and not found.get('isdir'):
-            why = 'is a file on the node, not a directory'
-        elif not found.get('writable'):
-            why = 'is not writable on the node' if found.get('exists') else 'does not exist and cannot be created on the node'
-        else:
+        why = unwritable_dir(paths.get(directory))
+        if why is None:
             continue
         out.append({'check': 'paths', 'msg': 'image_pull_archive_dir=%s %s; the controller copies the image tarball '
                                              'there' % (json.dumps(directory), why),

@@ -186,26 +186,38 @@ def _node_model_dir_problem(wanted, paths, allowed):
     return None
 
 
+def unwritable_dir(found):
+    # type: (Optional[Dict[str, Any]]) -> Optional[str]
+    """Why a directory the deploy writes to (or creates) cannot be used, from node_facts' stat of it, or None.
+
+    ``found`` without ``writable`` (an older node read) says nothing.
+    """
+    if not found or 'writable' not in found:
+        return None
+    if found.get('exists') and not found.get('isdir'):
+        return 'is a file on the node, not a directory'
+    if not found.get('writable'):
+        return 'is not writable on the node' if found.get('exists') else 'does not exist and cannot be created on the node'
+    return None
+
+
 def cache_dir_problems(cache_dir, node_paths):
     # type: (Any, Optional[Dict[str, Any]]) -> List[Dict[str, str]]
     """The model cache as the node has it: mounted read-write at /root/.cache, where vLLM downloads the
     weights and writes its caches, so a directory the node's root can write (or create: container_run
     creates a missing one). Unknown (an older node read without ``writable``): no problem."""
-    found = (node_paths or {}).get(cache_dir) if isinstance(cache_dir, str) else None
-    if not found or 'writable' not in found:
+    why = unwritable_dir((node_paths or {}).get(cache_dir) if isinstance(cache_dir, str) else None)
+    if why is None:
         return []
     variable = 'vllm_serve_model_cache_dir=%s' % to_json(cache_dir)
-    if found.get('exists') and not found.get('isdir'):
-        return [{'check': 'paths', 'msg': '%s is a file on the node, not a directory; the container mounts it as its '
-                                          'model cache (/root/.cache)' % variable,
+    if why.startswith('is a file'):
+        return [{'check': 'paths', 'msg': '%s %s; the container mounts it as its model cache (/root/.cache)'
+                                          % (variable, why),
                  'fix': 'move the file away, or set vllm_serve_model_cache_dir to a directory'}]
-    if not found.get('writable'):
-        what = 'is not writable' if found.get('exists') else 'does not exist and cannot be created'
-        return [{'check': 'paths', 'msg': '%s %s on the node (a read-only filesystem or mount?); vLLM downloads the '
-                                          'weights and writes its caches there' % (variable, what),
-                 'fix': 'make it writable for root on the node, or set vllm_serve_model_cache_dir to a writable '
-                        'directory with room for the weights'}]
-    return []
+    return [{'check': 'paths', 'msg': '%s %s (a read-only filesystem or mount?); vLLM downloads the weights and '
+                                      'writes its caches there' % (variable, why),
+             'fix': 'make it writable for root on the node, or set vllm_serve_model_cache_dir to a writable '
+                    'directory with room for the weights'}]
 
 
 def model_path_problems(wanted_dirs, configs, cache_dir, roots, node_paths=None):
