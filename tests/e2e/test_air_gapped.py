@@ -22,15 +22,14 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
+from site_run import managed_container, run_site  # noqa: E402  pylint: disable=wrong-import-position
 
 NODE = os.environ.get("ASCEND_E2E_PREFIX", "e2e") + "-airgap"
 GROUP = "atlas_300i_duo"
-RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 # The name a connected machine pulls the image by (the collection's default registry).
 PUBLIC_REF = "quay.io/ascend/vllm-ascend:v0.23.0-310p"
 WEIGHTS = "/data/models/Qwen3.5-2B"
@@ -48,18 +47,7 @@ class Site:
                       "vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120}
         group_vars.update(changes)
         group_vars = {key: value for key, value in group_vars.items() if value is not None}
-        inv = {"all": {"children": {GROUP: {"vars": group_vars, "hosts": {NODE: {
-            "ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + NODE,
-            "ansible_python_interpreter": "/usr/bin/python3"}}}}}}
-        path = self.workdir / "inventory.yml"
-        path.write_text(yaml.safe_dump(inv))
-        env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-        proc = subprocess.run(
-            [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(path)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
-        recap = {m.group(1): {"changed": int(m.group(3)), "failed": int(m.group(5))}
-                 for m in RECAP.finditer(proc.stdout)}
-        return proc, recap
+        return run_site(self.workdir, NODE, GROUP, group_vars)
 
 
 def node_images():
@@ -141,8 +129,7 @@ def test_the_site_deploys_from_the_tarball_and_the_staged_weights(site):
     assert recap[NODE]["failed"] == 0, recap
     assert "image %s: loaded from %s" % (PUBLIC_REF, site.archive) in proc.stdout, proc.stdout[-6000:]
     assert PUBLIC_REF in node_images()
-    ids = sim.exec_node(NODE, ["docker", "ps", "-q", "--filter", "label=ascend.vllm.managed-by=ascend.vllm"]).stdout
-    info = json.loads(sim.exec_node(NODE, ["docker", "inspect", ids.split()[0]]).stdout)[0]
+    info = managed_container(NODE)
     assert info["State"]["Running"]
     assert info["Config"]["Image"] == PUBLIC_REF
     assert info["Config"]["Cmd"][:3] == ["vllm", "serve", WEIGHTS]

@@ -12,20 +12,18 @@ only what an operator types (the model, the TP size, the length):
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
+from site_run import managed_container, run_site  # noqa: E402  pylint: disable=wrong-import-position
 
 NODE = os.environ.get("ASCEND_E2E_PREFIX", "e2e") + "-duo27b"
 GROUP = "atlas_300i_duo"
-RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
 
 def tutorial_argv(model, served):
@@ -58,27 +56,11 @@ class Site:
         base = {"image_pull_registries": [self.registry], "vllm_serve_ready_poll_interval": 1,
                 "vllm_serve_ready_timeout": 120}
         base.update(group_vars)
-        inv = {"all": {"children": {GROUP: {"vars": base, "hosts": {NODE: {
-            "ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + NODE,
-            "ansible_python_interpreter": "/usr/bin/python3"}}}}}}
-        path = self.workdir / "inventory.yml"
-        path.write_text(yaml.safe_dump(inv))
-        env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
-        proc = subprocess.run(
-            [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(path)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
-        recap = {m.group(1): {"changed": int(m.group(3)), "failed": int(m.group(5))}
-                 for m in RECAP.finditer(proc.stdout)}
-        return proc, recap
+        return run_site(self.workdir, NODE, GROUP, base)
 
     @staticmethod
     def container():
-        res = sim.exec_node(NODE, ["docker", "ps", "-aq", "--filter", "label=ascend.vllm.managed-by=ascend.vllm"])
-        ids = res.stdout.split()
-        if not ids:
-            return None
-        assert len(ids) == 1, ids
-        return json.loads(sim.exec_node(NODE, ["docker", "inspect", ids[0]]).stdout)[0]
+        return managed_container(NODE)
 
 
 @pytest.fixture(scope="module")
