@@ -40,6 +40,12 @@ options:
         as markers) are read from them, and O(api_key) is not needed. C(no_log) is then true whenever either is set.
     type: dict
     version_added: 0.3.0
+  host:
+    description:
+      - The role's host-wide values C(image), C(publish_address), C(model_cache_dir), C(platform) and
+        C(keep_previous). When given, the answer also holds C(run), every container_run variable of the instance.
+    type: dict
+    version_added: 0.3.0
 '''
 
 EXAMPLES = r'''
@@ -54,33 +60,33 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: C(env) (dict), C(extra_mounts) (list of C({source, target, read_only})), C(no_log) (bool) and C(model).
+  description:
+    - C(env) (dict), C(extra_mounts) (list of C({source, target, read_only})), C(no_log) (bool) and C(model).
+    - With O(host), C(run) - the container_run variables by name (C(container_run_name), C(container_run_image), ...).
   type: dict
 '''
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import api_key as read_api_key
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain, secret_env_values
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_settings
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
+    container_run_vars, container_settings, instance_container as _settings)
 
 
-def _get(variables, name):
-    return plain(variables[name]) if name in variables else None
-
-
-def instance_container(instance, config, api_key='', variables=None):
-    """{env, extra_mounts, no_log, model} of one instance's container."""
+def instance_container(instance, config, api_key='', variables=None, host=None):
+    """{env, extra_mounts, no_log, model} of one instance's container (and ``run`` with ``host``)."""
     instance = plain(instance)
-    secrets = {}
+    config = plain(config or {})
     if variables is not None:
         if not hasattr(variables, 'keys'):
             raise AnsibleFilterError('instance_container: variables must be the host variables (vars), not %r'
                                      % type(variables).__name__)
-        instances = _get(variables, 'vllm_serve_instances') or []
-        api_key = read_api_key(instances, _get(variables, 'vllm_serve_api_key'), instance)
-        secrets = secret_env_values(instances, _get(variables, 'vllm_serve_env'), instance)
-    return container_settings(instance, plain(config or {}), api_key, secrets)
+        out = _settings(instance, config, variables)
+    else:
+        out = container_settings(instance, config, api_key, {})
+    if host is not None:
+        out['run'] = container_run_vars(instance, config, out, plain(host))
+    return out
 
 
 class FilterModule(object):

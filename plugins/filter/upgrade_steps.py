@@ -17,6 +17,10 @@ description:
     each before the next.
   - C(fresh) - instances with no serving container (first deploy, stopped, crash-looping); created together and then
     waited for.
+  - C(same) - serving instances whose container already is what the plan asks for (with O(run) and O(variables)).
+    The digest label C(ascend.vllm.spec) the container was created with equals the plan's, it runs the image the
+    reference names on the node, and no replacement was left half-done. Nothing is replaced; readiness and the smoke
+    tests still follow.
   - Without npu_check's view of the node every instance rolls.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
@@ -34,6 +38,19 @@ options:
   containers:
     description: npu_check's view of the node's containers by name (C(npu_check_result.containers)); null when unread.
     type: dict
+  run:
+    description:
+      - What the plan's containers would be, to find the C(same) ones - C(configs) (the vllm_config results by
+        instance), C(host) (as for R(ascend.vllm.instance_container,ansible_collections.ascend.vllm.instance_container_filter)),
+        C(settings) (C(container_run_restart_policy), C(_stop_timeout), C(_log_max_size), C(_log_max_file),
+        C(_labels); null takes container_run's default), C(image_ids) (C(npu_check_result.image_ids)) and
+        C(image_current) (false when the image was pulled or loaded in this run - the node's ids are then stale).
+    type: dict
+    version_added: 0.3.0
+  variables:
+    description: The host's variables (C(vars)), for the API key and environment secrets; needed with O(run).
+    type: dict
+    version_added: 0.3.0
 '''
 
 EXAMPLES = r'''
@@ -44,16 +61,64 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: C({roll, fresh}), two lists of plan entries.
+  description: C({roll, fresh, same}), three lists of plan entries.
   type: dict
 '''
 
+import os
+
+import yaml
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import spec_digest
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps as _steps
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
+    RUN_SETTINGS, container_run_vars, instance_container)
+
+# container_run's own defaults: what a setting vllm_serve does not pass is when the user
+# did not set it either (one source: the role's defaults file, next to plugins/).
+_DEFAULTS = os.path.join(os.path.dirname(__file__), '..', '..', 'roles', 'container_run', 'defaults', 'main.yml')
 
 
-def upgrade_steps(plan, frontends=None, containers=None):
-    """{roll, fresh}."""
-    return _steps(plan, frontends, containers)
+def _run_defaults():
+    try:
+        with open(_DEFAULTS) as handle:
+            return yaml.safe_load(handle) or {}
+    except (IOError, OSError, yaml.YAMLError):
+        return None
+
+
+def expected_containers(plan, run, variables):
+    """{instance name: {digest, image_id}} of the plan's containers; {} when they cannot be known."""
+    run = plain(run or {})
+    image = (run.get('host') or {}).get('image')
+    image_id = (run.get('image_ids') or {}).get(image)
+    defaults = _run_defaults()
+    if not run.get('image_current') or not image_id or defaults is None or variables is None:
+        return {}
+    settings = dict((name, defaults.get(name) if value is None else value)
+                    for name, value in ((name, (run.get('settings') or {}).get(name)) for name in RUN_SETTINGS))
+    out = {}
+    for entry in plan:
+        config = (run.get('configs') or {}).get(entry['name'])
+        if not isinstance(config, dict) or not config.get('ok', True) or not config.get('profile'):
+            continue
+        inputs = container_run_vars(entry, config, instance_container(entry, config, variables), run['host'])
+        inputs.update(settings)
+        out[entry['name']] = {'digest': spec_digest(inputs['container_run_profile'], inputs), 'image_id': image_id}
+    return out
+
+
+def upgrade_steps(plan, frontends=None, containers=None, run=None, variables=None):
+    """{roll, fresh, same}."""
+    if run is not None and variables is not None and not hasattr(variables, 'keys'):
+        raise AnsibleFilterError('upgrade_steps: variables must be the host variables (vars), not %r'
+                                 % type(variables).__name__)
+    plan = plain(plan or [])
+    expected = expected_containers(plan, run, variables) if run is not None and isinstance(containers, dict) else {}
+    return _steps(plan, frontends, containers, expected)
 
 
 class FilterModule(object):

@@ -198,6 +198,9 @@ docker:
       description: Every C(repo:tag) on the node, sorted.
       type: list
       elements: str
+    image_ids:
+      description: The image id (C(sha256:...)) of each C(repo:tag) of RV(docker.images).
+      type: dict
     containers:
       description: Running (and restarting) containers with C(name), C(id), C(image), C(state), C(status),
         C(ports) (published host ports) and C(labels).
@@ -206,7 +209,7 @@ docker:
 containers:
   description:
     - Per name of O(containers), C(exists) and, when it exists, C(running), C(restarting), C(restart_count),
-      C(status), C(exit_code), C(started_at), C(labels), C(devices) (host paths), C(ports) (bound container
+      C(status), C(exit_code), C(started_at), C(image_id) (the image it runs), C(labels), C(devices) (host paths), C(ports) (bound container
       ports without protocol) and C(pids) (host pids while running).
   returned: when V(docker) is gathered and the engine answered
   type: dict

@@ -147,6 +147,8 @@ def container_details(inspect, pids):
         'status': state.get('Status'),
         'exit_code': state.get('ExitCode'),
         'started_at': state.get('StartedAt'),
+        # The image id the container runs (a later pull under the same tag gives another).
+        'image_id': inspect.get('Image'),
         'labels': config.get('Labels') or {},
         'devices': [d.get('PathOnHost') for d in host_config.get('Devices') or []],
         # "8080/tcp" -> "8080", as the port list of a running instance.
@@ -204,7 +206,7 @@ def engine_facts(api, container_names):
     Never raises: an engine that cannot be asked gives ``reachable: false`` and ``error``.
     """
     out = {'reachable': False, 'error': None, 'version': None, 'api_version': None, 'root_dir': None,
-           'images': [], 'containers': [], 'inspected': {}}
+           'images': [], 'image_ids': {}, 'containers': [], 'inspected': {}}
     try:
         info = api.get('/info') or {}
         version = api.get('/version') or {}
@@ -216,10 +218,14 @@ def engine_facts(api, container_names):
         out['error'] = str(exc)
         return out
     tags = []
+    ids = {}
     for image in images:
-        tags.extend(tag for tag in image.get('RepoTags') or [] if tag and tag != '<none>:<none>')
+        for tag in image.get('RepoTags') or []:
+            if tag and tag != '<none>:<none>':
+                tags.append(tag)
+                ids[tag] = image.get('Id')
     out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),
                api_version=version.get('ApiVersion'), root_dir=info.get('DockerRootDir'),
-               images=sorted(set(tags)), containers=[container_summary(c) for c in containers],
+               images=sorted(set(tags)), image_ids=ids, containers=[container_summary(c) for c in containers],
                inspected=inspected)
     return out

@@ -530,7 +530,7 @@ def memory_problems(available, need, settings):
                      failed + MEMORY_FIX)]
 
 
-CONTAINER_KEYS = ('exists', 'running', 'restarting', 'restart_count', 'status', 'started_at', 'labels')
+CONTAINER_KEYS = ('exists', 'running', 'restarting', 'restart_count', 'status', 'started_at', 'image_id', 'labels')
 
 
 def _available_mb(facts, settings):
@@ -563,6 +563,7 @@ def node_result(facts, settings, profile, instances, own, found_versions=None):
         'rc_mode': bool(profile.get('rc_mode', False)),
         'host_memory_available_mb': _available_mb(facts, settings),
         'images': images,
+        'image_ids': dict(docker.get('image_ids') or {}),
         'paths': dict((path, dict((k, _path(facts, path).get(k, False)) for k in ('exists', 'isdir', 'isreg')))
                       for path in settings.get('paths') or []),
         'containers': dict((name, dict((k, v) for k, v in found.items() if k in CONTAINER_KEYS))

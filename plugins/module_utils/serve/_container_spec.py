@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import re
 from typing import Any, List
@@ -154,18 +155,19 @@ def published_ports(port, address=''):
     return [port_mapping(address, port)]
 
 
-def container_spec(profile, inputs):
-    """Everything platform- and instance-specific of one container, from the profile and the role variables.
+# The label that carries the digest of everything the collection asks Docker for
+# (spec_digest): a later run that plans the same container with the same image knows
+# from the node's one read that nothing would change, and skips the replacement path.
+SPEC_LABEL = 'ascend.vllm.spec'
 
-    ``inputs`` holds the container_run variables by name (container_run_chips, _port,
-    _publish_address, _model_cache_dir, _extra_mounts, _command_env, _env, _instance,
-    _model, _platform, _labels, _image_env and _image_arch: the image's ``Config.Env`` and
-    ``Architecture`` on the node).
-    """
-    if not isinstance(profile, dict) or 'shm_size' not in profile:
-        raise ValueError('container_run_profile must be a platform profile with shm_size, got %r' % (profile,))
+# The container_run variables besides the spec's inputs that reach docker_container.
+_RUN_SETTINGS = ('container_run_image', 'container_run_command', 'container_run_restart_policy',
+                 'container_run_stop_timeout', 'container_run_log_max_size', 'container_run_log_max_file')
+
+
+def _spec(profile, inputs):
     port = inputs.get('container_run_port')
-    spec = {
+    return {
         'devices': devices(profile, inputs.get('container_run_chips') or []),
         'mounts': mounts(profile, inputs.get('container_run_model_cache_dir'), inputs.get('container_run_extra_mounts')),
         'env': environment(inputs.get('container_run_command_env'), inputs.get('container_run_env'),
@@ -177,6 +179,47 @@ def container_spec(profile, inputs):
         'shm_size': profile['shm_size'],
         'privileged': _bool(profile.get('privileged', False)),
     }
+
+
+def _canonical(value):
+    """Scalars as text (a templated "8080" and 8080 are one port), booleans as true/false."""
+    if isinstance(value, dict):
+        return dict((str(key), _canonical(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return None if value is None else str(value)
+
+
+def spec_digest(profile, inputs):
+    """sha256 of the container as this collection would ask Docker for it, without the image's own ENV.
+
+    Covers the spec (devices, mounts, environment, labels, ports, shm, privileged), the
+    image reference, the command, the restart policy, stop timeout and log options. The
+    image's ENV is left out (it is read on the node); the image's identity is compared on
+    its own (the container's image id against the node's id for the reference). A
+    collection that maps the same inputs differently gives another digest.
+    """
+    base = dict(inputs, container_run_image_env=[], container_run_image_arch='')
+    settings = dict((name, inputs.get(name)) for name in _RUN_SETTINGS)
+    text = json.dumps(_canonical({'spec': _spec(profile, base), 'settings': settings}), sort_keys=True)
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+def container_spec(profile, inputs):
+    """Everything platform- and instance-specific of one container, from the profile and the role variables.
+
+    ``inputs`` holds the container_run variables by name (container_run_chips, _port,
+    _publish_address, _model_cache_dir, _extra_mounts, _command_env, _env, _instance,
+    _model, _platform, _labels, _image_env and _image_arch: the image's ``Config.Env`` and
+    ``Architecture`` on the node; _image, _command, _restart_policy, _stop_timeout and
+    _log_max_size/_log_max_file for the digest label, SPEC_LABEL).
+    """
+    if not isinstance(profile, dict) or 'shm_size' not in profile:
+        raise ValueError('container_run_profile must be a platform profile with shm_size, got %r' % (profile,))
+    spec = _spec(profile, inputs)
+    spec['labels'][SPEC_LABEL] = spec_digest(profile, inputs)
     # What an error message about this container must not show (the env's secret-named values).
     spec['secret_values'] = secret_values(spec['env'])
     spec['label_problems'] = label_problems(inputs.get('container_run_labels'))

@@ -14,6 +14,9 @@ __metaclass__ = type
 
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
+
 # HAProxy `show stat` columns this module reads.
 _COLUMNS = ('pxname', 'svname', 'qcur', 'scur', 'status')
 
@@ -29,9 +32,23 @@ def _running(containers, name):
     return bool(found.get('running')) and not found.get('restarting')
 
 
-def upgrade_steps(plan, frontends=None, containers=None):
-    # type: (List[Dict[str, Any]], Any, Any) -> Dict[str, List[Dict[str, Any]]]
-    """Which instances roll one at a time and which start together.
+def unchanged(containers, name, expected):
+    # type: (Dict[str, Any], str, Any) -> bool
+    """Whether the container ``name`` already is what the plan asks for: it serves, carries the
+    digest label of the same spec (``_container_spec.spec_digest``), runs the image the
+    reference names on the node now, and no replacement was left half-done (no kept
+    ``<name>-previous``). ``expected``: {digest, image_id}, None when unknown (never unchanged)."""
+    if not isinstance(expected, dict) or not expected.get('digest') or not expected.get('image_id'):
+        return False
+    found = containers.get(name) or {}
+    kept = containers.get(previous_name(name)) or {}
+    return ((found.get('labels') or {}).get(SPEC_LABEL) == expected['digest']
+            and found.get('image_id') == expected['image_id'] and not kept.get('exists'))
+
+
+def upgrade_steps(plan, frontends=None, containers=None, expected=None):
+    # type: (List[Dict[str, Any]], Any, Any, Any) -> Dict[str, List[Dict[str, Any]]]
+    """Which instances roll one at a time, which start together, and which are already as planned.
 
     ``roll``: instances whose container serves now (a changed spec replaces it), in the
     order of the instance list, each with the balancer backend and server that carry it
@@ -40,7 +57,9 @@ def upgrade_steps(plan, frontends=None, containers=None):
     container (first deploy, stopped, crash-looping): nothing serves on them to protect,
     so they are created together and then waited for, as a first deploy does.
     ``containers`` is npu_check's view of the node (None when preflight did not read it:
-    every instance then rolls, which is the safe order).
+    every instance then rolls, which is the safe order).  ``same``: serving instances whose
+    container is exactly what the plan asks for (``unchanged``, ``expected`` by instance
+    name): nothing to replace, the readiness check and the smoke tests still follow.
     """
     where = {}
     for frontend in frontends or []:
@@ -48,11 +67,14 @@ def upgrade_steps(plan, frontends=None, containers=None):
         for server in frontend.get('servers') or []:
             where[server['instance']] = {'backend': frontend['name'], 'server': server['name'],
                                          'peers': [name for name in names if name != server['instance']]}
-    out = {'roll': [], 'fresh': []}
+    out = {'roll': [], 'fresh': [], 'same': []}
     for entry in plan:
         running = _running(containers, entry['container_name'])
         if running is False:
             out['fresh'].append(entry)
+            continue
+        if running and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
+            out['same'].append(entry)
             continue
         step = {'backend': None, 'server': None, 'peers': []}
         step.update(where.get(entry['name'], {}))

@@ -21,7 +21,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_r
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import WILDCARDS, is_ipv6, is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
-    env_variable, is_integer, is_loopback, to_int, to_json)
+    api_key as read_api_key, env_variable, is_integer, is_loopback, plain, secret_env_values, to_int, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
@@ -317,6 +317,52 @@ def container_settings(entry, config, api_key='', secrets=None):
     settings = config.get('settings') or {}
     return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('hidden_env')),
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
+
+
+def instance_container(entry, config, variables):
+    # type: (Dict[str, Any], Dict[str, Any], Any) -> Dict[str, Any]
+    """``container_settings`` of a planned instance, its API key and environment secrets read from
+    the host's variables (the plan carries only markers for them)."""
+    def get(name):
+        return plain(variables[name]) if name in variables else None
+    instances = get('vllm_serve_instances') or []
+    return container_settings(plain(entry), plain(config or {}),
+                              read_api_key(instances, get('vllm_serve_api_key'), entry),
+                              secret_env_values(instances, get('vllm_serve_env'), entry))
+
+
+# The container_run settings beyond the instance's (restart policy, stop timeout, log
+# options, the user's labels): what vllm_serve does not pass, container_run's defaults
+# or the user's inventory values fill in.
+RUN_SETTINGS = ('container_run_restart_policy', 'container_run_stop_timeout', 'container_run_log_max_size',
+                'container_run_log_max_file', 'container_run_labels')
+
+
+def container_run_vars(entry, config, container, host):
+    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+    """The container_run variables of one instance, as vllm_serve passes them (deploy_instance.yml).
+
+    ``container`` is ``container_settings``' answer, ``host`` the role's host-wide values:
+    image, publish_address, model_cache_dir, platform, keep_previous.
+    """
+    return {
+        'container_run_name': entry['container_name'],
+        'container_run_image': host.get('image'),
+        'container_run_command': config.get('argv') or [],
+        'container_run_command_env': config.get('env') or {},
+        'container_run_env': container['env'],
+        'container_run_no_log': container['no_log'],
+        'container_run_profile': config.get('profile') or {},
+        'container_run_chips': entry['chips'],
+        'container_run_port': entry['port'],
+        'container_run_publish_address': host.get('publish_address'),
+        'container_run_model_cache_dir': host.get('model_cache_dir'),
+        'container_run_extra_mounts': container['extra_mounts'],
+        'container_run_instance': entry['name'],
+        'container_run_model': container['model'],
+        'container_run_platform': host.get('platform'),
+        'container_run_keep_previous': host.get('keep_previous'),
+    }
 
 
 def exposure_line(plan, publish_address, allow_unauthenticated):

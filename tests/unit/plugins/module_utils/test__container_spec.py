@@ -11,7 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec, devices, mounts
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import (
+    SPEC_LABEL, container_spec, devices, mounts, spec_digest)
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile, profile_names
 
 
@@ -96,6 +97,7 @@ def test_env_labels_and_ports():
         container_run_command_env={'VLLM_USE_MODELSCOPE': True, 'N': 2, 'X': 'a'},
         container_run_env={'X': 'b', 'R': 0.5}, container_run_labels={'team': 'ml', 'ascend.vllm.model': 'mine'}))
     assert spec['env'] == {'VLLM_USE_MODELSCOPE': 'True', 'N': '2', 'X': 'b', 'R': '0.5'}
+    assert len(spec['labels'].pop(SPEC_LABEL)) == 64
     assert spec['labels'] == {'ascend.vllm.managed-by': 'ascend.vllm', 'ascend.vllm.instance': 'default',
                               'ascend.vllm.model': 'mine', 'ascend.vllm.platform': 'p', 'ascend.vllm.port': '8081',
                               'team': 'ml'}
@@ -187,3 +189,51 @@ def test_extra_labels_have_a_contract(labels, words):
     else:
         assert len(problems) == 1 and words in problems[0], problems
         assert 'hf_0123456789' not in problems[0]
+
+
+# The digest label (ascend.vllm.spec): a later run skips the replacement path when the
+# container carries the plan's digest, so every input that reaches docker_container must
+# move it, and what only the node knows (the image's ENV, read there) must not.
+_RUN = {'container_run_image': 'reg/ascend/vllm-ascend:v0.23.0-310p', 'container_run_command': ['vllm', 'serve', 'm'],
+        'container_run_restart_policy': 'unless-stopped', 'container_run_stop_timeout': 30,
+        'container_run_log_max_size': '100m', 'container_run_log_max_file': 3}
+_CHANGES = [
+    ('container_run_chips', [1]), ('container_run_port', 8081), ('container_run_publish_address', '127.0.0.1'),
+    ('container_run_model_cache_dir', '/data/cache'),
+    ('container_run_extra_mounts', [{'source': '/m', 'target': '/m', 'read_only': True}]),
+    ('container_run_command_env', {'A': '1'}), ('container_run_env', {'VLLM_API_KEY': 'k2'}),
+    ('container_run_instance', 'b'), ('container_run_model', 'Qwen/Qwen3.5-4B'), ('container_run_platform', 'q'),
+    ('container_run_labels', {'team': 'ml'}), ('container_run_image', 'reg/ascend/vllm-ascend:v0.23.1-310p'),
+    ('container_run_command', ['vllm', 'serve', 'm', '--max-model-len', '4096']),
+    ('container_run_restart_policy', 'always'), ('container_run_stop_timeout', 60),
+    ('container_run_log_max_size', '10m'), ('container_run_log_max_file', 5),
+]
+
+
+def _run_inputs(**changes):
+    out = dict(_inputs([0]), **_RUN)
+    out['container_run_env'] = {'VLLM_API_KEY': 'k1'}
+    out.update(changes)
+    return out
+
+
+@pytest.mark.parametrize('name, value', _CHANGES, ids=[change[0] for change in _CHANGES])
+def test_every_input_that_reaches_docker_moves_the_digest(name, value):
+    profile = get_profile('atlas_300i_duo')
+    assert spec_digest(profile, _run_inputs()) != spec_digest(profile, _run_inputs(**{name: value}))
+
+
+@pytest.mark.parametrize('platform', profile_names())
+def test_the_profile_moves_the_digest(platform):
+    profile = get_profile(platform)
+    assert spec_digest(profile, _run_inputs()) != spec_digest(dict(profile, shm_size='7777m'), _run_inputs())
+
+
+def test_the_digest_ignores_the_image_env_and_templated_scalars():
+    profile = get_profile('atlas_300i_duo')
+    base = spec_digest(profile, _run_inputs())
+    on_node = _run_inputs(container_run_image_env=['LD_LIBRARY_PATH=/usr/local/x'], container_run_image_arch='amd64')
+    assert spec_digest(profile, on_node) == base
+    # Ansible may hand a port or a count over as text: one container either way.
+    assert spec_digest(profile, _run_inputs(container_run_port='8080', container_run_stop_timeout='30')) == base
+    assert container_spec(profile, on_node)['labels'][SPEC_LABEL] == base
