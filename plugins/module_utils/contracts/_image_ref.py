@@ -14,11 +14,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import numbers
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report as _problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._ranges import RANGES, range_problem
 
 # What a registry, a repository and an image reference may look like (Docker's
 # reference grammar, simplified): no scheme, no spaces, lower-case repositories.
@@ -30,12 +30,8 @@ DIGEST_RE = r'^sha256:[a-f0-9]{64}$'
 RELEASE_TAG_RE = re.compile(r'^v?[0-9]+[.][0-9]+')
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
-MINIMUMS = (
-    ('image_pull_retries', 1, 3),
-    ('image_pull_delay', 0, 10),
-    ('image_pull_timeout', 1, 3600),
-    ('image_pull_poll_interval', 1, 15),
-)
+# The numeric inputs this module judges (contracts/_ranges.py holds their ranges).
+MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('image_pull_'))
 
 # docker_image_pull wraps the daemon's answer in the API error:
 # '... 500 Server Error for http+docker://...: Internal Server Error ("Get ...: connection refused")'.
@@ -98,12 +94,6 @@ def _registry_problems(registries):
     return out
 
 
-def _at_least(value, minimum):
-    if isinstance(value, numbers.Number):
-        return value >= minimum
-    return isinstance(value, str) and re.match(r'^[0-9]+$', value) is not None and int(value) >= minimum
-
-
 def _archive_problems(inputs, controller_isfile):
     archive = inputs.get('image_pull_archive')
     on_node = _bool(inputs.get('image_pull_archive_on_node', False))
@@ -149,11 +139,10 @@ def image_problems(inputs, controller_isfile):
         out.append(_problem('image_pull_image=%s is not an image reference' % _json(image),
                             'write it as registry/repository:tag, e.g. quay.io/ascend/vllm-ascend:v0.23.0-310p, or '
                             '"" to use image_pull_registries'))
-    for name, minimum, example in MINIMUMS:
-        value = inputs.get(name)
-        if not _at_least(value, minimum):
-            out.append(_problem('%s=%s is below %s' % (name, _json(value), minimum),
-                                'set %s to %s or more, e.g. %s' % (name, minimum, example)))
+    for name in MINIMUMS:
+        problem = range_problem(name, inputs.get(name)) if name in inputs else None
+        if problem is not None:
+            out.append(_problem(problem['msg'], problem['fix']))
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
     if _to_bool(inputs.get('image_pull_offline')) and inputs.get('image_pull_policy') == 'always':

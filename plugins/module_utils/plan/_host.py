@@ -43,7 +43,7 @@ IMAGE_INPUTS = ('image_pull_registries', 'image_pull_repository', 'image_pull_ta
                 'image_pull_timeout', 'image_pull_poll_interval', 'image_pull_archive', 'image_pull_archive_on_node',
                 'image_pull_archive_dir', 'image_pull_offline', 'image_pull_policy')
 SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
-            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + tuple(item[0] for item in MINIMUMS)
+            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + MINIMUMS
 
 
 class _UserVariables(object):

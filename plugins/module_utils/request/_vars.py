@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._ranges import range_problem
 
 GLOBAL_PREFIX = 'ascend_vllm_'
 # A name whose start is this close to a prefix is taken for a misspelt role variable.
@@ -219,6 +220,12 @@ def check_role_vars(variables, specs, prefixes=None):
                 continue
             for spec in specs_for:
                 errors = _validate(name, value, spec)
+                # Of the right type: within the variable's range (contracts/_ranges.py).
+                outside = None if errors else range_problem(name, value)
+                if outside is not None:
+                    problems.append({'check': 'variables', 'kind': 'range', 'variable': name, 'value': value,
+                                     'suggestion': None, 'msg': outside['msg'], 'fix': outside['fix']})
+                    break
                 if errors:
                     option = name if name in options else aliases[name][0]
                     problems.append({

@@ -19,6 +19,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._ranges import RANGES, range_problems
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._grammar import (
     CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
@@ -26,15 +27,9 @@ from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import i
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
-MINIMUMS = (
-    ('vllm_serve_ready_timeout', 1, 1800),
-    ('vllm_serve_ready_poll_interval', 1, 30),
-    ('vllm_serve_smoke_timeout', 1, 600),
-    ('vllm_serve_smoke_max_tokens', 1, 50),
-    ('vllm_serve_smoke_chat_max_tokens', 1, 1024),
-    ('vllm_serve_log_lines', 0, 50),
-    ('vllm_serve_teardown_wait', 0, 60),
-)
+# The host-level numeric settings this module judges (contracts/_ranges.py holds their ranges);
+# the port is judged per instance (plan_problems).
+MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('vllm_serve_') and name != 'vllm_serve_port')
 
 # What the plan carries instead of an API key: the key itself stays in the inventory
 # and is read (instance_api_key) only where the container's environment and the
@@ -415,13 +410,6 @@ def shared_problems(plan, list_var):
     return out
 
 
-def _at_least(value, minimum):
-    # type: (Any, int) -> bool
-    if isinstance(value, (int, float)):
-        return value >= minimum
-    return isinstance(value, str) and re.match(r'^[0-9]+$', value) is not None and int(value) >= minimum
-
-
 def _listen_problems(host):
     # type: (Any) -> List[Dict[str, str]]
     """vllm_serve_host is where vLLM listens inside the container, which has its own network:
@@ -485,11 +473,8 @@ def host_problems(settings, platform_names):
                     'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
                            'the port is vllm_serve_port), or "" to publish on every address'})
     out += _listen_problems(settings.get('vllm_serve_host')) + _roots_problems(settings.get('vllm_serve_model_roots'))
-    for name, minimum, example in MINIMUMS:
-        value = settings.get(name)
-        if not _at_least(value, minimum):
-            out.append({'check': 'settings', 'msg': '%s=%s is below %s' % (name, to_json(value), minimum),
-                        'fix': 'set %s to %s or more, e.g. %s' % (name, minimum, example)})
+    # Unset (None) is the argument spec's to judge; a number must lie within its range.
+    out += range_problems(dict((name, settings[name]) for name in MINIMUMS if settings.get(name) is not None))
     return out
 
 

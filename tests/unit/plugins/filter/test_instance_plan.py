@@ -168,8 +168,8 @@ def test_instance_values_win_and_nulls_are_left_to_the_module():
     # Corpus: ready-timeout-negative
     ({'vllm_serve_ready_timeout': -60},
      '[settings] vllm_serve_ready_timeout=-60 is below 1. Fix: set vllm_serve_ready_timeout to 1 or more, e.g. 1800'),
-    ({'vllm_serve_log_lines': 'abc'},
-     '[settings] vllm_serve_log_lines="abc" is below 0. Fix: set vllm_serve_log_lines to 0 or more, e.g. 50'),
+    ({'vllm_serve_log_lines': '-1'},
+     '[settings] vllm_serve_log_lines="-1" is below 0. Fix: set vllm_serve_log_lines to 0 or more, e.g. 50'),
     ({'vllm_serve_platform': ''},
      '[platform] no platform is set for node1. Fix: set ascend_vllm_platform (atlas_300i_duo, atlas_200i_pro or '
      'atlas_200i_pro_openeuler) in group_vars, or put the host in the inventory group of that name'),

@@ -57,9 +57,9 @@ def test_defaults_have_no_problem():
      'image_pull_registries'),
     ({'image_pull_retries': 0}, 'image_pull_retries=0 is below 1', 'set image_pull_retries to 1 or more, e.g. 3'),
     ({'image_pull_timeout': -1}, 'image_pull_timeout=-1 is below 1', 'set image_pull_timeout to 1 or more, e.g. 3600'),
-    ({'image_pull_poll_interval': 'often'}, 'image_pull_poll_interval="often" is below 1',
+    ({'image_pull_poll_interval': '-5'}, 'image_pull_poll_interval="-5" is below 1',
      'set image_pull_poll_interval to 1 or more, e.g. 15'),
-    ({'image_pull_delay': None}, 'image_pull_delay=null is below 0', 'set image_pull_delay to 0 or more, e.g. 10'),
+    ({'image_pull_delay': None}, 'image_pull_delay=null is not a number', 'set image_pull_delay to 0 or more, e.g. 10'),
     ({'image_pull_archive': '/nonexistent/vllm.tar'}, 'image_pull_archive="/nonexistent/vllm.tar" is not a file on the controller',
      'make the tarball with docker save on a connected machine and put it at that path, or set '
      'image_pull_archive_on_node: true when it is on the node already'),
