@@ -23,7 +23,8 @@ from ansible.plugins.action import ActionBase
 from ansible.plugins.loader import vars_loader
 
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import node_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan, node_query, npu_settings
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import Request, origin_text
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
 
@@ -124,6 +125,10 @@ def _host_vars_names(loader, inventory, entry):
     return names
 
 
+class _NodeError(Exception):
+    """A module run on the node that failed (the node is reachable, the read is not)."""
+
+
 class ActionModule(ActionBase):
     """The request and the plan of the task's host."""
 
@@ -131,21 +136,58 @@ class ActionModule(ActionBase):
     _requires_connection = False
     _supports_check_mode = True
     _supports_async = False
-    _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry', 'chip_figures'))
+    _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry', 'chip_figures',
+                             'read_node'))
+
+    # The page-cache drop of RC mode (npu_check_drop_page_cache), as the npu_check role runs it.
+    DROP_COMMAND = 'sync && echo 3 > /proc/sys/vm/drop_caches'
+
+    def _module(self, name, args, task_vars):
+        result = self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
+        if result.get('failed'):
+            raise _NodeError('%s on %s: %s' % (name, task_vars.get('inventory_hostname'), result.get('msg', result)))
+        return result
+
+    def _read_node(self, request, planned, task_vars):
+        """What the roles' gather step reads, in one phase: node_facts for this plan, the opt-in page-cache
+        drop and the memory read after it (RC mode), and the registry's answers for the digest pins."""
+        node = self._module('ascend.vllm.node_facts', node_query(request, planned), task_vars)
+        drop = memory_again = registry = None
+        if boolean(request.get('npu_check_drop_page_cache') or False, strict=False) and not self._task.check_mode:
+            verdict = node_problems(node, npu_settings(request, planned))
+            if verdict['drop_page_cache']:
+                drop = self._execute_module(module_name='ansible.legacy.command', task_vars=task_vars,
+                                            module_args={'_raw_params': self.DROP_COMMAND, '_uses_shell': True})
+                drop['changed'] = drop.get('rc') == 0
+                if drop['changed']:
+                    memory_again = self._module('ascend.vllm.node_facts', {'gather': ['memory']}, task_vars)
+        pins = (planned.get('image') or {}).get('pins') or []
+        if pins and not boolean(request.get('vllm_serve_offline') or False, strict=False):
+            registry = self._module('ascend.vllm.node_facts',
+                                    {'gather': ['manifests'], 'manifests': [pin['ref'] for pin in pins]}, task_vars)
+        return node, drop, memory_again, registry
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         specs, defaults = _roles(self._loader)
         request = read_request(task_vars, self._templar, self._loader, variable_names(specs, defaults))
         args = self._task.args
+        out = {'changed': False}
         try:
             planned = host_plan(request, specs, os.path.isfile, args.get('chip_figures'))
-            if args.get('node') is not None and not planned['problems']:
-                planned = node_plan(request, planned, args['node'], args.get('drop'), args.get('memory_again'),
+            node = args.get('node')
+            if boolean(args.get('read_node', False), strict=False) and not planned['problems']:
+                node, drop, memory_again, registry = self._read_node(request, planned, task_vars)
+                out.update(node=node, changed=bool(drop and drop.get('changed')))
+                args = dict(args, drop=drop, memory_again=memory_again, registry=registry)
+            if node is not None and not planned['problems']:
+                planned = node_plan(request, planned, node, args.get('drop'), args.get('memory_again'),
                                     args.get('registry'))
-        except ValueError as exc:
+        except (ValueError, _NodeError) as exc:
             return {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
+        out.update(plan=planned, problems=planned['problems'])
         if planned['problems'] and boolean(self._task.args.get('fail_on_problems', True), strict=False):
             # The report says it all; the half-built plan would only bury it.
-            return {'failed': True, 'changed': False, 'msg': planned['report'], 'problems': planned['problems']}
-        return {'changed': False, 'plan': planned, 'problems': planned['problems']}
+            out.pop('plan')
+            return dict(out, failed=True, msg=planned['report'])
+        return out

@@ -14,7 +14,8 @@ version_added: 0.1.0
 description:
   - >-
     One line per host, C(HOST: NOT deployed, REASON): unreachable or not answering the preflight ping (from
-    C(__npu_check_node), the node read that playbooks/preflight.yml registers), an instance that failed (from
+    C(ascend_vllm_plan), the node read that playbooks/preflight.yml registers, or C(__npu_check_node) when the
+    npu_check role ran alone), an instance that failed (from
     C(vllm_serve_status)), or an earlier error.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
@@ -26,7 +27,8 @@ options:
     elements: str
     required: true
   hostvars:
-    description: C(hostvars); only C(vllm_serve_status) and C(__npu_check_node) of those hosts are read.
+    description: C(hostvars); only C(vllm_serve_status), C(ascend_vllm_plan) and C(__npu_check_node) of those hosts
+      are read.
     type: dict
     required: true
 '''
@@ -55,8 +57,14 @@ def hosts_left_out(hosts, hostvars):
     for host in sorted(hosts or []):
         variables = hostvars[host]
         status = plain(variables['vllm_serve_status']) if 'vllm_serve_status' in variables else {}
-        # The first task that contacts a node: preflight's node read (npu_check gather).
-        reach = plain(variables['__npu_check_node']) if '__npu_check_node' in variables else {}
+        # The first task that contacts a node: preflight's node read (host_plan with read_node, registered
+        # as ascend_vllm_plan), or npu_check's own when its role ran alone.
+        reach = {}
+        for name in ('ascend_vllm_plan', '__npu_check_node'):
+            found = plain(variables[name]) if name in variables else {}
+            if isinstance(found, dict) and (found.get('unreachable') or found.get('failed')):
+                reach = found
+                break
         lines.append(left_out_line(host, status, reach))
     return lines
 

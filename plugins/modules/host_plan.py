@@ -23,8 +23,8 @@ description:
     and the local model paths.
   - Fails with every problem at once (the preflight report, each line naming the variable the user wrote, its value,
     the fix and where it was set), unless O(fail_on_problems=false).
-  - Runs on the controller only (an action plugin); no host is contacted, so a rejected configuration costs no
-    round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
+  - Runs on the controller (an action plugin); no host is contacted unless O(read_node=true), so a rejected
+    configuration costs no round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
@@ -42,6 +42,16 @@ options:
         and firmware versions and addresses --, every M(ascend.vllm.vllm_config) rule with the chips' real memory,
         and the image the host runs is resolved against the node's images.
     type: dict
+  read_node:
+    description:
+      - Read the host in this task, as the preflight playbook does -- M(ascend.vllm.node_facts) with what this plan
+        needs to know (paths, devices, npu-smi, the driver file, our containers, ports), the opt-in page-cache drop
+        of RC mode and the memory read after it (O(drop), O(memory_again)), and the registry's answers for digest
+        pins (O(registry)) -- and judge the plan against it, as with O(node).
+      - Nothing is read when the plan already has problems (they are reported without contacting the host).
+    type: bool
+    default: false
+    version_added: 0.3.0
   drop:
     description: The result of the opt-in page-cache drop (RC mode), if one ran.
     type: dict
@@ -61,14 +71,16 @@ options:
 attributes:
   action:
     support: full
-    details: Only the action plugin exists; the plan is built on the controller.
+    details: Only the action plugin exists; the plan is built on the controller, and with O(read_node) the node is
+      read by M(ascend.vllm.node_facts).
   async:
     support: none
   bypass_host_loop:
     support: none
   check_mode:
     support: full
-    details: Only computes, so check mode gives the same result.
+    details: Only computes and reads, so check mode gives the same result, except that the opt-in page-cache drop
+      does not run.
   diff_mode:
     support: none
   platform:
@@ -130,6 +142,10 @@ plan:
     node:
       description: With O(node), the node's verdict (C(result), C(problems), C(summary), C(drop_page_cache)).
       type: dict
+node:
+  description: With O(read_node), what M(ascend.vllm.node_facts) read of the host (its result).
+  returned: with O(read_node), when the plan had no problem before the read
+  type: dict
 problems:
   description: Each problem as C(check), C(msg), C(fix) and, when the request knows, C(origin) (where the variable
     was set); empty when all is well.
@@ -146,7 +162,8 @@ def main():
     module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True},
                                           'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
                                           'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
-                                          'chip_figures': {'type': 'dict'}},
+                                          'chip_figures': {'type': 'dict'},
+                                          'read_node': {'type': 'bool', 'default': False}},
                            supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')

@@ -118,7 +118,7 @@ def range_problem(name, value):
     if bounds.maximum is None:
         fix = 'set %s to %s or more, e.g. %s' % (name, bounds.minimum, bounds.example)
     else:
-        fix = 'set %s to a number from %s to %s, e.g. %s' % (name, bounds.minimum, bounds.maximum, bounds.example)
+        fix = 'set %s to a number in %s..%s, e.g. %s' % (name, bounds.minimum, bounds.maximum, bounds.example)
     return {'msg': '%s=%s %s' % (name, _show(value), why), 'fix': fix}
 
 

@@ -36,7 +36,7 @@ WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
 # preflight.yml's first play is the host_plan action: it reads every variable of every role.
-_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'vllm_serve/gather', 'image_pull/resolve')
+_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'image_pull/resolve')
 _DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + (
     'image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main', 'vllm_serve/metrics')
 _VERIFY = ('playbooks/verify.yml',) + _HOSTS + ('vllm_serve/verify',)
@@ -54,7 +54,7 @@ REACHES = {
 
 # Which role entries (or playbooks) read a variable: a template asks a question, or takes a
 # credential, only when its playbook reaches one of them.
-_SERVE_PLAN = ('host_plan', 'vllm_serve/gather', 'vllm_serve/preflight', 'vllm_serve/main')
+_SERVE_PLAN = ('host_plan', 'vllm_serve/preflight', 'vllm_serve/main')
 _INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'vllm_serve/plan', 'vllm_serve/diagnose')
 READ_BY = {
     'ascend_vllm_platform': _INSTANCES + ('vllm_serve/teardown', 'image_pull/resolve', 'image_pull/main',

@@ -21,6 +21,9 @@ LONG = 'word ' * 80
       'vllm_serve_status': {'a': {'state': 'ready'}, 'b': {'state': 'failed', 'error': 'crashed'}, 'c': {'state': 'failed'}}},
      'n2: NOT deployed, failed: instance b, instance c -- crashed'),
     ({}, 'n2: NOT deployed, failed before serving (see its error above)'),
+    ({'ascend_vllm_plan': {'unreachable': True, 'msg': 'Failed to connect'}, '__npu_check_node': {}},
+     'n2: NOT deployed, unreachable: Failed to connect'),
+    ({'ascend_vllm_plan': {'changed': False, 'plan': {}}}, 'n2: NOT deployed, failed before serving (see its error above)'),
 ])
 def test_reason_per_host(variables, expected):
     assert hosts_left_out(['n2'], {'n2': variables}) == [expected]
