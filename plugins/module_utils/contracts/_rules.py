@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._capture import (
@@ -30,6 +31,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.contracts._memory impo
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import BOUNDS, Bounds
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
@@ -126,6 +128,45 @@ class Context(object):
     def tp_source(self):
         # type: () -> str
         return self.model['source'] if self.model_platform() and self.model.get('source') else 'guide 5.1'
+
+
+# --------------------------------------------------------------------------- bounds
+
+def _phrase(bounds):
+    # type: (Bounds) -> str
+    """What a value of ``bounds`` must be, as the violation says it."""
+    if bounds.kind == 'bool':
+        return 'true or false'
+    if bounds.kind == 'float':
+        return 'in %s%g, %g]' % ('(' if bounds.open_minimum else '[', bounds.minimum, bounds.maximum)
+    if bounds.maximum is None:
+        return 'an integer >= %d' % bounds.minimum
+    return 'an integer in %d..%d' % (bounds.minimum, bounds.maximum)
+
+
+def _within(bounds, value):
+    # type: (Bounds, Any) -> bool
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return False
+    if bounds.minimum is not None and (value <= bounds.minimum if bounds.open_minimum else value < bounds.minimum):
+        return False
+    return bounds.maximum is None or value <= bounds.maximum
+
+
+def bounded(ctx, option, raw, required=True):
+    # type: (Context, str, Any, bool) -> Any
+    """The value of ``option`` read from ``raw`` within its BOUNDS (vllm_options), or None with a violation
+    naming the user's variable, the value, the range and the fix. ``raw`` None is a violation only when
+    ``required``."""
+    bounds = BOUNDS[option]
+    if raw is None and not required:
+        return None
+    value = {'bool': _to_bool, 'int': _to_int, 'float': _to_float}[bounds.kind](raw)
+    if (bounds.kind == 'bool' and value is not None) or (bounds.kind != 'bool' and _within(bounds, value)):
+        return value
+    ctx.violation(option, raw, '%s must be %s%s' % (option, _phrase(bounds), bounds.unit),
+                  'set %s%s' % (ctx.name_of(option), bounds.fix))
+    return None
 
 
 # --------------------------------------------------------------------------- fixes
@@ -260,12 +301,7 @@ def rule_tensor_parallel_size(ctx):
                       'tensor_parallel_size must be a positive integer',
                       'set %s to one of %s' % (name_of('tensor_parallel_size'), ctx.allowed_tp([1, 2])))
         tp = None
-    if req['visible_chips'] is not None:
-        ctx.visible = _to_int(req['visible_chips'])
-        if ctx.visible is None or ctx.visible < 1:
-            ctx.violation('visible_chips', req['visible_chips'], 'visible_chips must be a positive integer',
-                          'pass the number of chips npu_facts found')
-            ctx.visible = None
+    ctx.visible = bounded(ctx, 'visible_chips', req['visible_chips'], required=False)
     ctx.tp = tp
     if tp is None:
         return
@@ -305,13 +341,10 @@ def rule_speculative(ctx):
     # type: (Context) -> None
     """Rule 9 (part): MTP speculative decoding needs an MTP head and the MTP method."""
     req, name_of = ctx.req, ctx.name_of
-    k = _to_int(req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
+    k = bounded(ctx, 'num_speculative_tokens', req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
                 else ctx.guide.get('num_speculative_tokens', 1))
-    if k is None or k < 0:
-        ctx.violation('num_speculative_tokens', req['num_speculative_tokens'],
-                      'num_speculative_tokens must be an integer >= 0',
-                      'set %s: 1 (guide 5.1) or 0 to turn MTP off' % name_of('num_speculative_tokens'))
-        k = None
+    if k is None:
+        pass
     elif k > 0 and ctx.model and ctx.model['mtp_num_layers'] < 1:
         ctx.violation('num_speculative_tokens', k,
                       '%s has no MTP head, so MTP speculative decoding cannot run' % ctx.model['name'],
@@ -333,11 +366,7 @@ def rule_max_num_seqs(ctx):
     """Rule 9 (part): max_num_seqs, the model's guide default when unset."""
     req = ctx.req
     seqs_raw = req['max_num_seqs'] if req['max_num_seqs'] is not None else ctx.guide.get('max_num_seqs', 32)
-    ctx.seqs = _to_int(seqs_raw)
-    if ctx.seqs is None or ctx.seqs < 1:
-        ctx.violation('max_num_seqs', seqs_raw, 'max_num_seqs must be an integer >= 1',
-                      'set %s, e.g. 32 (guide 5.1)' % ctx.name_of('max_num_seqs'))
-        ctx.seqs = None
+    ctx.seqs = bounded(ctx, 'max_num_seqs', seqs_raw)
 
 
 def rule_cudagraph_mode(ctx):
@@ -358,11 +387,7 @@ def rule_batch_sizes(ctx):
     # type: (Context) -> None
     """Rule 3 (part): cudagraph_trim and the requests-per-graph list, or the TP default."""
     req, name_of, tp = ctx.req, ctx.name_of, ctx.tp
-    ctx.trim = _to_bool(req['cudagraph_trim'])
-    if ctx.trim is None:
-        ctx.violation('cudagraph_trim', req['cudagraph_trim'], 'cudagraph_trim must be true or false',
-                      'set %s: true or false' % name_of('cudagraph_trim'))
-        ctx.trim = False
+    ctx.trim = bool(bounded(ctx, 'cudagraph_trim', req['cudagraph_trim']))
     batch_raw = req['cudagraph_batch_sizes']
     if batch_raw is None:
         ctx.batch = default_batch_sizes(tp, (ctx.model or {}).get('tp_cudagraph_batch_sizes')) if tp is not None else None
@@ -458,16 +483,8 @@ def rule_utilization_and_port(ctx):
     req, name_of = ctx.req, ctx.name_of
     util_raw = (req['gpu_memory_utilization'] if req['gpu_memory_utilization'] is not None
                 else ctx.guide.get('gpu_memory_utilization', 0.9))
-    ctx.util = _to_float(util_raw)
-    if ctx.util is None or not 0 < ctx.util <= 1:
-        ctx.violation('gpu_memory_utilization', util_raw, 'gpu_memory_utilization must be in (0, 1]',
-                      'set %s, e.g. 0.90 (guide 5.1)' % name_of('gpu_memory_utilization'))
-        ctx.util = None
-    ctx.port = _to_int(req['port'])
-    if ctx.port is None or not 1 <= ctx.port <= 65535:
-        ctx.violation('port', req['port'], 'port must be an integer in 1..65535',
-                      'set %s to an integer in 1..65535 (the guide serves on 1025)' % name_of('port'))
-        ctx.port = None
+    ctx.util = bounded(ctx, 'gpu_memory_utilization', util_raw)
+    ctx.port = bounded(ctx, 'port', req['port'])
 
 
 def rule_names(ctx):
@@ -507,10 +524,7 @@ def rule_switches(ctx):
     # type: (Context) -> None
     """Rule 9 (part): the boolean switches."""
     for option in ('trust_remote_code', 'use_modelscope', 'offline'):
-        ctx.bools[option] = _to_bool(ctx.req[option])
-        if ctx.bools[option] is None:
-            ctx.violation(option, ctx.req[option], '%s must be true or false' % option,
-                          'set %s: %s' % (ctx.name_of(option), 'false' if option == 'offline' else 'true (guide 5.1)'))
+        ctx.bools[option] = bounded(ctx, option, ctx.req[option])
     if ctx.bools['offline'] and isinstance(ctx.model_path, str) and not ctx.model_path.startswith('/'):
         # HF_HUB_OFFLINE=1 (and no network) leaves vLLM nothing to fetch a model id with.
         ctx.violation('model_path', ctx.model_path,
@@ -524,15 +538,9 @@ def rule_memory_figures(ctx):
     # type: (Context) -> None
     """Chip memory, free memory and the reserve are non-negative MiB counts."""
     nominal = ctx.profile['chip_memory_mb'] if ctx.profile else None
-    for option, minimum, fallback in (('chip_memory_mb', 1, nominal), ('chip_free_memory_mb', 0, None),
-                                      ('memory_reserve_mb', 0, 2048)):
-        raw = ctx.req[option] if ctx.req[option] is not None else fallback
-        value = _to_int(raw) if raw is not None else None
-        if raw is not None and (value is None or value < minimum):
-            ctx.violation(option, raw, '%s must be an integer >= %d (MiB, as npu-smi reports)' % (option, minimum),
-                          'set %s in MiB' % ctx.name_of(option))
-            value = None
-        ctx.ints[option] = value
+    for option, fallback in (('chip_memory_mb', nominal), ('chip_free_memory_mb', None), ('memory_reserve_mb', 2048)):
+        ctx.ints[option] = bounded(ctx, option, ctx.req[option] if ctx.req[option] is not None else fallback,
+                                   required=False)
 
 
 def rule_extra_args(ctx):

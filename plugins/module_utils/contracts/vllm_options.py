@@ -91,6 +91,29 @@ OPTIONS = (
     _option('var_names', 'dict', 'Variable names for options not read from var_prefix + option.', default={}),
 )
 
+# The range of each numeric or boolean option, judged by one check (``_rules.bounded``) wherever
+# a rule settles the option: kind (int, float, bool), inclusive minimum and maximum (None:
+# unbounded), whether the minimum itself is excluded, a unit for the message, and the end of
+# the fix ("set <variable><fix>"). The rules add only what depends on other options (the
+# model's MTP head, the memory plan). tensor_parallel_size is judged by its own rule: its fix
+# names the TP sizes of the model and platform.
+Bounds = collections.namedtuple('Bounds', ['kind', 'minimum', 'maximum', 'open_minimum', 'unit', 'fix'])
+_MIB = ' (MiB, as npu-smi reports)'
+BOUNDS = {
+    'max_num_seqs': Bounds('int', 1, None, False, '', ', e.g. 32 (guide 5.1)'),
+    'num_speculative_tokens': Bounds('int', 0, None, False, '', ': 1 (guide 5.1) or 0 to turn MTP off'),
+    'gpu_memory_utilization': Bounds('float', 0, 1, True, '', ', e.g. 0.90 (guide 5.1)'),
+    'port': Bounds('int', 1, 65535, False, '', ' to an integer in 1..65535 (the guide serves on 1025)'),
+    'visible_chips': Bounds('int', 1, None, False, '', ' to the number of chips npu_facts found'),
+    'chip_memory_mb': Bounds('int', 1, None, False, _MIB, ' in MiB'),
+    'chip_free_memory_mb': Bounds('int', 0, None, False, _MIB, ' in MiB'),
+    'memory_reserve_mb': Bounds('int', 0, None, False, _MIB, ' in MiB'),
+    'cudagraph_trim': Bounds('bool', None, None, False, '', ': true or false'),
+    'trust_remote_code': Bounds('bool', None, None, False, '', ': true (guide 5.1)'),
+    'use_modelscope': Bounds('bool', None, None, False, '', ': true (guide 5.1)'),
+    'offline': Bounds('bool', None, None, False, '', ': false'),
+}
+
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 
 # vllm_config options an instance entry of ascend_vllm_instances may set; each

@@ -140,7 +140,7 @@ FAILURES = [
      ['not supported on atlas_200i_pro', '[1]'], ['to 1']),
     (dict(tensor_parallel_size=2, visible_chips=1), 'tensor_parallel_size', 2, ['only 1 are visible'],
      ['at most 1']),
-    (dict(visible_chips=0), 'visible_chips', 0, ['positive integer'], ['npu_facts']),
+    (dict(visible_chips=0), 'visible_chips', 0, ['integer >= 1'], ['npu_facts']),
     (dict(tensor_parallel_size=3, platform_overrides={'allowed_tp': [1, 2, 3]}), 'tensor_parallel_size', 3,
      ['num_attention_heads=8', 'num_key_value_heads=2', 'linear_num_key_heads=16',
       'linear_num_value_heads=16'], ['[1, 2]']),
