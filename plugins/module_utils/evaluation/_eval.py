@@ -17,6 +17,8 @@ import math
 import os
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._ranges import RANGES, range_problem
+
 # Guide, section 7: accuracy (percent) per model and dataset, AISBench, vllm-api-general-chat.
 # Qwen3.5-27B-w8a8: vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 7 (AISBench):
 # "the result of Qwen3.5-27B-w8a8 in vllm-ascend:v0.17.0rc1 for reference only", an image older
@@ -116,10 +118,13 @@ def _int_list_problem(name, value):
 def setting_problems(settings):
     """Problems of the scalar settings: tolerance, runner, concurrency, counts, output length."""
     found = []
+    # The ranges are contracts/_ranges.py's (preflight judges them too); the messages are the evaluation's.
     tolerance = settings.get('eval_tolerance')
-    if not _is_number(tolerance) or not 0 <= tolerance <= 100:
+    if not _is_number(tolerance) or range_problem('eval_tolerance', tolerance) is not None:
         found.append(problem('eval_tolerance', 'eval_tolerance=%r: the points a score may fall below its reference '
-                             'must be a number from 0 to 100' % (tolerance,), 'e.g. eval_tolerance: 2.0'))
+                             'must be a number from %s to %s' % (tolerance, RANGES['eval_tolerance'].minimum,
+                                                                 RANGES['eval_tolerance'].maximum),
+                             'e.g. eval_tolerance: %s' % RANGES['eval_tolerance'].example))
     runner = settings.get('eval_runner')
     if runner not in RUNNERS:
         found.append(problem('eval_runner', 'eval_runner=%r: unknown runner' % (runner,),
@@ -129,11 +134,12 @@ def setting_problems(settings):
     for name in ('eval_batch_size', 'eval_max_out_len', 'eval_perf_requests', 'eval_perf_input_len',
                  'eval_perf_output_len', 'eval_request_timeout'):
         value = settings.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            found.append(problem(name, '%s=%r: a whole number of at least 1 is needed' % (name, value),
+        if not isinstance(value, int) or isinstance(value, bool) or range_problem(name, value) is not None:
+            found.append(problem(name, '%s=%r: a whole number of at least %s is needed' % (name, value, RANGES[name].minimum),
                                  'set %s to a positive whole number (see the role defaults)' % name))
     limit = settings.get('eval_limit')
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
+                              or range_problem('eval_limit', limit) is not None):
         found.append(problem('eval_limit', 'eval_limit=%r: a whole number of at least 1, or null for every '
                              'question' % (limit,), 'set eval_limit: null, or e.g. 200'))
     return found
