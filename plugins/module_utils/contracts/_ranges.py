@@ -28,13 +28,16 @@ Range = collections.namedtuple('Range', ['minimum', 'maximum', 'example'])
 PORT = (1, 65535)
 
 RANGES = {
-    # balancer: HAProxy's own ranges (a port, counts and milliseconds of its health check).
+    # balancer: HAProxy's own ranges (a port, counts and milliseconds of its health check). Its
+    # timers stop at 2147483647 ms: `haproxy -c` of HAProxy 2.6 says "timer overflow in argument
+    # <2147483648> to <inter> ..., maximum value is 2147483647 ms (~24.8 days)".
     'balancer_port': Range(PORT[0], PORT[1], 8000),
     'balancer_metrics_port': Range(PORT[0], PORT[1], 8404),
-    'balancer_health_interval': Range(1, None, 1000),
+    'balancer_health_interval': Range(1, 2147483647, 1000),
     'balancer_health_fall': Range(1, None, 2),
     'balancer_health_rise': Range(1, None, 2),
-    'balancer_timeout': Range(1, None, 600),
+    # Seconds (timeout client/server ...s): the same timer limit.
+    'balancer_timeout': Range(1, 2147483, 600),
     'balancer_ready_timeout': Range(1, None, 120),
     # container_run: Docker's stop timeout (0 kills at once) and json-file's max-file.
     'container_run_port': Range(PORT[0], PORT[1], 8080),
