@@ -71,11 +71,9 @@ import yaml
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import spec_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import expected_containers
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps as _steps
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
-    RUN_SETTINGS, container_run_vars, instance_container)
 
 # container_run's own defaults: what a setting vllm_serve does not pass is when the user
 # did not set it either (one source: the role's defaults file, next to plugins/).
@@ -90,34 +88,15 @@ def _run_defaults():
         return None
 
 
-def expected_containers(plan, run, variables):
-    """{instance name: {digest, image_id}} of the plan's containers; {} when they cannot be known."""
-    run = plain(run or {})
-    image = (run.get('host') or {}).get('image')
-    image_id = (run.get('image_ids') or {}).get(image)
-    defaults = _run_defaults()
-    if not run.get('image_current') or not image_id or defaults is None or variables is None:
-        return {}
-    settings = dict((name, defaults.get(name) if value is None else value)
-                    for name, value in ((name, (run.get('settings') or {}).get(name)) for name in RUN_SETTINGS))
-    out = {}
-    for entry in plan:
-        config = (run.get('configs') or {}).get(entry['name'])
-        if not isinstance(config, dict) or not config.get('ok', True) or not config.get('profile'):
-            continue
-        inputs = container_run_vars(entry, config, instance_container(entry, config, variables), run['host'])
-        inputs.update(settings)
-        out[entry['name']] = {'digest': spec_digest(inputs['container_run_profile'], inputs), 'image_id': image_id}
-    return out
-
-
 def upgrade_steps(plan, frontends=None, containers=None, run=None, variables=None):
     """{roll, fresh, same}."""
     if run is not None and variables is not None and not hasattr(variables, 'keys'):
         raise AnsibleFilterError('upgrade_steps: variables must be the host variables (vars), not %r'
                                  % type(variables).__name__)
     plan = plain(plan or [])
-    expected = expected_containers(plan, run, variables) if run is not None and isinstance(containers, dict) else {}
+    expected = {}
+    if run is not None and variables is not None and isinstance(containers, dict):
+        expected = expected_containers(plan, plain(run), variables, _run_defaults())
     return _steps(plan, frontends, containers, expected)
 
 

@@ -14,8 +14,10 @@ __metaclass__ = type
 
 from typing import Any, Dict, List, Optional
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, spec_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
+    RUN_SETTINGS, container_run_vars, instance_container)
 
 # HAProxy `show stat` columns this module reads.
 _COLUMNS = ('pxname', 'svname', 'qcur', 'scur', 'status')
@@ -30,6 +32,29 @@ def _running(containers, name):
     if not isinstance(found, dict) or not found.get('exists'):
         return False
     return bool(found.get('running')) and not found.get('restarting')
+
+
+def expected_containers(plan, run, variables, defaults):
+    # type: (List[Dict[str, Any]], Dict[str, Any], Any, Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+    """{instance name: {digest, image_id}} of the containers the plan asks for; {} when they cannot be known.
+
+    ``run``: configs, host, settings, image_ids, image_current (the upgrade_steps filter's ``run``);
+    ``defaults``: container_run's defaults, for the settings vllm_serve does not pass (None: unknown).
+    """
+    image_id = (run.get('image_ids') or {}).get((run.get('host') or {}).get('image'))
+    if not run.get('image_current') or not image_id or defaults is None:
+        return {}
+    given = run.get('settings') or {}
+    settings = dict((name, defaults.get(name) if given.get(name) is None else given[name]) for name in RUN_SETTINGS)
+    out = {}
+    for entry in plan:
+        config = (run.get('configs') or {}).get(entry['name'])
+        if not isinstance(config, dict) or not config.get('ok', True) or not config.get('profile'):
+            continue
+        inputs = container_run_vars(entry, config, instance_container(entry, config, variables), run['host'])
+        inputs.update(settings)
+        out[entry['name']] = {'digest': spec_digest(inputs['container_run_profile'], inputs), 'image_id': image_id}
+    return out
 
 
 def unchanged(containers, name, expected):
