@@ -175,14 +175,12 @@ class ActionModule(ActionBase):
         out = {'changed': False}
         try:
             planned = host_plan(request, specs, os.path.isfile, args.get('chip_figures'))
-            node = args.get('node')
+            read = (args.get('node'), args.get('drop'), args.get('memory_again'), args.get('registry'))
             if boolean(args.get('read_node', False), strict=False) and not planned['problems']:
-                node, drop, memory_again, registry = self._read_node(request, planned, task_vars)
-                out.update(node=node, changed=bool(drop and drop.get('changed')))
-                args = dict(args, drop=drop, memory_again=memory_again, registry=registry)
-            if node is not None and not planned['problems']:
-                planned = node_plan(request, planned, node, args.get('drop'), args.get('memory_again'),
-                                    args.get('registry'))
+                read = self._read_node(request, planned, task_vars)
+                out.update(node=read[0], changed=bool(read[1] and read[1].get('changed')))
+            if read[0] is not None and not planned['problems']:
+                planned = node_plan(request, planned, *read)
         except (ValueError, _NodeError) as exc:
             return {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
         out.update(plan=planned, problems=planned['problems'])
