@@ -36,7 +36,7 @@ WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
 # preflight.yml's first play is the host_plan action: it reads every variable of every role.
-_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan', 'image_pull/resolve')
+_PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan',)
 _DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + (
     'image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main', 'vllm_serve/metrics')
 _VERIFY = ('playbooks/verify.yml',) + _HOSTS + ('vllm_serve/verify',)
@@ -63,7 +63,7 @@ READ_BY = {
     'vllm_serve_tensor_parallel_size': _SERVE_PLAN,
     'vllm_serve_max_model_len': _SERVE_PLAN,
     'vllm_serve_max_num_seqs': _SERVE_PLAN,
-    'image_pull_tag': ('image_pull/resolve', 'image_pull/main', 'image_pull/remove'),
+    'image_pull_tag': ('host_plan', 'image_pull/resolve', 'image_pull/main', 'image_pull/remove'),
     'vllm_serve_port': _INSTANCES,
     'eval_limit': ('eval/main',),
     'eval_tolerance': ('eval/main',),

@@ -62,7 +62,7 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
         'paths': ([cache_dir] + [item['host'] for item in local]
                   + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
-                  + _archive_dir(request)),
+                  + _archive_dir(request) + _balancer_left(request, planned)[1]),
         'drop': drop or {},
         'memory_again': memory_again or {},
     }
@@ -105,9 +105,33 @@ def image_problems(request, planned, paths):
     return judge_image(inputs, (planned.get('profile') or {}).get('image_tag_suffix'), lambda _path: False)['problems']
 
 
+def _balancer_left(request, planned):
+    """([container], [directories]) a host without a balancer may still have of an earlier one, to look for
+    (the balancer role removes them; a node read that finds none spares it the work)."""
+    if (planned.get('balancer') or {}).get('enabled'):
+        return [], []
+    names = [request.get('balancer_container_name')]
+    dirs = [request.get('balancer_config_dir'), request.get('balancer_run_dir')]
+    return ([name for name in names if isinstance(name, str) and name],
+            [path for path in dirs if isinstance(path, str) and path.startswith('/')])
+
+
+def balancer_leftovers(request, planned, node):
+    """Whether the node read found any of a balancer the plan has no use for (True when it cannot tell)."""
+    names, dirs = _balancer_left(request, planned)
+    containers = node.get('containers') or {}
+    paths = node.get('paths') or {}
+    if any(name not in containers for name in names) or any(path not in paths for path in dirs):
+        return True
+    return (any((containers.get(name) or {}).get('exists') for name in names)
+            or any((paths.get(path) or {}).get('exists') for path in dirs))
+
+
 def node_query(request, planned):
     """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports)."""
-    return _node_query(npu_settings(request, planned))
+    query = _node_query(npu_settings(request, planned))
+    query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
+    return query
 
 
 def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
@@ -147,7 +171,13 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                    'summary': node_summary(verdict['result'], verdict['problems']),
                    'drop_page_cache': verdict['drop_page_cache'],
                    'report': node_report(request.host, verdict['problems'])}
-    out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found)
+    # What image_pull's main entry point has to do: a pull or load unless the image is there and the policy
+    # is not_present; a tarball is always loaded (its content may differ from the image of the same name).
+    needed = (not (found['present'] and request.get('image_pull_policy') == 'not_present')
+              or bool(request.get('image_pull_archive')))
+    out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
+    front = planned.get('balancer') or {}
+    out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
     return out
