@@ -32,7 +32,7 @@ options:
     elements: dict
     required: true
   frontends:
-    description: The frontends of C(ascend.vllm.balancer_plan) (empty without a balancer).
+    description: The balancer frontends of the host plan (M(ascend.vllm.host_plan)) (empty without a balancer).
     type: list
     elements: dict
   containers:

@@ -30,7 +30,7 @@ options:
     type: path
     required: true
   backend:
-    description: The backend (one per served model name in C(ascend.vllm.balancer_plan)).
+    description: The backend (one per served model name in the host plan of M(ascend.vllm.host_plan)).
     type: str
     required: true
   server:

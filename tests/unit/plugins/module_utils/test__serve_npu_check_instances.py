@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.npu_check_instances import npu_check_instances
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import npu_check_instances
 
 PLAN = [{'name': 'a', 'container_name': 'vllm-ascend-a', 'chips': [0, 'x'], 'chips_var': 'vllm_serve_chips', 'port': 8080,
          'container_var': 'vllm_serve_container_name'},

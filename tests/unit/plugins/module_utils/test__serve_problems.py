@@ -6,7 +6,24 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.preflight_problems import preflight_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import pin_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
+    config_problems, missing_model_dirs, model_path_problems, publish_address_problems)
+
+
+def preflight_problems(problems, configs=None, model_stats=None, model_dirs=None, node_paths=None,
+                       local_models=None, cache_dir='/root/.cache', model_roots=None, publish_address='',
+                       node_addresses=None, pins=None, registry_answers=None):
+    """The node-stage checks of module_utils/serve in the order plan/_node.node_plan reports them."""
+    paths = node_paths or {}
+    stats = list(model_stats or []) + [
+        {'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
+        for wanted in model_dirs or []]
+    placed = model_path_problems(local_models or [], configs or {}, cache_dir, model_roots or [], paths)
+    placed += publish_address_problems(publish_address, node_addresses)
+    placed += pin_problems(pins or [], registry_answers or {})
+    return list(problems or []) + config_problems(configs or {}) + missing_model_dirs(stats) + placed
+
 
 EARLIER = [{'check': 'instances', 'msg': 'earlier', 'fix': 'f'}]
 DTYPE = {'variable': 'vllm_serve_dtype', 'value': 'bfloat16', 'rule': 'dtype must be float16 on 310P',

@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.model_dirs import model_dirs
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import model_dirs
 
 
 def plan(path):

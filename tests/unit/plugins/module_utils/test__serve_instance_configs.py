@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.instance_configs import instance_configs
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import instance_configs
 
 ITEM = {'name': 'a'}
 

@@ -6,7 +6,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.preflight_report import preflight_report
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import report as preflight_report
 
 
 @pytest.mark.parametrize('problems, expected', [

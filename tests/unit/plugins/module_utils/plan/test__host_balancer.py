@@ -6,10 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import pytest
-from ansible.errors import AnsibleFilterError
-
-from ansible_collections.ascend.vllm.plugins.filter.balancer_plan import balancer_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
 from ansible_collections.ascend.vllm.plugins.filter.instance_plan import instance_plan
 from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import key_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_OPTIONS
@@ -30,7 +28,7 @@ def run(**variables):
     host = dict(VARS, **variables)
     plan = instance_plan(host)['plan']
     configs = dict((e['name'], {'settings': {'served_model_name': 'qwen3.5'}}) for e in plan)
-    return balancer_plan(host, plan, configs)
+    return balancer(variables_request(host), plan, configs)
 
 
 def test_one_instance_runs_no_balancer():
@@ -45,8 +43,3 @@ def test_instances_with_the_instance_key_and_the_role_key():
     assert out['problems'] == []
     assert out['key_digests'] == {'qwen3.5': [key_digest('sk-b')]}
     assert [s['port'] for s in out['frontends'][0]['servers']] == [8080, 8081]
-
-
-def test_needs_the_host_variables():
-    with pytest.raises(AnsibleFilterError, match='give it the host variables'):
-        balancer_plan('x', [])
