@@ -40,7 +40,7 @@ _PREFLIGHT = ('playbooks/preflight.yml',) + _HOSTS + ('host_plan',)
 _DEPLOY = ('playbooks/deploy.yml',) + _HOSTS + (
     'image_pull/resolve', 'image_pull/main', 'vllm_serve/main', 'balancer/main', 'vllm_serve/metrics')
 _VERIFY = ('playbooks/verify.yml',) + _HOSTS + ('vllm_serve/verify',)
-_SUMMARY = ('vllm_serve/summary', 'balancer/summary')
+_SUMMARY = ('vllm_serve/summary',)
 REACHES = {
     'preflight': _PREFLIGHT,
     'deploy': ('site.yml', 'playbooks/site.yml') + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import summary_lines as balancer_summary_lines
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import WILDCARDS, is_ipv6, is_wildcard
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     api_key as read_api_key, env_variable, is_integer, is_loopback, plain, secret_env_values, to_int, to_json)
@@ -401,6 +402,14 @@ def summary_lines(plan, status, check_mode=False, exposure=None):
     exposure = exposure or {}
     warning = exposure_line(plan, exposure.get('publish_address'), exposure.get('allow_unauthenticated'))
     return lines + ([warning] if warning else [])
+
+
+def host_summary(plan, status, check_mode, exposure, balancer):
+    # type: (List[Dict[str, Any]], Dict[str, Any], bool, Dict[str, Any], Dict[str, Any]) -> List[str]
+    """The summary of a host: its instances, its balancer (``balancer_status``), then any UNAUTHENTICATED line."""
+    lines = summary_lines(plan, status, check_mode, exposure)
+    last = [line for line in lines if line.startswith('UNAUTHENTICATED:')]
+    return [line for line in lines if line not in last] + balancer_summary_lines(balancer) + last
 
 
 def left_out_line(host, status, reach):

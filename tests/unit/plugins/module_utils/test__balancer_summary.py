@@ -4,7 +4,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ascend.vllm.plugins.filter.balancer_summary import balancer_summary
+from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import summary_lines as balancer_summary
 
 
 def test_one_line_per_frontend():
