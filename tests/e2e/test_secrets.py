@@ -50,14 +50,19 @@ def run(playbook, inventory, workdir):
 def controller_files_with(key, roots):
     hits = []
     for root in roots:
-        for path in Path(root).rglob("*"):
-            if ".venv" in path.parts or ".git" in path.parts or not path.is_file() or path.is_symlink():
-                continue
-            try:
-                if key.encode() in path.read_bytes():
-                    hits.append(str(path))
-            except OSError:
-                continue
+        # os.walk skips a directory that vanishes while it looks (another ansible-playbook's
+        # ~/.ansible/tmp/ansible-local-*, e.g. a suite running alongside); rglob raises.
+        for folder, dirs, files in os.walk(str(root)):
+            dirs[:] = [name for name in dirs if name not in (".venv", ".git")]
+            paths = [Path(folder) / name for name in files]
+            for path in paths:
+                if not path.is_file() or path.is_symlink():
+                    continue
+                try:
+                    if key.encode() in path.read_bytes():
+                        hits.append(str(path))
+                except OSError:
+                    continue
     return hits
 
 

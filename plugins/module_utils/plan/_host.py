@@ -23,6 +23,7 @@ import re
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import balancer_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import candidates as image_candidates
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import judge as judge_image
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     api_key, image_tag, plain, plan_instances, plan_problems, to_json)
@@ -201,7 +202,30 @@ def balancer(request, plan, configured):
         'publish_address': request.get('balancer_publish_address'),
         'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
     }
-    return balancer_plan(plan, served, keys, settings)
+    front = balancer_plan(plan, served, keys, settings)
+    if front.get('enabled'):
+        front['image'] = balancer_image(request)
+    return front
+
+
+def balancer_image(request):
+    """The arguments of ascend.vllm.image_ensure for the HAProxy image: balancer_image, else each of
+    balancer_registries with balancer_repository:balancer_tag (no platform suffix), pulled or loaded
+    (balancer_image_archive) with image_pull's retries, timeouts and tarball settings."""
+    tag = str(request.get('balancer_tag'))
+    refs = image_candidates({'image_pull_image': request.get('balancer_image') or '',
+                             'image_pull_registries': request.get('balancer_registries') or [],
+                             'image_pull_repository': request.get('balancer_repository'), 'image_pull_digest': ''}, tag)
+    return {
+        'candidates': refs, 'image_tag': tag, 'policy': request.get('image_pull_policy'),
+        'retries': request.get('image_pull_retries'), 'delay': request.get('image_pull_delay'),
+        'timeout': request.get('image_pull_timeout'), 'report_after': request.get('image_pull_poll_interval'),
+        'inputs': {'image_pull_tag': request.get('balancer_tag'), 'image_pull_repository': request.get('balancer_repository')},
+        'archive': request.get('balancer_image_archive') or '',
+        'archive_on_node': bool(request.get('image_pull_archive_on_node')),
+        'archive_dir': request.get('image_pull_archive_dir'),
+        'archive_cleanup': bool(request.get('image_pull_archive_cleanup')),
+    }
 
 
 _PEM_CERTIFICATE = re.compile(r'-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----', re.S)

@@ -9,8 +9,8 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.ascend.vllm.plugins.filter import (
-    image_pull_attempt, image_pull_failure, image_pull_plan, image_pull_present, image_pull_report)
+from ansible_collections.ascend.vllm.plugins.filter import image_pull_plan, image_pull_present, image_pull_report
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import classify_failure, failure_message
 
 INPUTS = {
     'image_pull_registries': ['127.0.0.1:5000'], 'image_pull_repository': 'ascend/vllm-ascend',
@@ -20,8 +20,7 @@ INPUTS = {
 }
 
 
-@pytest.mark.parametrize('module', [image_pull_attempt, image_pull_failure, image_pull_plan, image_pull_present,
-                                    image_pull_report])
+@pytest.mark.parametrize('module', [image_pull_plan, image_pull_present, image_pull_report])
 def test_one_filter_per_file_named_after_it(module):
     name = module.__name__.rsplit('.', 1)[1]
     assert list(module.FilterModule().filters()) == [name]
@@ -52,8 +51,8 @@ def test_present_accepts_npu_check_image_lists():
 
 
 def test_attempt_failure_and_report_pass_through():
-    attempt = image_pull_attempt.image_pull_attempt('404 Client Error: Not Found ("manifest unknown")')
+    attempt = classify_failure('404 Client Error: Not Found ("manifest unknown")')
     assert attempt == {'reason': 'manifest unknown', 'missing': True}
-    msg = image_pull_failure.image_pull_failure([dict(attempt, ref='r:t', attempt=1)], 'n1', ['r:t'], INPUTS, 't')
+    msg = failure_message('n1', ['r:t'], [dict(attempt, ref='r:t', attempt=1)], INPUTS, 't')
     assert msg.startswith('Could not pull the vllm-ascend image on n1 from any registry (r:t). r:t: not found')
     assert image_pull_report.image_pull_report([], 'n1') == '0 image problem(s) on n1; nothing was pulled:'

@@ -1,0 +1,193 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""image_ensure: pull an image from the first candidate reference that gives it, in one task.
+
+The documentation is the module's (plugins/modules/image_ensure.py). Each attempt is
+community.docker's docker_image_pull started as a background job on the node, waited for by
+ascend.vllm.image_pull_wait (a progress line every ``report_after`` seconds), its job files
+cleaned up after. A reference a registry answered "not found" for is not asked again; the
+others are retried ``retries`` times, ``delay`` seconds apart. The result is returned, never
+set as a fact: the caller registers it under its own name.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import math
+import os
+import time
+
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import classify_failure, failure_message
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, wait_pull
+
+display = Display()
+
+POLICIES = ('not_present', 'always')
+
+
+def settings(args):
+    """The checked arguments, or (None, message)."""
+    candidates = args.get('candidates')
+    if not isinstance(candidates, list) or not candidates or not all(isinstance(c, str) and c for c in candidates):
+        return None, 'candidates=%r: give the image references to try, in order (a non-empty list)' % (candidates,)
+    policy = args.get('policy', 'not_present')
+    if policy not in POLICIES:
+        return None, 'policy=%r: must be one of %s' % (policy, ', '.join(POLICIES))
+    out = {'candidates': list(candidates), 'policy': policy}
+    for name, default, least in (('retries', 3, 1), ('delay', 10, 0), ('timeout', 3600, 1), ('report_after', 15, 1)):
+        value = args.get(name, default)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is None or isinstance(value, bool) or number < least:
+            return None, '%s=%r: must be a number >= %s' % (name, value, least)
+        out[name] = number
+    out['retries'] = int(out['retries'])
+    return out, None
+
+
+class ActionModule(ActionBase):
+    """Try each candidate, each up to ``retries`` times, until one is pulled."""
+
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+    _supports_async = False
+    _VALID_ARGS = frozenset(('candidates', 'policy', 'retries', 'delay', 'timeout', 'report_after', 'inputs',
+                             'image_tag', 'archive', 'archive_on_node', 'archive_dir', 'archive_cleanup'))
+
+    def _module(self, name, args, task_vars):
+        return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
+
+    def _background_pull(self, ref, policy, timeout, task_vars):
+        """Start docker_image_pull as an async job on the node (its limit: ``timeout``)."""
+        saved = self._task.async_val
+        self._task.async_val = int(math.ceil(timeout))
+        try:
+            return self._execute_module(module_name='community.docker.docker_image_pull', task_vars=task_vars,
+                                        module_args={'name': ref, 'pull': policy}, wrap_async=True)
+        finally:
+            self._task.async_val = saved
+
+    def _cleanup(self, job, task_vars):
+        jid = job.get('ansible_job_id')
+        if not jid:
+            return
+        async_dir = self._remote_expand_user(self.get_shell_option('async_dir', default='~/.ansible_async'))
+        self._module('ansible.legacy.async_status', {'jid': jid, 'mode': 'cleanup', '_async_dir': async_dir}, task_vars)
+
+    def _attempt(self, ref, conf, task_vars):
+        """The pull's own result (docker_image_pull's return values, or its failure)."""
+        if self._task.check_mode:
+            # docker_image_pull only asks the Engine in check mode: nothing to wait for.
+            return self._module('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']}, task_vars)
+        job = self._background_pull(ref, conf['policy'], conf['timeout'], task_vars)
+        if job.get('failed') or not job.get('results_file'):
+            return job
+        host = task_vars.get('inventory_hostname', '?')
+
+        def call(seconds):
+            return self._module('ascend.vllm.image_pull_wait', {
+                'results_file': job['results_file'], 'name': ref, 'timeout': conf['timeout'],
+                'report_after': seconds}, task_vars)
+
+        def show(result, elapsed):
+            display.display(pull_line(host, ref, result.get('progress'), elapsed, conf['timeout']), stderr=True)
+
+        try:
+            waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
+        finally:
+            self._cleanup(job, task_vars)
+        if waited.get('failed'):
+            return waited
+        if not waited.get('finished'):
+            return {'failed': True, 'msg': 'the pull of %s did not end within image_pull_timeout (%s s)'
+                                           % (ref, _seconds_text(conf['timeout']))}
+        return waited.get('answer') or {'failed': True, 'msg': 'the pull job of %s left no result' % ref}
+
+    def _present(self, candidates, task_vars):
+        """The first candidate the node has (docker_image_info), or None."""
+        found = self._module('community.docker.docker_image_info', {'name': candidates}, task_vars)
+        names = set()
+        for image in found.get('images') or []:
+            names.update(image.get('RepoTags') or [])
+            names.update(image.get('RepoDigests') or [])
+        return next((ref for ref in candidates if ref in names), None)
+
+    def _load(self, conf, task_vars):
+        """``docker load`` of the tarball (copied from the controller first unless it is on the node)."""
+        args = self._task.args
+        archive = to_text(args['archive'])
+        on_node = _true(args.get('archive_on_node'))
+        path = archive if on_node else '%s/%s' % (to_text(args.get('archive_dir') or '/var/tmp').rstrip('/'),
+                                                  os.path.basename(archive))
+        if self._task.check_mode:
+            return {'changed': True, 'ref': conf['candidates'][0], 'id': None, 'loaded': [],
+                    'msg': 'would load %s' % archive}
+        if not on_node:
+            made = self._module('ansible.legacy.file',
+                                {'path': os.path.dirname(path), 'state': 'directory', 'mode': '0750'}, task_vars)
+            if made.get('failed'):
+                return made
+            self._transfer_file(self._find_needle('files', archive), path)
+            self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
+        loaded = self._module('community.docker.docker_image_load', {'path': path}, task_vars)
+        if not on_node and _true(args.get('archive_cleanup', True)):
+            self._module('ansible.legacy.file', {'path': path, 'state': 'absent'}, task_vars)
+        if loaded.get('failed'):
+            return dict(loaded, msg='docker load of %s on the node failed: %s' % (path, loaded.get('msg')))
+        names = loaded.get('image_names') or []
+        # Prefer the name the registries would give; else the tarball's own first name.
+        ref = next((name for name in conf['candidates'] if name in names), None)
+        ref = ref or next((name for name in names if not name.startswith('sha256:')), None) or conf['candidates'][0]
+        return {'changed': bool(loaded.get('changed')), 'ref': ref, 'id': None, 'loaded': names}
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        conf, problem = settings(self._task.args)
+        if problem:
+            return {'failed': True, 'changed': False, 'msg': problem}
+        errors = []
+        start = time.monotonic()
+        try:
+            if self._task.args.get('archive'):
+                present = self._present(conf['candidates'], task_vars) if conf['policy'] == 'not_present' else None
+                if present:
+                    return {'changed': False, 'ref': present, 'id': None, 'errors': [], 'loaded': [],
+                            'seconds': round(time.monotonic() - start, 3)}
+                return dict(self._load(conf, task_vars), errors=[], seconds=round(time.monotonic() - start, 3))
+            for ref in conf['candidates']:
+                for attempt in range(1, conf['retries'] + 1):
+                    answer = self._attempt(ref, conf, task_vars)
+                    if not answer.get('failed'):
+                        image = answer.get('image') or {}
+                        return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
+                                'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
+                    errors.append(dict(classify_failure(to_text(answer.get('msg', 'failed'))), ref=ref,
+                                       attempt=attempt))
+                    if errors[-1]['missing']:
+                        # "Not found" is the registry's final answer: asking again only costs the delays.
+                        break
+                    if attempt < conf['retries']:
+                        time.sleep(conf['delay'])
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        msg = failure_message(task_vars.get('inventory_hostname', '?'), conf['candidates'], errors,
+                              self._task.args.get('inputs') or {}, self._task.args.get('image_tag') or '')
+        return {'failed': True, 'changed': False, 'msg': msg, 'errors': errors, 'ref': None, 'id': None,
+                'seconds': round(time.monotonic() - start, 3)}
+
+
+def _true(value):
+    return value is True or to_text(value).strip().lower() in ('1', 'true', 'yes', 'on')
+
+
+def _seconds_text(value):
+    return str(int(value)) if float(value) == int(value) else str(value)
