@@ -18,7 +18,8 @@ except ImportError:  # pragma: no cover
     pass
 
 # The job templates, in the order AWX lists them, each with the playbook it runs and what that
-# playbook reaches: the playbook files it imports and each role entry ("role/tasks_from") it runs.
+# playbook reaches: the playbook files it imports and each role entry ("role/tasks_from", or
+# "role/absent" for main with the role's state absent) it runs.
 # tests/unit/playbooks/test_awx_objects.py walks the playbooks and checks every list below.
 TEMPLATES = (
     ('preflight', 'playbooks/preflight.yml'),
@@ -49,7 +50,7 @@ REACHES = {
     'eval': ('playbooks/eval.yml',) + _HOSTS + ('vllm_serve/plan', 'eval/main'),
     'diagnose': ('playbooks/diagnose.yml',) + _HOSTS + ('vllm_serve/diagnose',),
     'teardown': ('playbooks/teardown.yml',) + _HOSTS + (
-        'vllm_serve/teardown', 'balancer/teardown', 'vllm_serve/metrics', 'image_pull/remove'),
+        'vllm_serve/teardown', 'balancer/absent', 'vllm_serve/metrics', 'image_pull/absent'),
 }
 
 # Which role entries (or playbooks) read a variable: a template asks a question, or takes a
@@ -58,12 +59,12 @@ _SERVE_PLAN = ('host_plan', 'vllm_serve/preflight', 'vllm_serve/main')
 _INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'vllm_serve/plan', 'vllm_serve/diagnose')
 READ_BY = {
     'ascend_vllm_platform': _INSTANCES + ('vllm_serve/teardown', 'image_pull/resolve', 'image_pull/main',
-                                          'image_pull/remove'),
+                                          'image_pull/absent'),
     'vllm_serve_model': _INSTANCES,
     'vllm_serve_tensor_parallel_size': _SERVE_PLAN,
     'vllm_serve_max_model_len': _SERVE_PLAN,
     'vllm_serve_max_num_seqs': _SERVE_PLAN,
-    'image_pull_tag': ('host_plan', 'image_pull/resolve', 'image_pull/main', 'image_pull/remove'),
+    'image_pull_tag': ('host_plan', 'image_pull/resolve', 'image_pull/main', 'image_pull/absent'),
     'vllm_serve_port': _INSTANCES,
     'eval_limit': ('eval/main',),
     'eval_tolerance': ('eval/main',),

@@ -65,8 +65,8 @@ def _templates():
 
 
 def _walk(playbook, seen=None):
-    """What a playbook reaches: the playbook files it imports and each role entry ("role/tasks_from")
-    its plays import or include, following import_playbook."""
+    """What a playbook reaches: the playbook files it imports and each role entry ("role/tasks_from", or
+    "role/absent" for main with the role's state absent) its plays import or include, following import_playbook."""
     seen = set() if seen is None else seen
     seen.add(os.path.relpath(playbook, ROOT))
     with open(playbook) as handle:
@@ -82,7 +82,10 @@ def _walk(playbook, seen=None):
                 for module in ('ansible.builtin.import_role', 'ansible.builtin.include_role'):
                     if module in task:
                         args = task[module]
-                        seen.add('%s/%s' % (args['name'].split('.')[-1], args.get('tasks_from', 'main')))
+                        role = args['name'].split('.')[-1]
+                        # main with <role>_state: absent (teardown) removes, and reads what a removal needs.
+                        absent = (task.get('vars') or {}).get('%s_state' % role) == 'absent'
+                        seen.add('%s/%s' % (role, 'absent' if absent else args.get('tasks_from', 'main')))
                 # The action that reads every variable of every role into the host plan.
                 if 'ascend.vllm.host_plan' in task:
                     seen.add('host_plan')
