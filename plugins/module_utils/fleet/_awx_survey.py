@@ -47,7 +47,7 @@ REACHES = {
     'deploy': ('site.yml', 'playbooks/site.yml') + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,
     'verify': _VERIFY,
     'upgrade': ('playbooks/upgrade.yml',) + _PREFLIGHT + _DEPLOY + _VERIFY + _SUMMARY,
-    'eval': ('playbooks/eval.yml',) + _HOSTS + ('vllm_serve/plan', 'eval/main'),
+    'eval': ('playbooks/eval.yml',) + _HOSTS + ('eval/main',),
     'diagnose': ('playbooks/diagnose.yml',) + _HOSTS + ('vllm_serve/diagnose',),
     'teardown': ('playbooks/teardown.yml',) + _HOSTS + (
         'vllm_serve/teardown', 'balancer/absent', 'vllm_serve/metrics', 'image_pull/absent'),
@@ -56,7 +56,8 @@ REACHES = {
 # Which role entries (or playbooks) read a variable: a template asks a question, or takes a
 # credential, only when its playbook reaches one of them.
 _SERVE_PLAN = ('host_plan', 'vllm_serve/preflight', 'vllm_serve/main')
-_INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'vllm_serve/plan', 'vllm_serve/diagnose')
+# eval/main plans the host itself (ascend.vllm.host_plan) to find the instances it evaluates.
+_INSTANCES = _SERVE_PLAN + ('vllm_serve/verify', 'eval/main', 'vllm_serve/diagnose')
 READ_BY = {
     'ascend_vllm_platform': _INSTANCES + ('vllm_serve/teardown', 'image_pull/resolve', 'image_pull/main',
                                           'image_pull/absent'),

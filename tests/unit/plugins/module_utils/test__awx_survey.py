@@ -90,7 +90,9 @@ def test_job_templates_list_matches_the_module():
 @pytest.mark.parametrize('template, reaches, asked', [
     # A playbook that reaches nothing reading a variable asks nothing about it.
     ('verify', ('vllm_serve/verify',), ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_port']),
-    ('verify', ('eval/main',), ['eval_limit', 'eval_tolerance', 'eval_perf_requests']),
+    # eval/main plans the host (the instances it evaluates) and reads its own settings.
+    ('verify', ('eval/main',), ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_port', 'eval_limit',
+                                'eval_tolerance', 'eval_perf_requests']),
     ('verify', ('playbooks/teardown.yml',), ['ascend_vllm_teardown_remove_image']),
     ('verify', (), []),
 ])
