@@ -203,6 +203,12 @@ def balancer(request, plan, configured):
         'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
     }
     front = balancer_plan(plan, served, keys, settings)
+    entries = dict((entry['name'], entry) for entry in plan)
+    for frontend in front.get('frontends') or []:
+        # Where the balancer's smoke tests read the frontend's key from (its first server's instance):
+        # the marker, never the key.
+        first = entries.get(((frontend.get('servers') or [{}])[0]).get('instance')) or {}
+        frontend['key_source'] = dict((name, first.get(name)) for name in ('name', 'index', 'api_key_var'))
     if front.get('enabled'):
         front['image'] = balancer_image(request)
     return front
