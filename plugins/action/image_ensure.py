@@ -165,7 +165,14 @@ class ActionModule(ActionBase):
                 return dict(self._load(conf, task_vars), errors=[], seconds=round(time.monotonic() - start, 3))
             for ref in conf['candidates']:
                 for attempt in range(1, conf['retries'] + 1):
+                    host = task_vars.get('inventory_hostname', '?')
+                    # One line per attempt, and one per failure with the Engine's words, at every verbosity.
+                    display.display('%s: Pull %s (attempt %d/%d)' % (host, ref, attempt, conf['retries']), stderr=True)
                     answer = self._attempt(ref, conf, task_vars)
+                    if answer.get('failed'):
+                        display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
+                            host, ref, attempt, conf['retries'],
+                            ' '.join(to_text(answer.get('msg', 'failed')).split())[:400]), stderr=True)
                     if not answer.get('failed'):
                         image = answer.get('image') or {}
                         return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
