@@ -20,11 +20,12 @@ import os
 import time
 
 from ansible.module_utils.common.text.converters import to_text
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import classify_failure, failure_message
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, seconds_text, wait_pull
 
 display = Display()
 
@@ -108,7 +109,7 @@ class ActionModule(ActionBase):
             return waited
         if not waited.get('finished'):
             return {'failed': True, 'msg': 'the pull of %s did not end within image_pull_timeout (%s s)'
-                                           % (ref, _seconds_text(conf['timeout']))}
+                                           % (ref, seconds_text(conf['timeout']))}
         return waited.get('answer') or {'failed': True, 'msg': 'the pull job of %s left no result' % ref}
 
     def _present(self, candidates, task_vars):
@@ -124,7 +125,7 @@ class ActionModule(ActionBase):
         """``docker load`` of the tarball (copied from the controller first unless it is on the node)."""
         args = self._task.args
         archive = to_text(args['archive'])
-        on_node = _true(args.get('archive_on_node'))
+        on_node = boolean(args.get('archive_on_node') or False, strict=False)
         path = archive if on_node else '%s/%s' % (to_text(args.get('archive_dir') or '/var/tmp').rstrip('/'),
                                                   os.path.basename(archive))
         if self._task.check_mode:
@@ -138,7 +139,7 @@ class ActionModule(ActionBase):
             self._transfer_file(self._find_needle('files', archive), path)
             self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
         loaded = self._module('community.docker.docker_image_load', {'path': path}, task_vars)
-        if not on_node and _true(args.get('archive_cleanup', True)):
+        if not on_node and boolean(args.get('archive_cleanup', True), strict=False):
             self._module('ansible.legacy.file', {'path': path, 'state': 'absent'}, task_vars)
         if loaded.get('failed'):
             return dict(loaded, msg='docker load of %s on the node failed: %s' % (path, loaded.get('msg')))
@@ -190,11 +191,3 @@ class ActionModule(ActionBase):
                               self._task.args.get('inputs') or {}, self._task.args.get('image_tag') or '')
         return {'failed': True, 'changed': False, 'msg': msg, 'errors': errors, 'ref': None, 'id': None,
                 'seconds': round(time.monotonic() - start, 3)}
-
-
-def _true(value):
-    return value is True or to_text(value).strip().lower() in ('1', 'true', 'yes', 'on')
-
-
-def _seconds_text(value):
-    return str(int(value)) if float(value) == int(value) else str(value)

@@ -20,7 +20,7 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, seconds_text, wait_pull
 
 display = Display()
 
@@ -62,9 +62,6 @@ class ActionModule(ActionBase):
         result = dict(result, seconds=round(time.monotonic() - start, 3))
         if not result.get('finished') and not result.get('failed'):
             result.update(failed=True, msg=args.get('msg') or 'the pull of %s did not end within the timeout (%s s)' % (
-                name, _seconds_text(numbers['timeout'])))
+                name, seconds_text(numbers['timeout'])))
         return result
 
-
-def _seconds_text(value):
-    return str(int(value)) if float(value) == int(value) else str(value)

@@ -30,6 +30,12 @@ LAYER_STATUSES = ('Pulling fs layer', 'Waiting', 'Downloading', 'Retrying', 'Ver
 LINE_LIMIT = 200
 
 
+def seconds_text(value):
+    # type: (float) -> str
+    """A number of seconds as the user wrote it: ``3600``, ``2.5`` (no ``.0``)."""
+    return str(int(value)) if float(value) == int(value) else str(value)
+
+
 def duration(seconds):
     # type: (float) -> str
     """``45s``, ``3m05s``, ``1h02m`` (whole seconds, rounded down)."""
