@@ -64,4 +64,3 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=args.get('msg') or 'the pull of %s did not end within the timeout (%s s)' % (
                 name, seconds_text(numbers['timeout'])))
         return result
-

@@ -47,25 +47,6 @@ def run(playbook, inventory, workdir):
     return proc
 
 
-def controller_files_with(key, roots):
-    hits = []
-    for root in roots:
-        # os.walk skips a directory that vanishes while it looks (another ansible-playbook's
-        # ~/.ansible/tmp/ansible-local-*, e.g. a suite running alongside); rglob raises.
-        for folder, dirs, files in os.walk(str(root)):
-            dirs[:] = [name for name in dirs if name not in (".venv", ".git")]
-            paths = [Path(folder) / name for name in files]
-            for path in paths:
-                if not path.is_file() or path.is_symlink():
-                    continue
-                try:
-                    if key.encode() in path.read_bytes():
-                        hits.append(str(path))
-                except OSError:
-                    continue
-    return hits
-
-
 def node_files_with(key):
     """Files on the node that hold the key, under every directory Ansible, the collection or a user writes to.
 
@@ -135,5 +116,5 @@ def test_key_never_printed_or_written(node, tmp_path, scenario):
         assert key not in output, "%s printed the key: ...%s..." % (
             playbook, output[max(0, output.find(key) - 600):output.find(key) + 100])
     inventory.write_text(inventory.read_text().replace(key, "removed"))
-    assert controller_files_with(key, [ROOT, tmp_path, Path(os.environ.get("HOME", "/root")) / ".ansible"]) == []
+    assert sim.files_holding(key, [ROOT, tmp_path, Path(os.environ.get("HOME", "/root")) / ".ansible"]) == []
     assert node_files_with(key) == []

@@ -88,6 +88,30 @@ class SimError(RuntimeError):
     """A harness step failed; the message says which and why."""
 
 
+def files_holding(text: str, roots, skip=()) -> list[str]:
+    """Regular files under ``roots`` (not in .git or .venv, not symlinks, not in ``skip``) that hold ``text``.
+
+    For the secret tests: where on the controller a key was written. os.walk passes over a
+    directory that vanishes while it looks (another ansible-playbook's ~/.ansible/tmp/ansible-local-*);
+    Path.rglob raises there.
+    """
+    skipped = {str(path) for path in skip}
+    hits = []
+    for root in roots:
+        for folder, dirs, files in os.walk(str(root)):
+            dirs[:] = [name for name in dirs if name not in (".venv", ".git")]
+            for name in files:
+                path = Path(folder) / name
+                if str(path) in skipped or path.is_symlink() or not path.is_file():
+                    continue
+                try:
+                    if text.encode() in path.read_bytes():
+                        hits.append(str(path))
+                except OSError:
+                    continue
+    return hits
+
+
 def say(msg: str) -> None:
     if os.environ.get("ASCEND_SIM_QUIET") != "1":
         with _print_lock:
