@@ -24,12 +24,18 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import classify_failure, failure_message
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import (
+    classify_failure, failure_message, problem_report, resolve)
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, seconds_text, wait_pull
 
 display = Display()
 
 POLICIES = ('not_present', 'always')
+
+# The variables a platform problem names: image_pull's defaults come from these.
+PLATFORM_NAMES = {'platform': 'ascend_vllm_platform', 'platform_overrides': 'ascend_vllm_platform_overrides',
+                  'platform_spec': 'ascend_vllm_platform_spec'}
 
 
 def settings(args):
@@ -61,7 +67,8 @@ class ActionModule(ActionBase):
     _supports_check_mode = True
     _supports_async = False
     _VALID_ARGS = frozenset(('candidates', 'policy', 'retries', 'delay', 'timeout', 'report_after', 'inputs',
-                             'image_tag', 'archive', 'archive_on_node', 'archive_dir', 'archive_cleanup'))
+                             'image_tag', 'archive', 'archive_on_node', 'archive_dir', 'archive_cleanup',
+                             'state', 'node_images', 'platform', 'platform_overrides', 'platform_spec'))
 
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
@@ -152,41 +159,134 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        conf, problem = settings(self._task.args)
-        if problem:
-            return {'failed': True, 'changed': False, 'msg': problem}
-        errors = []
-        start = time.monotonic()
         try:
-            if self._task.args.get('archive'):
-                present = self._present(conf['candidates'], task_vars) if conf['policy'] == 'not_present' else None
-                if present:
-                    return {'changed': False, 'ref': present, 'id': None, 'errors': [], 'loaded': [],
-                            'seconds': round(time.monotonic() - start, 3)}
-                return dict(self._load(conf, task_vars), errors=[], seconds=round(time.monotonic() - start, 3))
-            for ref in conf['candidates']:
-                for attempt in range(1, conf['retries'] + 1):
-                    host = task_vars.get('inventory_hostname', '?')
-                    # One line per attempt, and one per failure with the Engine's words, at every verbosity.
-                    display.display('%s: Pull %s (attempt %d/%d)' % (host, ref, attempt, conf['retries']), stderr=True)
-                    answer = self._attempt(ref, conf, task_vars)
-                    if answer.get('failed'):
-                        display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
-                            host, ref, attempt, conf['retries'],
-                            ' '.join(to_text(answer.get('msg', 'failed')).split())[:400]), stderr=True)
-                    if not answer.get('failed'):
-                        image = answer.get('image') or {}
-                        return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
-                                'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
-                    errors.append(dict(classify_failure(to_text(answer.get('msg', 'failed'))), ref=ref,
-                                       attempt=attempt))
-                    if errors[-1]['missing']:
-                        # "Not found" is the registry's final answer: asking again only costs the delays.
-                        break
-                    if attempt < conf['retries']:
-                        time.sleep(conf['delay'])
+            if self._task.args.get('candidates') is None and self._task.args.get('inputs') is not None:
+                return self._from_inputs(task_vars)
+            conf, problem = settings(self._task.args)
+            if problem:
+                return {'failed': True, 'changed': False, 'msg': problem}
+            return self._ensure(conf, task_vars)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
+
+    def _suffix(self, task_vars):
+        """(image tag suffix, None) -- the platform profile's unless image_pull_tag_suffix is set -- or
+        (None, the message that stops the run)."""
+        args = self._task.args
+        if (args.get('inputs') or {}).get('image_pull_tag_suffix') is not None:
+            return None, None
+        verdict = profile_verdict(args.get('platform') or '', args.get('platform_overrides') or {},
+                                  args.get('platform_spec') or None, PLATFORM_NAMES)
+        if verdict['profile'] is None:
+            problem = verdict['problems'][0]
+            return None, ('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'
+                          % (task_vars.get('inventory_hostname', '?'), problem['msg'], problem['fix']))
+        return verdict['profile'].get('image_tag_suffix') or '', None
+
+    def _node_images(self, task_vars):
+        """The images on the node: ``node_images`` when the caller read them, else one docker_host_info.
+        A node without a working Engine only has none here (preflight reports the Engine)."""
+        given = self._task.args.get('node_images')
+        if given is not None:
+            return given
+        listed = self._module('community.docker.docker_host_info', {'images': True}, task_vars)
+        return [] if listed.get('failed') else listed.get('images') or []
+
+    def _archive_isreg(self, inputs, task_vars):
+        """Whether the tarball said to be on the node is a file there (None when none is said to be)."""
+        on_node = boolean(inputs.get('image_pull_archive_on_node') or False, strict=False)
+        if not (inputs.get('image_pull_archive') and on_node):
+            return None
+        found = self._module('ansible.legacy.stat', {'path': to_text(inputs['image_pull_archive'])}, task_vars)
+        return bool((found.get('stat') or {}).get('isreg'))
+
+    def _from_inputs(self, task_vars):
+        """The image_pull role's whole phase: judge the inputs, look at the node, then pull, load or remove."""
+        args = self._task.args
+        inputs = dict(args.get('inputs') or {})
+        host = task_vars.get('inventory_hostname', '?')
+        suffix, problem = self._suffix(task_vars)
+        if problem:
+            return {'failed': True, 'changed': False, 'msg': problem, 'stage': 'inputs'}
+        try:
+            resolved = resolve(inputs, suffix, os.path.isfile, self._node_images(task_vars),
+                               self._archive_isreg(inputs, task_vars))
+        except ValueError as exc:
+            return {'failed': True, 'changed': False, 'msg': str(exc), 'stage': 'inputs'}
+        found = resolved['found']
+        out = {'changed': False, 'ref': found['ref'], 'id': found.get('id'), 'present': bool(found['present']),
+               'refs': list(found.get('refs') or []), 'candidates': resolved['candidates'],
+               'image_tag': resolved['image_tag'], 'problems': resolved['problems'], 'needed': resolved['needed'],
+               'errors': [], 'stage': 'resolved'}
+        state = args.get('state') or 'present'
+        if state == 'absent':
+            return self._remove(out, task_vars)
+        if state == 'resolved':
+            return out
+        if resolved['problems']:
+            return dict(out, failed=True, stage='inputs', msg=problem_report(host, resolved['problems']))
+        if resolved['done']:
+            return out
+        conf, problem = settings(dict(args, candidates=resolved['candidates'], image_tag=resolved['image_tag']))
+        if problem:
+            return dict(out, failed=True, stage='inputs', msg=problem)
+        got = self._ensure(conf, task_vars)
+        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg') if key in got)
+        if got.get('failed'):
+            return dict(out, failed=True, stage='load' if args.get('archive') else 'pull')
+        out.update(ref=got['ref'] or out['ref'], id=got.get('id') or out['id'], stage='ensured')
+        if args.get('archive') and not self._task.check_mode and out['ref'] not in (got.get('loaded') or []) \
+                and not self._present([out['ref']], task_vars):
+            return dict(out, failed=True, stage='load', msg=(
+                '%s is not on %s after the load. Fix: check the tarball\'s image names (docker load -i prints them) '
+                'against image_pull_candidates (%s), or set image_pull_image to the name it contains.'
+                % (out['ref'], host, ', '.join(resolved['candidates']))))
+        return out
+
+    def _remove(self, out, task_vars):
+        """Every name of the image the node has (a loaded tarball, a mirror's name): docker_image_remove each."""
+        removed = []
+        for ref in out['refs']:
+            gone = self._module('community.docker.docker_image_remove', {'name': ref}, task_vars)
+            if gone.get('failed'):
+                return dict(out, failed=True, stage='remove', removed=removed,
+                            msg='Could not remove %s from %s: %s' % (ref, task_vars.get('inventory_hostname', '?'),
+                                                                     gone.get('msg')))
+            if gone.get('changed'):
+                removed.append(ref)
+        return dict(out, changed=bool(removed), removed=removed, stage='removed')
+
+    def _ensure(self, conf, task_vars):
+        """Load the tarball, or try each candidate up to ``retries`` times until one is pulled."""
+        errors = []
+        start = time.monotonic()
+        if self._task.args.get('archive'):
+            present = self._present(conf['candidates'], task_vars) if conf['policy'] == 'not_present' else None
+            if present:
+                return {'changed': False, 'ref': present, 'id': None, 'errors': [], 'loaded': [],
+                        'seconds': round(time.monotonic() - start, 3)}
+            return dict(self._load(conf, task_vars), errors=[], seconds=round(time.monotonic() - start, 3))
+        for ref in conf['candidates']:
+            for attempt in range(1, conf['retries'] + 1):
+                host = task_vars.get('inventory_hostname', '?')
+                # One line per attempt, and one per failure with the Engine's words, at every verbosity.
+                display.display('%s: Pull %s (attempt %d/%d)' % (host, ref, attempt, conf['retries']), stderr=True)
+                answer = self._attempt(ref, conf, task_vars)
+                if answer.get('failed'):
+                    display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
+                        host, ref, attempt, conf['retries'],
+                        ' '.join(to_text(answer.get('msg', 'failed')).split())[:400]), stderr=True)
+                if not answer.get('failed'):
+                    image = answer.get('image') or {}
+                    return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
+                            'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
+                errors.append(dict(classify_failure(to_text(answer.get('msg', 'failed'))), ref=ref,
+                                   attempt=attempt))
+                if errors[-1]['missing']:
+                    # "Not found" is the registry's final answer: asking again only costs the delays.
+                    break
+                if attempt < conf['retries']:
+                    time.sleep(conf['delay'])
         msg = failure_message(task_vars.get('inventory_hostname', '?'), conf['candidates'], errors,
                               self._task.args.get('inputs') or {}, self._task.args.get('image_tag') or '')
         return {'failed': True, 'changed': False, 'msg': msg, 'errors': errors, 'ref': None, 'id': None,

@@ -25,6 +25,12 @@ description:
     fix (a wrong tag when every registry said "not found", else the network or a mirror).
   - Only returns its result, never sets a fact, so one play can pull several images (the vLLM image and the load
     balancer's) without one overwriting the other's outcome. The image_pull role and the balancer role call it.
+  - Without O(candidates), O(inputs) are the image_pull role's variables and the action does that role's whole phase
+    in one task (version 0.3.0) -- judges the inputs on the controller (registries, repository, tag or digest,
+    retries and timeouts, the tarball, the offline rule), works out the candidates and the tag with the platform's
+    suffix, looks at the node's images (one M(community.docker.docker_host_info), or O(node_images)), then pulls or
+    loads only what is missing (O(state=present)), removes every local name of the image (O(state=absent)), or
+    changes nothing (O(state=resolved)). Wrong inputs fail with every problem and its fix before the node changes.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
@@ -32,10 +38,11 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes.flow
 options:
   candidates:
-    description: The image references to try, in order (registry, repository and tag or digest).
+    description:
+      - The image references to try, in order (registry, repository and tag or digest).
+      - Omitted, they are worked out from O(inputs) (the image_pull role's variables).
     type: list
     elements: str
-    required: true
   policy:
     description: V(not_present) pulls only when the image is not on the node; V(always) asks the registry every time.
     type: str
@@ -60,7 +67,41 @@ options:
   inputs:
     description:
       - The role variables the failure message's fix names (C(image_pull_tag), C(image_pull_repository)).
+      - Without O(candidates), every image_pull variable by name (C(image_pull_registries), C(image_pull_repository),
+        C(image_pull_tag), C(image_pull_tag_suffix), C(image_pull_digest), C(image_pull_image), C(image_pull_policy),
+        C(image_pull_retries), C(image_pull_delay), C(image_pull_timeout), C(image_pull_poll_interval),
+        C(image_pull_archive), C(image_pull_archive_on_node), C(image_pull_archive_dir), C(image_pull_offline)), judged
+        and turned into the candidates.
     type: dict
+  state:
+    description:
+      - Without O(candidates) only. V(present) pulls or loads what is missing; V(absent) removes the image under every
+        name the node has for it; V(resolved) only works out the reference and whether the node has it.
+    type: str
+    choices: [present, absent, resolved]
+    default: present
+    version_added: 0.3.0
+  node_images:
+    description:
+      - Without O(candidates) only. The images on the node as C(repo:tag) strings, when a preflight already listed
+        them; null asks the node (M(community.docker.docker_host_info)).
+    type: list
+    elements: str
+    version_added: 0.3.0
+  platform:
+    description:
+      - Without O(candidates) only. The platform whose profile gives the tag suffix when
+        C(image_pull_tag_suffix) in O(inputs) is null.
+    type: str
+    version_added: 0.3.0
+  platform_overrides:
+    description: Profile fields to replace (C(ascend_vllm_platform_overrides)).
+    type: dict
+    version_added: 0.3.0
+  platform_spec:
+    description: The description of a platform that is not built in (C(ascend_vllm_platform_spec)).
+    type: dict
+    version_added: 0.3.0
   image_tag:
     description: The tag the candidates carry (with the platform's suffix), for the failure message.
     type: str
@@ -108,6 +149,17 @@ seealso:
 '''
 
 EXAMPLES = r'''
+- name: The image_pull role's phase -- judge its variables, then pull or load only what the node lacks
+  ascend.vllm.image_ensure:
+    inputs:
+      image_pull_registries: [quay.io]
+      image_pull_repository: ascend/vllm-ascend
+      image_pull_tag: v0.23.0
+      image_pull_tag_suffix: null
+      image_pull_policy: not_present
+    platform: atlas_300i_duo
+  register: image
+
 - name: Pull the image from the mirror, else from the public registry
   ascend.vllm.image_ensure:
     candidates:
@@ -124,8 +176,49 @@ EXAMPLES = r'''
 
 RETURN = r'''
 ref:
-  description: The reference that was pulled (null when none was).
+  description:
+    - The reference that was pulled (null when none was).
+    - Without O(candidates), the reference the container runs (the one pulled or loaded, the one present, or the
+      first candidate).
   returned: always
+  type: str
+present:
+  description: Whether the node had the image before this task.
+  returned: without O(candidates)
+  type: bool
+refs:
+  description: Every name the node had for the image before this task.
+  returned: without O(candidates)
+  type: list
+  elements: str
+removed:
+  description: The names removed (O(state=absent)).
+  returned: with O(state=absent)
+  type: list
+  elements: str
+candidates:
+  description: The references tried, in order.
+  returned: without O(candidates)
+  type: list
+  elements: str
+image_tag:
+  description: The tag with the platform's suffix.
+  returned: without O(candidates), unless the platform has no profile
+  type: str
+problems:
+  description: What is wrong with the inputs, each C(check), C(msg) and C(fix).
+  returned: without O(candidates), unless the platform has no profile
+  type: list
+  elements: dict
+needed:
+  description: Whether O(state=present) had work -- a pull or load, a tarball, or inputs to refuse.
+  returned: without O(candidates), unless the platform has no profile
+  type: bool
+stage:
+  description:
+    - Without O(candidates), where the task ended -- V(inputs) (refused), V(resolved), V(ensured), V(removed),
+      or a failure in V(pull), V(load) or V(remove).
+  returned: without O(candidates)
   type: str
 id:
   description: The image id the Engine gave for it, when it said.
@@ -158,7 +251,7 @@ from ansible.module_utils.basic import AnsibleModule
 def main():
     # The attempts, their waits and retries are driven from the controller: only the action plugin can.
     module = AnsibleModule(argument_spec={
-        'candidates': {'type': 'list', 'elements': 'str', 'required': True},
+        'candidates': {'type': 'list', 'elements': 'str'},
         'policy': {'type': 'str', 'choices': ['not_present', 'always'], 'default': 'not_present'},
         'retries': {'type': 'int', 'default': 3},
         'delay': {'type': 'float', 'default': 10},
@@ -170,6 +263,11 @@ def main():
         'archive_on_node': {'type': 'bool', 'default': False},
         'archive_dir': {'type': 'str', 'default': '/var/tmp'},
         'archive_cleanup': {'type': 'bool', 'default': True},
+        'state': {'type': 'str', 'choices': ['present', 'absent', 'resolved'], 'default': 'present'},
+        'node_images': {'type': 'list', 'elements': 'str'},
+        'platform': {'type': 'str'},
+        'platform_overrides': {'type': 'dict'},
+        'platform_spec': {'type': 'dict'},
     }, supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.image_ensure runs from the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')

@@ -292,6 +292,23 @@ def present(node_images, refs, repository, tag, pinned):
     return {'ref': chosen, 'present': bool(found), 'refs': found, 'id': ids.get(chosen) if found else None}
 
 
+def resolve(inputs, profile_suffix, controller_isfile, node_images, archive_node_isreg=None):
+    """image_pull's whole judgement of one host: ``judge`` with the tarball the node has (``archive_node_isreg``,
+    None when not looked for), which reference runs and whether the node has it, the offline rule, and what is
+    left to do. Returns ``judge``'s keys plus {found, done, needed}: ``done`` when the image is there and the
+    policy is not_present; ``needed`` when a pull or load is due, a tarball is given or the inputs are wrong."""
+    if archive_node_isreg is not None:
+        inputs = dict(inputs, image_pull_archive_node_isreg=bool(archive_node_isreg))
+    judged = judge(inputs, profile_suffix, controller_isfile)
+    pinned = bool(inputs.get('image_pull_image') or inputs.get('image_pull_digest'))
+    found = present(node_images, judged['candidates'], inputs.get('image_pull_repository'), judged['image_tag'],
+                    pinned)
+    problems = judged['problems'] + offline_problems(inputs, found)
+    done = bool(found['present']) and inputs.get('image_pull_policy') == 'not_present'
+    needed = not done or bool(_str(inputs.get('image_pull_archive'))) or bool(problems)
+    return dict(judged, problems=problems, found=found, done=done, needed=needed)
+
+
 def classify_failure(raw):
     """{reason, missing} for a failed pull: the daemon's own words, and whether the registry said "not found"."""
     raw = 'failed' if raw is None else str(raw)

@@ -33,7 +33,7 @@ def _action(args, check_mode=False):
                                       shared_loader_obj=None)
 
 
-def _run(args, answers, check_mode=False, present=()):
+def _run(args, answers, check_mode=False, present=(), node=None):
     """Run the action; ``answers`` maps a reference to the list of its attempts' outcomes (None: pulled)."""
     calls = []
     queue = dict((ref, list(outcomes)) for ref, outcomes in answers.items())
@@ -53,6 +53,12 @@ def _run(args, answers, check_mode=False, present=()):
             return {'images': [{'RepoTags': [ref]} for ref in present]}
         if name == 'community.docker.docker_image_load':
             return {'changed': True, 'image_names': ['haproxy:2.6', 'mirror/haproxy:2.6']}
+        if name == 'community.docker.docker_host_info':
+            return (node or {}).get('host_info', {'images': [{'RepoTags': [ref]} for ref in present]})
+        if name == 'ansible.legacy.stat':
+            return {'stat': {'isreg': module_args['path'] in (node or {}).get('files', ())}}
+        if name == 'community.docker.docker_image_remove':
+            return {'changed': not check_mode}
         return {}
 
     action = _action(args, check_mode)
@@ -146,3 +152,95 @@ def test_the_attempts_follow_the_rules_for_any_answers(answer_lists, retries):
         # The first success ends it: nothing is tried after it.
         assert started[-1] == result['ref']
         assert refs.index(result['ref']) == max(refs.index(r) for r in started)
+
+
+# --- without candidates: the image_pull role's whole phase from its variables ---
+
+INPUTS = {
+    'image_pull_registries': ['m', 'q'], 'image_pull_repository': 'a/v', 'image_pull_tag': 'v0.23.0',
+    'image_pull_tag_suffix': None, 'image_pull_digest': '', 'image_pull_image': '', 'image_pull_retries': 2,
+    'image_pull_delay': 1, 'image_pull_timeout': 60, 'image_pull_poll_interval': 15, 'image_pull_archive': '',
+    'image_pull_archive_on_node': False, 'image_pull_archive_dir': '/var/tmp/x', 'image_pull_offline': False,
+    'image_pull_policy': 'not_present'}
+ROLE = {'inputs': INPUTS, 'platform': 'atlas_300i_duo', 'retries': 2, 'delay': 1, 'timeout': 60}
+M, Q = 'm/a/v:v0.23.0-310p', 'q/a/v:v0.23.0-310p'
+
+
+def _names(calls):
+    return [name for name, _args in calls]
+
+
+def test_inputs_present_image_is_not_pulled_and_the_node_is_asked_once():
+    result, calls = _run(ROLE, {}, present=[Q])
+    assert (result.get('failed'), result['ref'], result['present'], result['needed'], result['changed']) == (
+        None, Q, True, False, False)
+    assert result['candidates'] == [M, Q] and result['image_tag'] == 'v0.23.0-310p'
+    assert _names(calls) == ['community.docker.docker_host_info']
+
+
+def test_inputs_missing_image_is_pulled_from_the_first_registry_that_gives_it():
+    result, calls = _run(ROLE, {M: [TIMEOUT, TIMEOUT], Q: [None]})
+    assert (result.get('failed'), result['ref'], result['changed'], result['stage']) == (None, Q, True, 'ensured')
+    assert _starts(calls) == [M, M, Q]
+
+
+def test_inputs_node_images_given_save_the_look_at_the_node():
+    result, calls = _run(dict(ROLE, node_images=[M]), {})
+    assert result['ref'] == M and 'community.docker.docker_host_info' not in _names(calls)
+
+
+def test_wrong_inputs_fail_with_every_problem_before_the_node_changes():
+    result, calls = _run(dict(ROLE, inputs=dict(INPUTS, image_pull_retries=0, image_pull_offline=True)), {})
+    assert result['failed'] and result['stage'] == 'inputs'
+    assert result['msg'].startswith('2 image problem(s) on n1; nothing was pulled:')
+    assert 'image_pull_retries' in result['msg'] and 'nothing can pull it' in result['msg']
+    assert _starts(calls) == [] and 'community.docker.docker_image_load' not in _names(calls)
+
+
+def test_no_platform_profile_names_the_variable_and_asks_nothing():
+    result, calls = _run(dict(ROLE, platform='atlas_9000'), {})
+    assert result['failed'] and result['msg'].startswith(
+        'No platform profile for n1, so no image tag suffix: [platform] ascend_vllm_platform="atlas_9000"')
+    assert calls == []
+    # A suffix of one's own needs no profile.
+    result, _calls = _run(dict(ROLE, platform='atlas_9000', inputs=dict(INPUTS, image_pull_tag_suffix='-x')), {},
+                          present=['q/a/v:v0.23.0-x'])
+    assert (result.get('failed'), result['ref']) == (None, 'q/a/v:v0.23.0-x')
+
+
+def test_resolved_changes_nothing_even_when_the_image_is_missing():
+    result, calls = _run(dict(ROLE, state='resolved'), {M: [None]})
+    assert (result.get('failed'), result['ref'], result['present'], result['needed']) == (None, M, False, True)
+    assert _starts(calls) == []
+
+
+def test_absent_removes_every_local_name_of_the_image():
+    result, calls = _run(dict(ROLE, state='absent'), {}, present=[Q, 'mirror.local/a/v:v0.23.0-310p'])
+    assert result['changed'] and result['removed'] == [Q, 'mirror.local/a/v:v0.23.0-310p']
+    assert [args['name'] for name, args in calls if name == 'community.docker.docker_image_remove'] == result['removed']
+
+
+def test_tarball_said_on_node_is_looked_for_there():
+    role = dict(ROLE, inputs=dict(INPUTS, image_pull_archive='/srv/v.tar', image_pull_archive_on_node=True),
+                archive='/srv/v.tar', archive_on_node=True)
+    missing, calls = _run(role, {})
+    assert missing['failed'] and missing['stage'] == 'inputs' and '/srv/v.tar' in missing['msg']
+    assert 'community.docker.docker_image_load' not in _names(calls)
+    there, calls = _run(role, {}, node={'files': ['/srv/v.tar']})
+    assert (there.get('failed'), there['stage']) == (None, 'ensured')
+    assert ('community.docker.docker_image_load', {'path': '/srv/v.tar'}) in calls
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(on_node=st.sampled_from([(), (M,), (Q,)]), policy=st.sampled_from(['not_present', 'always']),
+       answers=st.lists(st.sampled_from([None, TIMEOUT, NOT_FOUND]), min_size=1, max_size=3))
+def test_inputs_pull_only_what_is_missing_for_any_node(on_node, policy, answers):
+    """Whatever the node holds and the registries answer: nothing is started when the image is there and the policy
+    keeps it; otherwise the first registry is asked first, and the ref returned is one of the candidates."""
+    role = dict(ROLE, policy=policy, inputs=dict(INPUTS, image_pull_policy=policy))
+    result, calls = _run(role, {M: answers, Q: answers}, present=on_node)
+    assert result['ref'] in (M, Q)
+    if on_node and policy == 'not_present':
+        assert _starts(calls) == [] and not result['changed'] and not result['needed']
+    else:
+        assert _starts(calls)[0] == M and result['needed']

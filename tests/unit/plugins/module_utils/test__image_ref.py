@@ -7,10 +7,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import (
     candidates, classify_failure, failure_message, image_problems, image_tag, judge, pin_problems, pins, present,
-    problem_report)
+    problem_report, resolve)
 
 BASE = {
     'image_pull_registries': ['quay.io', 'm.daocloud.io/quay.io'], 'image_pull_repository': 'ascend/vllm-ascend',
@@ -277,3 +278,66 @@ def test_a_missing_tag_is_refused_and_an_unreachable_registry_says_nothing():
     assert missing[0]['msg'].startswith('image_pull_digest="%s": the registry has no q.io/a/b:v9' % PIN)
     assert pin_problems(pinned, {'q.io/a/b:v9': {'digest': None, 'status': None, 'error': 'refused'}}) == []
     assert pin_problems(pinned, {}) == []
+
+
+# --- resolve: the image_pull role's whole judgement (ascend.vllm.image_ensure without candidates) ---
+
+REF = 'quay.io/ascend/vllm-ascend:v0.23.0-310p'
+
+
+def test_judge_reads_the_tarball_on_the_controller(tmp_path):
+    tarball = tmp_path / 'vllm.tar'
+    tarball.write_bytes(b'')
+    plan = judge(_inputs(image_pull_registries=['127.0.0.1:5000'], image_pull_archive=str(tarball)), '-310p',
+                 lambda path: path == str(tarball))
+    assert plan == {'candidates': ['127.0.0.1:5000/ascend/vllm-ascend:v0.23.0-310p'], 'image_tag': 'v0.23.0-310p',
+                    'pins': [], 'problems': []}
+    missing = judge(_inputs(image_pull_archive=str(tmp_path / 'no.tar')), '-310p', lambda path: False)
+    assert [p['msg'] for p in missing['problems']] == [
+        'image_pull_archive="%s" is not a file on the controller' % (tmp_path / 'no.tar')]
+
+
+def test_judge_without_any_suffix_names_the_variable():
+    with pytest.raises(ValueError, match='image_pull_tag_suffix is null'):
+        judge(_inputs(), None, lambda path: False)
+
+
+def test_resolve_present_image_leaves_nothing_to_do():
+    out = resolve(_inputs(image_pull_policy='not_present'), '-310p', lambda path: False, [REF, 'debian:12'])
+    assert (out['found']['ref'], out['found']['present'], out['done'], out['needed'], out['problems']) == (
+        REF, True, True, False, [])
+
+
+def test_resolve_tarball_said_on_node_but_missing_is_a_problem():
+    inputs = _inputs(image_pull_archive='/srv/vllm.tar', image_pull_archive_on_node=True,
+                     image_pull_policy='not_present')
+    out = resolve(inputs, '-310p', lambda path: False, [], archive_node_isreg=False)
+    assert out['needed'] and any('image_pull_archive' in p['msg'] for p in out['problems'])
+    assert not resolve(inputs, '-310p', lambda path: False, [], archive_node_isreg=True)['problems']
+
+
+def test_resolve_offline_without_image_or_tarball_is_refused_with_the_fix():
+    out = resolve(_inputs(image_pull_offline=True, image_pull_policy='not_present'), '-310p', lambda path: False, [])
+    assert [p['msg'] for p in out['problems']] == [
+        'image_pull_offline=true: the image %s is not on the node, and with no registry in reach nothing can pull it'
+        % REF]
+    assert 'image_pull_archive' in out['problems'][0]['fix']
+    assert problem_report('n1', out['problems']).startswith('1 image problem(s) on n1; nothing was pulled:')
+
+
+@settings(max_examples=200, deadline=None)
+@given(on_node=st.booleans(), policy=st.sampled_from(['not_present', 'always']), offline=st.booleans(),
+       archive=st.sampled_from(['', '/srv/vllm.tar']), retries=st.sampled_from([3, 0]))
+def test_resolve_needed_is_false_only_when_nothing_is_left_to_do(on_node, policy, offline, archive, retries):
+    """For every combination: work is due unless the image is there, the policy keeps it and nothing is wrong;
+    the offline rule refuses exactly a missing image with no tarball."""
+    inputs = _inputs(image_pull_policy=policy, image_pull_offline=offline, image_pull_archive=archive,
+                     image_pull_retries=retries)
+    out = resolve(inputs, '-310p', lambda path: True, [REF] if on_node else [])
+    assert out['found']['present'] is on_node
+    assert out['done'] is (on_node and policy == 'not_present')
+    assert out['needed'] is (not out['done'] or bool(archive) or bool(out['problems']))
+    offline_refused = any('nothing can pull it' in p['msg'] for p in out['problems'])
+    assert offline_refused is (offline and not on_node and not archive)
+    # The other two rules in play: an offline node cannot ask a registry on every run; retries >= 1.
+    assert bool(out['problems']) is (offline_refused or (offline and policy == 'always') or retries == 0)
