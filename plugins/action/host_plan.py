@@ -137,7 +137,7 @@ class ActionModule(ActionBase):
     _supports_check_mode = True
     _supports_async = False
     _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry', 'chip_figures',
-                             'read_node'))
+                             'read_node', 'given'))
 
     # The page-cache drop of RC mode (npu_check_drop_page_cache), as the npu_check role runs it.
     DROP_COMMAND = 'sync && echo 3 > /proc/sys/vm/drop_caches'
@@ -169,6 +169,12 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
+        given = self._task.args.get('given')
+        if isinstance(given, dict) and isinstance(given.get('plan'), dict) and not given.get('failed') \
+                and not given.get('skipped') and not given.get('unreachable'):
+            # This run's plan (preflight's, judged against the node): kept, not made again.
+            return {'changed': False, 'plan': given['plan'], 'problems': list(given.get('problems') or []),
+                    'given': True}
         specs, defaults = _roles(self._loader)
         request = read_request(task_vars, self._templar, self._loader, variable_names(specs, defaults))
         args = self._task.args

@@ -35,6 +35,13 @@ options:
     description: Fail the task when the plan has problems; with V(false) the problems are only returned.
     type: bool
     default: true
+  given:
+    description:
+      - A result of this action earlier in the run (C(ascend_vllm_plan), registered by C(playbooks/preflight.yml)).
+        When it holds a plan (not failed, skipped or unreachable), it is returned as it is and nothing is planned
+        again, so a play can register C(ascend_vllm_plan) whether or not preflight ran before it.
+    type: dict
+    version_added: 0.3.0
   node:
     description:
       - What M(ascend.vllm.node_facts) read of the host (its registered result). With it the plan is judged again
@@ -104,6 +111,10 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+given:
+  description: Whether the plan is O(given)'s, kept as it was.
+  returned: with O(given)
+  type: bool
 plan:
   description: The host plan (only when there is no problem, or with O(fail_on_problems=false)).
   returned: success
@@ -163,7 +174,8 @@ def main():
                                           'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
                                           'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
                                           'chip_figures': {'type': 'dict'},
-                                          'read_node': {'type': 'bool', 'default': False}},
+                                          'read_node': {'type': 'bool', 'default': False},
+                                          'given': {'type': 'dict'}},
                            supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')

@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """The helpers of _instances that reproduce Jinja's filters and tests exactly (the plan's
 numbers and messages must stay those of the former Jinja); the plan itself is tested
-through the instance_plan filter."""
+through instance_plan (module_utils/plan/_host.py)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
-from ansible_collections.ascend.vllm.plugins.filter.instance_plan import instance_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import instance_plan
 from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import key_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_OPTIONS
 
@@ -26,7 +26,7 @@ VARS = dict(DEFAULTS, balancer_enabled=None, balancer_port=8000, balancer_metric
 
 def run(**variables):
     host = dict(VARS, **variables)
-    plan = instance_plan(host)['plan']
+    plan = instance_plan(variables_request(host))['plan']
     configs = dict((e['name'], {'settings': {'served_model_name': 'qwen3.5'}}) for e in plan)
     return balancer(variables_request(host), plan, configs)
 

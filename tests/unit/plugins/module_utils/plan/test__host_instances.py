@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""instance_plan: the plan of a host's instances and the problems the preflight reports.
+"""instance_plan (module_utils/plan/_host.py) over a role's variables: the plan of a host's instances and the
+problems the preflight reports.
 
 The messages are those of the bad-input corpus (tests/reliability/bad_inputs.yml):
 each problem names the variable the user wrote, its value and the fix.
@@ -12,7 +13,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.filter.instance_plan import instance_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import instance_plan as plan_of
+from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import INSTANCE_OPTIONS
 
 # The role's defaults, as Ansible hands them over (templates already resolved).
@@ -34,7 +36,7 @@ def run(**variables):
     if 'ascend_vllm_instances' in variables:
         merged['vllm_serve_instances'] = variables['ascend_vllm_instances']
     merged.update(variables)
-    return instance_plan(merged)
+    return plan_of(variables_request(merged))
 
 
 def lines(out):
