@@ -31,7 +31,8 @@ description:
   - >-
     Fails with every problem at once (a count line, then each problem naming the variable, its value and the fix).
   - >-
-    Runs on the controller (an action plugin), where the dataset directories are; no host is contacted.
+    Runs on the controller (an action plugin), where the dataset directories are; no host is contacted. The C(eval)
+    role runs it first and registers its result as C(__eval_inputs).
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:

@@ -3,8 +3,8 @@
 # Copyright: contributors to the ascend.vllm collection
 """The eval role's inputs judged and its datasets read, on the controller, before any request.
 
-The ``ascend.vllm.eval_inputs`` filter calls ``eval_inputs`` with the ``eval_*`` variables of a
-host. It runs in the controller's process: the dataset directories, the
+The ``ascend.vllm.eval_plan`` action calls ``eval_inputs`` with the templated ``eval_*``
+variables of a host. It runs in the controller's process: the dataset directories, the
 AISBench virtual environment, matplotlib and the working directory (for a relative
 ``eval_report_dir``) are the controller's.
 """

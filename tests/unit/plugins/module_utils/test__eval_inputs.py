@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""eval_inputs (evaluation/_eval_inputs.py, behind the eval_inputs filter): the AISBench runner's installation and
+"""eval_inputs (evaluation/_eval_inputs.py, behind the eval_plan action): the AISBench runner's installation and
 dataset layout, the builtin runner's datasets and the report directory, judged before any request."""
 
 from __future__ import absolute_import, division, print_function
@@ -74,7 +74,7 @@ def test_builtin_runner_does_not_ask_for_aisbench(tmp_path):
 
 
 def test_a_relative_report_dir_is_taken_from_the_controllers_working_directory(tmp_path, monkeypatch):
-    """The filter runs it in the controller's process: its working directory is where ansible-playbook was run
+    """eval_plan runs it in the controller's process: its working directory is where ansible-playbook was run
     (a module delegated to localhost runs in the playbook's directory instead)."""
     monkeypatch.chdir(tmp_path)
     out = eval_inputs(dict(GOOD, eval_runner='builtin', eval_accuracy=False, eval_performance=True,
@@ -86,7 +86,7 @@ def test_a_relative_report_dir_is_taken_from_the_controllers_working_directory(t
 
 
 def test_only_eval_names_are_read_and_the_message_names_the_host(tmp_path):
-    """Other variables (the role passes all of its variables) change nothing; without a host the message says localhost."""
+    """Other variables (the action passes only eval_* ones) change nothing; without a host the message says localhost."""
     settings = dict(GOOD, eval_runner='builtin', eval_dataset_dirs={'gsm8k': '/nope'})
     out = eval_inputs(dict(settings, inventory_hostname='n1', tolerance=500, runner='aisbench'))
     assert out == eval_inputs(settings)
