@@ -103,7 +103,7 @@ reliability: reliability-bad-inputs reliability-faults
 eval-tests: setup images aisbench
 	$(PYTEST) tests/unit/plugins/module_utils/test__eval.py tests/unit/plugins/module_utils/test__eval_report.py \
 	  tests/unit/plugins/module_utils/test__eval_aisbench.py tests/unit/plugins/module_utils/test__eval_textvqa.py \
-	  tests/unit/plugins/filter/test_eval_inputs.py -q
+	  tests/unit/plugins/module_utils/test__eval_inputs.py tests/unit/plugins/action/test_eval_plan.py -q
 	$(PYTEST) tests/e2e/test_eval.py tests/e2e/test_eval_aisbench.py -q
 
 # Deploy-time benchmark on simulated nodes (docs/performance.md quotes it). Not part of `make test`.

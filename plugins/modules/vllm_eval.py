@@ -59,7 +59,7 @@ options:
     type: str
   datasets:
     description: Dataset name to its items, C(gsm8k) C({question, answer}) (answer the gold number) and
-      C(textvqa) C({question_id, question, answers, image}) (image in base64), as P(ascend.vllm.eval_inputs#filter) reads
+      C(textvqa) C({question_id, question, answers, image}) (image in base64), as M(ascend.vllm.eval_plan) reads
       them.
     type: dict
     default: {}

@@ -1,0 +1,58 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""eval_plan: the eval role's inputs judged and its datasets read, on the controller.
+
+The documentation is the module's (plugins/modules/eval_plan.py). The action reads the
+task host's ``eval_*`` variables itself, templated as the role would read them, and hands
+them to module_utils/evaluation/_eval_inputs.py, where the dataset directories are: on the
+controller. No node is contacted.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleError
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_inputs import eval_inputs
+
+PREFIX = 'eval_'
+
+
+class ActionModule(ActionBase):
+    """Judge the eval_* variables of the task's host and read its datasets, on the controller."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        validation = ArgumentSpecValidator({}).validate(dict(self._task.args))
+        if validation.error_messages:
+            # The module's own wording (AnsibleModule._check_arguments): the task takes no options.
+            return {'failed': True, 'changed': False,
+                    'msg': 'Unsupported parameters for (%s) module: %s' % (self._task.action, validation.errors.msg)}
+        host = task_vars.get('inventory_hostname', 'localhost')
+        templar = self._templar.copy_with_new_env(available_variables=task_vars)
+        settings = {}
+        for name in sorted(task_vars):
+            if str(name).startswith(PREFIX):
+                try:
+                    settings[name] = templar.template(task_vars[name])
+                except AnsibleError as exc:
+                    return {'failed': True, 'changed': False,
+                            'msg': 'eval_plan could not read %s on %s: %s' % (name, host, to_text(exc))}
+        out = eval_inputs(settings, host)
+        message = out.pop('message')
+        if out['problems']:
+            # The message says it all; the datasets read so far would only bury it.
+            return {'failed': True, 'changed': False, 'msg': message, 'problems': out['problems']}
+        out['changed'] = False
+        return out
