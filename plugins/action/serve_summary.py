@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""serve_summary: what a host serves, and which hosts of the play dropped out and why, on the controller.
+
+The documentation is the module's (plugins/modules/serve_summary.py). The lines are built in
+module_utils/serve/_serve.py; the hosts that dropped out are read from their own variables
+(``hostvars``): their vllm_serve_status, and the first result that contacted them.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import host_summary, left_out_line
+
+SPEC = {
+    'instances': {'type': 'list', 'elements': 'dict', 'required': True},
+    'status': {'type': 'dict', 'default': {}},
+    'exposure': {'type': 'dict', 'default': {}},
+    'balancer': {'type': 'dict', 'default': {}},
+    'left_out': {'type': 'list', 'elements': 'str', 'default': []},
+}
+
+# The results that contact a node first: preflight's node read (host_plan with read_node,
+# registered as ascend_vllm_plan), or the npu_check role's own read when it ran alone.
+REACH_RESULTS = ('ascend_vllm_plan', '__npu_check_node')
+
+
+def _reach(variables):
+    """The first result that says the host could not be reached or read, else {}."""
+    for name in REACH_RESULTS:
+        found = plain(variables[name]) if name in variables else {}
+        if isinstance(found, dict) and (found.get('unreachable') or found.get('failed')):
+            return found
+    return {}
+
+
+class ActionModule(ActionBase):
+    """The summary lines of the task's host, then (``left_out``) one line per host that is not serving."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        checked = ArgumentSpecValidator(SPEC).validate(dict(self._task.args))
+        if checked.error_messages:
+            return {'failed': True, 'changed': False,
+                    'msg': 'serve_summary: %s' % '; '.join(checked.error_messages)}
+        args = checked.validated_parameters
+        lines = host_summary(plain(args['instances']), plain(args['status']),
+                             boolean(self._task.check_mode or False, strict=False),
+                             plain(args['exposure']), plain(args['balancer']))
+        hostvars = task_vars.get('hostvars') or {}
+        for host in sorted(args['left_out']):
+            variables = hostvars[host] if host in hostvars else {}
+            status = plain(variables['vllm_serve_status']) if 'vllm_serve_status' in variables else {}
+            lines.append(left_out_line(host, status, _reach(variables)))
+        # Shown at every verbosity, as ansible.builtin.debug's message is.
+        return {'changed': False, 'msg': lines, '_ansible_verbose_always': True}

@@ -1,0 +1,116 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: serve_summary
+short_description: What a host serves, and which hosts of the play are not serving and why
+version_added: 0.3.0
+description:
+  - >-
+    One line per planned vLLM instance, C(NAME: MODEL as SERVED_NAME in CONTAINER on chips 0,1, port 8080: STATE),
+    followed by the smoke test's answer when there is one. An instance without a status is C(not verified)
+    (C(check mode: not verified) in check mode).
+  - >-
+    Then one line per balancer frontend (C(balancer: SERVED at http://ADDRESS:PORT across a, b)), or one saying why
+    the host runs none (C(balancer: off: ...)).
+  - >-
+    With O(exposure), a line starting C(UNAUTHENTICATED:) names the instances published beyond the node without an
+    API key because C(vllm_serve_allow_unauthenticated) is true, on every run.
+  - >-
+    Then, for each host of O(left_out), C(HOST: NOT deployed, REASON) -- unreachable (with the connection's message),
+    an instance that failed (with its error), or an error earlier in the run -- read from that host's own
+    variables (C(vllm_serve_status), and the first result that contacted it -- preflight's node read
+    C(ascend_vllm_plan), or the npu_check role's own read).
+  - Runs on the controller (an action plugin); shows its lines at every verbosity, as M(ansible.builtin.debug) does.
+    The vllm_serve role's C(summary) entry point calls it once per host.
+author:
+  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
+options:
+  instances:
+    description: The host's planned instances, C(plan.instances) of M(ascend.vllm.host_plan).
+    type: list
+    elements: dict
+    required: true
+  status:
+    description: C(vllm_serve_status) of the host (each instance's state, URL and smoke-test answer).
+    type: dict
+    default: {}
+  exposure:
+    description: C(publish_address) and C(allow_unauthenticated) of the host (C(vllm_serve_publish_address),
+      C(vllm_serve_allow_unauthenticated)).
+    type: dict
+    default: {}
+  balancer:
+    description: C(balancer_status) of the host, as the balancer role records it (C(enabled), C(why), C(frontends)),
+      or C(enabled) false and C(why) from the plan.
+    type: dict
+    default: {}
+  left_out:
+    description: Hosts of the play that dropped out on the way (C(ansible_play_hosts_all) minus C(ansible_play_hosts));
+      give them on one host only.
+    type: list
+    elements: str
+    default: []
+attributes:
+  action:
+    support: full
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: posix
+seealso:
+  - module: ascend.vllm.host_plan
+'''
+
+EXAMPLES = r'''
+- name: Show what this host serves, and the hosts that are not serving
+  ascend.vllm.serve_summary:
+    instances: "{{ ascend_vllm_plan.plan.instances }}"
+    status: "{{ vllm_serve_status | default({}) }}"
+    balancer: "{{ balancer_status | default({}) }}"
+    left_out: "{{ ansible_play_hosts_all | difference(ansible_play_hosts) if inventory_hostname == ansible_play_hosts[0] else [] }}"
+'''
+
+RETURN = r'''
+msg:
+  description: The lines, in the order above.
+  returned: success
+  type: list
+  elements: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main():
+    # The lines read other hosts' variables: only the action plugin, on the controller, can.
+    module = AnsibleModule(argument_spec={
+        'instances': {'type': 'list', 'elements': 'dict', 'required': True},
+        'status': {'type': 'dict', 'default': {}},
+        'exposure': {'type': 'dict', 'default': {}},
+        'balancer': {'type': 'dict', 'default': {}},
+        'left_out': {'type': 'list', 'elements': 'str', 'default': []},
+    }, supports_check_mode=True)
+    module.fail_json(msg='ascend.vllm.serve_summary runs on the controller only (its action plugin); '
+                         'call it as a task, not as a module on a node')
+
+
+if __name__ == '__main__':
+    main()
