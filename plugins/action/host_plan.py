@@ -23,7 +23,7 @@ from ansible.plugins.action import ActionBase
 from ansible.plugins.loader import vars_loader
 
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import node_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_read import NodeReadError, read_node, run_module
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan, node_query, npu_settings
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import Request, origin_text
 from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
@@ -125,10 +125,6 @@ def _host_vars_names(loader, inventory, entry):
     return names
 
 
-class _NodeError(Exception):
-    """A module run on the node that failed (the node is reachable, the read is not)."""
-
-
 class ActionModule(ActionBase):
     """The request and the plan of the task's host."""
 
@@ -139,32 +135,23 @@ class ActionModule(ActionBase):
     _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry', 'chip_figures',
                              'read_node', 'given'))
 
-    # The page-cache drop of RC mode (npu_check_drop_page_cache), as the npu_check role runs it.
-    DROP_COMMAND = 'sync && echo 3 > /proc/sys/vm/drop_caches'
-
-    def _module(self, name, args, task_vars):
-        result = self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
-        if result.get('failed'):
-            raise _NodeError('%s on %s: %s' % (name, task_vars.get('inventory_hostname'), result.get('msg', result)))
-        return result
-
     def _read_node(self, request, planned, task_vars):
         """What the roles' gather step reads, in one phase: node_facts for this plan, the opt-in page-cache
-        drop and the memory read after it (RC mode), and the registry's answers for the digest pins."""
-        node = self._module('ascend.vllm.node_facts', node_query(request, planned), task_vars)
-        drop = memory_again = registry = None
-        if boolean(request.get('npu_check_drop_page_cache') or False, strict=False) and not self._task.check_mode:
-            verdict = node_problems(node, npu_settings(request, planned))
-            if verdict['drop_page_cache']:
-                drop = self._execute_module(module_name='ansible.legacy.command', task_vars=task_vars,
-                                            module_args={'_raw_params': self.DROP_COMMAND, '_uses_shell': True})
-                drop['changed'] = drop.get('rc') == 0
-                if drop['changed']:
-                    memory_again = self._module('ascend.vllm.node_facts', {'gather': ['memory']}, task_vars)
+        drop and the memory read after it (RC mode; module_utils/node/_node_read.py, as node_facts with
+        ``checks`` does), and the registry's answers for the digest pins."""
+        host = task_vars.get('inventory_hostname')
+
+        def execute(name, args):
+            return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
+
+        node, drop, memory_again = read_node(
+            execute, node_query(request, planned), npu_settings(request, planned),
+            boolean(request.get('npu_check_drop_page_cache') or False, strict=False), self._task.check_mode, host)
+        registry = None
         pins = (planned.get('image') or {}).get('pins') or []
         if pins and not boolean(request.get('vllm_serve_offline') or False, strict=False):
-            registry = self._module('ascend.vllm.node_facts',
-                                    {'gather': ['manifests'], 'manifests': [pin['ref'] for pin in pins]}, task_vars)
+            registry = run_module(execute, 'ascend.vllm.node_facts',
+                                  {'gather': ['manifests'], 'manifests': [pin['ref'] for pin in pins]}, host)
         return node, drop, memory_again, registry
 
     def run(self, tmp=None, task_vars=None):
@@ -187,8 +174,11 @@ class ActionModule(ActionBase):
                 out.update(node=read[0], changed=bool(read[1] and read[1].get('changed')))
             if read[0] is not None and not planned['problems']:
                 planned = node_plan(request, planned, *read)
-        except (ValueError, _NodeError) as exc:
-            return {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
+        except (ValueError, NodeReadError) as exc:
+            failed = {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
+            if getattr(exc, 'unreachable', False):
+                failed['unreachable'] = True
+            return failed
         out.update(plan=planned, problems=planned['problems'])
         if planned['problems'] and boolean(self._task.args.get('fail_on_problems', True), strict=False):
             # The report says it all; the half-built plan would only bury it.

@@ -31,11 +31,34 @@ description:
     a publish address must be one of.
   - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
     is returned as data, never as a failure; the controller turns it into problems.
+  - With O(checks) (what the C(ascend.vllm.npu_check) role does), the action plugin on the controller also
+    judges the node - every problem with its fix, all at once - and returns the judgement (RV(problems),
+    RV(result), RV(summary), RV(report)) and the facts C(npu_check_problems) and C(npu_check_result).
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
   - ascend.vllm.docker_engine
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 options:
+  checks:
+    description:
+      - The npu_check settings (what the C(ascend.vllm.npu_check) role builds from its variables) - C(host),
+        C(platform), C(profile) (resolved, empty when it cannot be), C(profile_given), C(platform_problems) (of
+        P(ascend.vllm.platform_profile#filter)), C(instances) (as C(npu_check_instances)), C(driver_dir),
+        C(driver_version_file), C(driver_min_version), C(image_tag), C(npu_smi_path) (empty takes the profile's),
+        C(mount_sources), C(docker_min_version), C(ports) (false leaves the ports out), C(disk_min_free_gb),
+        C(images), C(rc_memory_margin_mb), C(paths) and C(drop_page_cache) (C(npu_check_drop_page_cache)).
+      - With them the action plugin computes O(paths), O(npu_smi_path), O(driver_version_file), O(containers)
+        and O(ports) (give none of those, nor O(gather), O(manifests) or O(registry_timeout)), reads the node
+        once, and judges what it read on the controller. The module itself never receives them.
+      - With C(drop_page_cache=true), on an RC-mode board short of host memory (outside check mode), the page
+        cache is dropped once (C(sync && echo 3 > /proc/sys/vm/drop_caches), the only change this module can make)
+        and the memory read again before the judgement; RV(changed) says whether the drop ran.
+      - A node that cannot be read (the module failed, or the node was not reached) fails the task with the
+        module's message; what the node lacks is a problem in RV(problems), never a failure.
+    type: dict
+    version_added: 0.3.0
   paths:
     description: Paths to report on (see RV(paths)); links are followed for the type.
     type: list
@@ -88,15 +111,22 @@ options:
     choices: [paths, npu, docker, ports, disk, memory, addresses, manifests]
     default: [paths, npu, docker, ports, disk, memory, addresses]
 attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
+  action:
     support: full
-    details: The module only reads, so it runs in check mode as in a normal run.
+    details: The action plugin runs the module on the node; with O(checks) it also computes the module's arguments
+      and judges the node on the controller.
+  async:
+    support: partial
+    details: Without O(checks) only (with them, up to three modules run in turn).
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+    details: The module only reads, so it runs in check mode as in a normal run; the page-cache drop of O(checks)
+      never runs in check mode.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: full
     platforms: posix
     details: Linux hosts (C(/proc)); the Docker Engine is asked over its API with the Python standard library.
@@ -105,6 +135,7 @@ notes:
     sockets in C(/proc) can be read; as another user those parts come back empty or unreachable.
 seealso:
   - module: ascend.vllm.npu_facts
+  - module: ascend.vllm.host_plan
 '''
 
 EXAMPLES = r'''
@@ -127,6 +158,31 @@ EXAMPLES = r'''
     gather:
       - memory
   register: node_memory
+
+- name: Read the node and judge it for a deploy of one instance on chip 0 (as the npu_check role does)
+  ascend.vllm.node_facts:
+    checks:
+      host: "{{ inventory_hostname }}"
+      platform: atlas_300i_duo
+      profile: "{{ ('atlas_300i_duo' | ascend.vllm.platform_profile).profile }}"
+      instances:
+        - name: default
+          container_name: vllm-ascend
+          chips: [0]
+          port: 8080
+      driver_dir: /usr/local/Ascend/driver
+      driver_version_file: /usr/local/Ascend/driver/version.info
+      driver_min_version: auto
+      image_tag: v0.23.0-310p
+      paths:
+        - /data/models/Qwen3.5-2B
+  become: true
+  register: node
+
+- name: Stop with every problem and its fix
+  ansible.builtin.fail:
+    msg: "{{ node.report }}"
+  when: node.problems | length > 0
 '''
 
 RETURN = r'''
@@ -250,6 +306,51 @@ manifests:
       children: []
       status: 200
       error: null
+problems:
+  description: With O(checks), one C({check, msg, fix}) per problem of the node, in the order the checks run; empty
+    when the node is ready. Also set as the fact C(npu_check_problems).
+  returned: with O(checks)
+  type: list
+  elements: dict
+  version_added: 0.3.0
+  sample:
+    - check: devices
+      msg: 'vllm_serve_chips: /dev/davinci1 is missing'
+      fix: 'the driver is not loaded or the chip id is wrong: check `npu-smi info` and `ls /dev/davinci*`, ...'
+result:
+  description:
+    - With O(checks), what the node has, for the roles that plan with it (C(npu_check_result)) - C(platform),
+      C(profile), C(driver_version), C(firmware_versions), C(versions), C(npu_smi_version), C(chip_count),
+      C(docker_version), C(chip_free_mb) and C(chip_total_mb) (per instance), C(own_running), C(image_present),
+      C(disk), C(rc_mode), C(host_memory_available_mb) (after a page-cache drop, measured again), C(images),
+      C(image_ids), C(paths) (C(exists), C(isdir), C(isreg) of the C(paths) of O(checks)) and C(containers).
+    - Also set as the fact C(npu_check_result).
+  returned: with O(checks)
+  type: dict
+  version_added: 0.3.0
+drop_page_cache:
+  description: With O(checks), RC mode and host memory is short, so a page-cache drop may help (it ran when
+    RV(changed) is true).
+  returned: with O(checks)
+  type: bool
+  version_added: 0.3.0
+summary:
+  description: With O(checks), one line on what the node has (driver, firmware, npu-smi, chips, Docker, free chip
+    memory per instance, the number of problems).
+  returned: with O(checks)
+  type: str
+  version_added: 0.3.0
+  sample: 'atlas_300i_duo: driver 25.2.0, firmware 7.7.0.6.236, npu-smi 25.2.0, 2 chip(s), Docker 20.10.24+dfsg1, ...'
+report:
+  description: With O(checks), the failure message listing every problem with its fix (its first line counts them
+    and names the host).
+  returned: with O(checks)
+  type: str
+  version_added: 0.3.0
+changed:
+  description: Whether the page-cache drop of O(checks) ran and worked; false otherwise (the module only reads).
+  returned: always
+  type: bool
 '''
 
 import os
@@ -262,6 +363,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather impo
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            checks=dict(type='dict'),
             paths=dict(type='list', elements='str', default=[]),
             npu_smi_path=dict(type='str', default=''),
             driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
@@ -275,6 +377,10 @@ def main():
         ),
         supports_check_mode=True,
     )
+    if module.params['checks'] is not None:
+        # The action plugin judges the checks on the controller and never passes them on.
+        module.fail_json(msg='ascend.vllm.node_facts judges checks on the controller (its action plugin): '
+                             'call it as a task, not as a module on a node')
     facts = gather_node(module.params, module.run_command, os.environ.get('PATH', ''), module.warn)
     module.exit_json(changed=False, **facts)
 

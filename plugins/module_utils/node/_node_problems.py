@@ -4,8 +4,9 @@
 
 ``node_query`` turns the platform profile and the planned instances into the arguments
 of ascend.vllm.node_facts; ``node_problems`` turns what that module returned into the
-problem list (``{check, msg, fix}``, in the order the checks run) and ``npu_check_result``.
-Pure functions over plain data; nothing here contacts a node.
+problem list (``{check, msg, fix}``, in the order the checks run) and ``npu_check_result``;
+``node_verdict`` adds the summary line and the failure report. Used by ascend.vllm.node_facts
+with ``checks`` (the npu_check role) and by ascend.vllm.host_plan (plan/_node.py). Pure functions over plain data; nothing here contacts a node.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -618,3 +619,12 @@ def report(host, problems):
     # type: (str, List[Dict[str, str]]) -> str
     """The failure message listing every problem with its fix."""
     return problem_report('%d preflight problem(s) on %s:' % (len(problems), host), problems)
+
+
+def node_verdict(facts, settings):
+    # type: (Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+    """{problems, result, drop_page_cache, summary, report}: node_problems with the line and the report the role shows."""
+    out = node_problems(facts, settings)
+    out['summary'] = summary(out['result'], out['problems'])
+    out['report'] = report(settings.get('host', ''), out['problems'])
+    return out

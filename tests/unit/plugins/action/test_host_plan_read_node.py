@@ -16,6 +16,7 @@ from unittest import mock
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.action import host_plan as action_module
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_read
 
 QUERY = {'paths': ['/root/.cache'], 'containers': ['vllm-ascend', 'vllm-ascend-previous'], 'ports': [8080]}
 NODE = {'npu': {'chip_count': 1}, 'docker': {'images': []}}
@@ -52,7 +53,7 @@ def _read(monkeypatch, request, pins=(), check_mode=False, drop_needed=False, dr
 
     monkeypatch.setattr(action_module, 'node_query', lambda req, planned: dict(QUERY))
     monkeypatch.setattr(action_module, 'npu_settings', lambda req, planned: {})
-    monkeypatch.setattr(action_module, 'node_problems', lambda node, settings: {'drop_page_cache': drop_needed})
+    monkeypatch.setattr(_node_read, 'node_problems', lambda node, settings: {'drop_page_cache': drop_needed})
     action = _action(check_mode)
     action._execute_module = execute
     out = action._read_node(request, {'image': {'pins': list(pins)}}, {'inventory_hostname': 'n1'})
@@ -106,5 +107,5 @@ def test_a_failed_read_names_the_module_and_the_host(monkeypatch):
     monkeypatch.setattr(action_module, 'node_query', lambda req, planned: dict(QUERY))
     action = _action()
     action._execute_module = lambda module_name, module_args, task_vars: {'failed': True, 'msg': 'no npu-smi'}
-    with pytest.raises(action_module._NodeError, match='ascend.vllm.node_facts on n1: no npu-smi'):
+    with pytest.raises(_node_read.NodeReadError, match='ascend.vllm.node_facts on n1: no npu-smi'):
         action._read_node(_Request(), {'image': {}}, {'inventory_hostname': 'n1'})

@@ -1,17 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The node_query filter: what npu_check asks node_facts for."""
+"""node_query (module_utils/node/_node_problems.py): what npu_check asks node_facts for.
+
+It was the filter ascend.vllm.node_query; the action of node_facts (``checks``) calls it now.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ascend.vllm.plugins.filter.node_query import FilterModule, node_query
+from ansible_collections.ascend.vllm.plugins.action import node_facts as node_facts_action
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import node_query
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
 
 
-def test_registered():
-    assert FilterModule().filters() == {'node_query': node_query}
+def test_the_node_facts_action_asks_with_it():
+    assert node_facts_action.node_query is node_query
 
 
 def test_200i_pro_query():
