@@ -32,6 +32,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN,
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     config_problems, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan as plan_config, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
@@ -389,6 +390,13 @@ def host_plan(request, specs, isfile, figures=None):
                 + platform_bound_problems(request, platform['profile']) + metrics_file_problems(request)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
+    # Without the node read no container is known: every instance rolls, the safe order (serve/_rolling).
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),
                  profile=platform['profile'], image=image, instances=planned['plan'], image_tag=planned['image_tag'],
-                 configs=configured, balancer=front, var_names=var_names)
+                 configs=configured, balancer=front, var_names=var_names,
+                 steps=upgrade_steps(planned['plan'], frontends(front), None))
+
+
+def frontends(front):
+    """The balancer's frontends, whose servers a rolling upgrade drains ([] when the host runs none)."""
+    return list(front.get('frontends') or []) if front.get('enabled') else []

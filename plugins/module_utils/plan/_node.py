@@ -28,7 +28,9 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems im
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report, unwritable_dir)
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs, frontends
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import expected_containers, upgrade_steps
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
 
 PREFIX = 'vllm_serve_'
@@ -180,7 +182,30 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
+    out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
     return out
+
+
+def node_steps(request, planned, result, ref, image_current):
+    """Which instances roll one at a time, start together, or are already as planned (serve/_rolling), with
+    the containers the node read found: a container whose digest label and image are what this plan asks
+    for is only checked. ``ref``: the image the host runs; ``image_current``: nothing pulls or loads it."""
+    instances = planned.get('instances') or []
+    run = {
+        'configs': planned.get('configs') or {},
+        'host': {'image': request.get(PREFIX + 'image') or ref,
+                 'publish_address': request.get(PREFIX + 'publish_address'),
+                 'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+                 'platform': request.get(PREFIX + 'platform'),
+                 'keep_previous': request.get(PREFIX + 'keep_previous')},
+        'settings': dict((name, request.get(name)) for name in RUN_SETTINGS),
+        'image_ids': result.get('image_ids') or {},
+        'image_current': image_current,
+    }
+    # The API key and the environment's secrets, for the digest: read here, never put in the plan.
+    secrets = dict((name, request.get(name)) for name in (PREFIX + 'instances', PREFIX + 'api_key', PREFIX + 'env'))
+    expected = expected_containers(instances, run, secrets, {})
+    return upgrade_steps(instances, frontends(planned.get('balancer') or {}), result.get('containers'), expected)
 
 
 def image_line(found, candidates, request):

@@ -1,21 +1,35 @@
-"""The thin filters over _rolling.py."""
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The rolling steps the host plan carries (serve/_rolling.py: expected_containers, upgrade_steps).
+
+A serving container whose digest label and image are what the plan asks for is only checked;
+any other difference (the API key, the image, a kept container, a pull in this run, a
+container_run setting, the command) rolls it. The digest is computed as container_run labels
+the container: from its own inputs and its own defaults file.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
 import pytest
+import yaml
 
-from ansible_collections.ascend.vllm.plugins.filter.upgrade_outcome import FilterModule as Outcome
-from ansible_collections.ascend.vllm.plugins.filter.upgrade_steps import FilterModule as Steps
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, container_spec
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import (
+    expected_containers, upgrade_outcome, upgrade_steps)
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_run_vars, instance_container
+
+DEFAULTS = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'container_run', 'defaults',
+                        'main.yml')
 
 
-def test_upgrade_steps_filter():
-    steps = Steps().filters()['upgrade_steps']
-    plan = [{'name': 'a', 'container_name': 'x'}]
-    assert steps(plan, [], {})['fresh'] == plan
-    assert steps(plan)['roll'][0]['rolling']['backend'] is None
-
-
-def test_upgrade_outcome_filter():
-    outcome = Outcome().filters()['upgrade_outcome']
-    assert outcome({'state': 'ready'}, {'drain': True})['put_back']
-    assert outcome({'state': 'failed'})['failed']
+def _run_defaults():
+    with open(DEFAULTS) as handle:
+        return dict((k, v) for k, v in yaml.safe_load(handle).items() if k.startswith('container_run_'))
 
 
 def _host():
@@ -25,18 +39,12 @@ def _host():
 
 def _digest_of_container_run(entry, config, variables):
     """The label container_run puts on the container: its own inputs, its own defaults."""
-    import yaml
-    from ansible_collections.ascend.vllm.plugins.filter.instance_container import instance_container
-    from ansible_collections.ascend.vllm.plugins.filter.upgrade_steps import _DEFAULTS
-    from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, container_spec
-    with open(_DEFAULTS) as handle:
-        inputs = dict((k, v) for k, v in yaml.safe_load(handle).items() if k.startswith('container_run_'))
-    inputs.update(instance_container(entry, config, variables=variables, host=_host())['run'])
+    inputs = _run_defaults()
+    inputs.update(container_run_vars(entry, config, instance_container(entry, config, variables), _host()))
     return container_spec(inputs['container_run_profile'], inputs)['labels'][SPEC_LABEL]
 
 
 def _case():
-    from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
     entry = {'name': 'a', 'container_name': 'vllm-a', 'chips': [0], 'port': 8080, 'env': {},
              'options': {'model': 'Qwen/Qwen3.5-2B'}, 'api_key_var': 'vllm_serve_api_key'}
     config = {'ok': True, 'argv': ['vllm', 'serve', 'Qwen/Qwen3.5-2B'], 'env': {'X': '1'},
@@ -59,17 +67,30 @@ def _containers(digest, image_id='sha256:1', previous=False):
     return out
 
 
+def _steps(plan, containers, run, variables):
+    return upgrade_steps(plan, [], containers, expected_containers(plan, run, variables, _run_defaults()))
+
+
+def test_without_the_node_read_everything_rolls_and_a_missing_container_is_fresh():
+    plan = [{'name': 'a', 'container_name': 'x'}]
+    assert upgrade_steps(plan, [], {})['fresh'] == plan
+    assert upgrade_steps(plan)['roll'][0]['rolling']['backend'] is None
+
+
+def test_outcome_puts_back_a_drained_instance_that_serves():
+    assert upgrade_outcome({'state': 'ready'}, {'drain': True})['put_back']
+    assert upgrade_outcome({'state': 'failed'}, None)['failed']
+
+
 def test_a_container_with_the_plans_digest_and_image_is_only_checked():
-    steps = Steps().filters()['upgrade_steps']
     entry, config, variables = _case()
     digest = _digest_of_container_run(entry, config, variables)
-    found = steps([entry], [], _containers(digest), run=_run(config), variables=variables)
+    found = _steps([entry], _containers(digest), _run(config), variables)
     assert [e['name'] for e in found['same']] == ['a'] and found['roll'] == [] and found['fresh'] == []
 
 
 @pytest.mark.parametrize('why', ['api key', 'image id', 'kept previous', 'pulled now', 'restart policy', 'argv'])
 def test_anything_else_rolls(why):
-    steps = Steps().filters()['upgrade_steps']
     entry, config, variables = _case()
     digest = _digest_of_container_run(entry, config, variables)
     containers, run = _containers(digest), _run(config)
@@ -85,5 +106,5 @@ def test_anything_else_rolls(why):
         run = _run(config, settings={'container_run_restart_policy': 'always'})
     else:
         run = _run(dict(config, argv=config['argv'] + ['--max-model-len', '4096']))
-    found = steps([entry], [], containers, run=run, variables=variables)
+    found = _steps([entry], containers, run, variables)
     assert [e['name'] for e in found['roll']] == ['a'] and found['same'] == []
