@@ -9,6 +9,11 @@ a model loads; this action prints one line then (the time since the container's
 start, the time left, the newest log line) through Ansible's display, which the
 worker hands to the terminal at every verbosity, and runs the module again.  The
 task sees one result, the outcome: no ``until`` loop, no "FAILED - RETRYING".
+
+The action also says, on the controller, what the outcome means for the run
+(module_utils/serve/_keep.py): the failure's reason and where its log was saved, what
+follows for a container kept during a replacement (``kept``: drop it or put it back), and
+for a container just put back (``restoring``) the sentence the failure message ends with.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,6 +23,9 @@ __metaclass__ = type
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, ready_notes, restore_note
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import ready_line, wait_ready
 
 display = Display()
@@ -33,6 +41,8 @@ class ActionModule(ActionBase):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
         args = dict(self._task.args)
+        kept = str(args.pop('kept', '') or '')
+        restoring = boolean(args.pop('restoring', False) or False, strict=False)
         host = task_vars.get('inventory_hostname', '?')
 
         def call(waited):
@@ -47,11 +57,14 @@ class ActionModule(ActionBase):
 
         try:
             every = _number(args.get('report_after'), 0)
-            if every <= 0:
-                return call(0)
-            return wait_ready(call, show, _number(args.get('timeout'), 1800), every)
+            result = call(0) if every <= 0 else wait_ready(call, show, _number(args.get('timeout'), 1800), every)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
+        result.update(ready_notes(result, host))
+        result['after'] = after_ready(kept, result.get('state') != 'ready', self._task.check_mode)
+        if restoring:
+            result['restore_note'] = restore_note('restore', result)
+        return result
 
 
 def _number(value, default):

@@ -125,6 +125,28 @@ options:
       - "API key the server requires, sent as C(Authorization: Bearer) header with every
         request to the server. Never returned or logged."
     type: str
+  served_model_name_from_command:
+    description:
+      - Read the name to check from the container's own command line (C(--served-model-name), else its model) and
+        fall back to O(served_model_name) only when the command names none. For a container put back after a failed
+        change, whose command may differ from the change's.
+    type: bool
+    default: false
+    version_added: 0.3.0
+  kept:
+    description:
+      - The container kept while this one replaced it (C(<name>-previous)), empty when none. The action plugin then
+        says in RV(after) what follows -- remove the kept one (this one serves) or put it back (this one failed).
+    type: str
+    default: ''
+    version_added: 0.3.0
+  restoring:
+    description:
+      - This container is the kept one, just put back after its replacement failed. The action plugin then returns
+        RV(restore_note), the sentence the replacement's failure message ends with.
+    type: bool
+    default: false
+    version_added: 0.3.0
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -266,10 +288,45 @@ chat:
   description: Text of the chat completions smoke test (empty without O(smoke_test)).
   returned: always
   type: str
+served_model_name:
+  description: The name that was checked (O(served_model_name), or the container's own with
+    O(served_model_name_from_command)).
+  returned: always
+  type: str
+  version_added: 0.3.0
+reason:
+  description:
+    - From the action plugin, on a failure - RV(error), a hint to raise the timeout on a timeout, and the cause
+      found in the log; empty when ready.
+  returned: always
+  type: str
+  version_added: 0.3.0
+log_note:
+  description:
+    - From the action plugin - the sentence that says where the whole log of the failed container was saved on
+      the node (or why it could not be); empty otherwise.
+  returned: always
+  type: str
+  version_added: 0.3.0
+after:
+  description:
+    - From the action plugin, with O(kept) - V(drop) (this container serves - remove the kept one), V(restore) (it
+      failed - put the kept one back) or V(none) (nothing kept, or check mode).
+  returned: always
+  type: str
+  version_added: 0.3.0
+restore_note:
+  description:
+    - From the action plugin, with O(restoring) - whether the container put back serves again, as the sentence the
+      failed replacement's message ends with.
+  returned: with O(restoring)
+  type: str
+  version_added: 0.3.0
 '''
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import served_model_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
     MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, save_log, socket_path,
 )
@@ -296,7 +353,20 @@ ARGUMENT_SPEC = dict(
     smoke_timeout=dict(type='float', default=600),
     api_key=dict(type='str', no_log=True),
     docker_host=dict(type='str'),
+    served_model_name_from_command=dict(type='bool', default=False),
+    # The action plugin's (it removes them before the module runs): accepted here for the documentation's sake.
+    kept=dict(type='str', default=''),
+    restoring=dict(type='bool', default=False),
 )
+
+
+def command_served_name(probe, default):
+    """The name the container's own command line serves (its Config.Cmd), else ``default``."""
+    try:
+        inspect = probe.inspect() or {}
+    except (IOError, OSError, ValueError):
+        return default
+    return served_model_name((inspect.get('Config') or {}).get('Cmd') or [], default) or default
 
 
 def main():
@@ -313,10 +383,12 @@ def main():
         module.fail_json(msg=str(exc))
     probe = NodeProbe(DockerSocket(path), HttpClient(params['url'], bearer(params['api_key'])), params['name'])
     try:
+        if params['served_model_name_from_command']:
+            params['served_model_name'] = command_served_name(probe, params['served_model_name'])
         result = Watch(probe, params).run()
     except (IOError, OSError, ValueError) as exc:
         module.fail_json(msg='Watching %s through the Docker API at %s failed: %s' % (params['name'], path, exc))
-    result.update(log_file='', log_file_error='')
+    result.update(log_file='', log_file_error='', served_model_name=params['served_model_name'])
     if result['state'] in SAVED_STATES and params['save_log_dir'] and not module.check_mode:
         try:
             result['log_file'] = save_log(probe, params['save_log_dir'], params['name'], [params['api_key']])

@@ -174,3 +174,23 @@ def restore_note(after, restored=None):
     if restored.get('state') == 'crashed':
         note += ' It is stopped and kept with its logs.'
     return note
+
+
+def ready_notes(result, host):
+    # type: (Dict[str, Any], str) -> Dict[str, str]
+    """``reason`` and ``log_note`` of a vllm_ready result: why it failed (with a hint on a timeout and the cause the
+    log names) and where the failed container's whole log was saved; both empty when it serves."""
+    state = result.get('state') or ''
+    if state == 'ready':
+        return {'reason': '', 'log_note': ''}
+    reason = str(result.get('error') or result.get('msg') or 'failed')
+    if state in ('timeout', 'waiting'):
+        reason += ' (raise vllm_serve_ready_timeout for slow first downloads)'
+    if result.get('cause'):
+        reason += '; cause in the log: %s' % result['cause']
+    note = ''
+    if result.get('log_file'):
+        note = ' Its whole log is saved on %s at %s.' % (host, result['log_file'])
+    elif result.get('log_file_error'):
+        note = ' (Its whole log could not be saved: %s.)' % result['log_file_error']
+    return {'reason': reason, 'log_note': note}

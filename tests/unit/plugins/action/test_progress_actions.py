@@ -91,3 +91,56 @@ def test_image_pull_wait_fails_at_the_timeout_with_the_callers_message():
         result, _sent, _shown = run_action(image_pull_wait, dict(PULL_ARGS, timeout=2, msg='past image_pull_timeout'),
                                            [{'finished': False, 'progress': None}])
     assert result['failed'] and result['msg'] == 'past image_pull_timeout'
+
+
+# --- what the outcome means for the run: the action's notes (module_utils/serve/_keep.py) ---
+
+CRASHED = {'state': 'crashed', 'failed': True, 'error': 'vLLM crashed while starting', 'cause': 'ValueError: x',
+           'log_file': '/var/log/ascend-vllm/v.log', 'log_file_error': ''}
+
+
+def test_a_failure_comes_back_with_its_reason_and_where_the_log_is():
+    result, sent, _shown = run_action(vllm_ready, dict(READY_ARGS, report_after=0), [dict(CRASHED)])
+    assert result['reason'] == 'vLLM crashed while starting; cause in the log: ValueError: x'
+    assert result['log_note'] == ' Its whole log is saved on n1 at /var/log/ascend-vllm/v.log.'
+    assert result['after'] == 'none'
+    timeout = {'state': 'timeout', 'failed': True, 'error': 'no 200', 'log_file': '', 'log_file_error': 'disk full'}
+    result, _sent, _shown = run_action(vllm_ready, dict(READY_ARGS, report_after=0), [timeout])
+    assert result['reason'] == 'no 200 (raise vllm_serve_ready_timeout for slow first downloads)'
+    assert result['log_note'] == ' (Its whole log could not be saved: disk full.)'
+
+
+def test_a_kept_container_is_dropped_when_the_new_one_serves_and_put_back_when_it_fails():
+    args = dict(READY_ARGS, report_after=0, kept='vllm-ascend-previous')
+    served, sent, _shown = run_action(vllm_ready, args, [{'state': 'ready', 'error': ''}])
+    assert (served['after'], served['reason'], served['log_note']) == ('drop', '', '')
+    # The action's own options never reach the node.
+    assert 'kept' not in sent[0][1] and 'restoring' not in sent[0][1]
+    failed, _sent, _shown = run_action(vllm_ready, args, [dict(CRASHED)])
+    assert failed['after'] == 'restore'
+
+
+def test_a_container_put_back_says_whether_it_serves_again():
+    args = dict(READY_ARGS, report_after=0, restoring=True)
+    back, _sent, _shown = run_action(vllm_ready, args, [{'state': 'ready', 'error': ''}])
+    assert 'restored: it serves again' in back['restore_note']
+    lost, _sent, _shown = run_action(vllm_ready, args, [dict(CRASHED)])
+    assert 'does not serve either: vLLM crashed while starting' in lost['restore_note']
+
+
+def test_the_served_name_of_a_restored_container_is_its_own_commands():
+    from ansible_collections.ascend.vllm.plugins.modules.vllm_ready import command_served_name
+
+    class Probe(object):
+        def __init__(self, inspect):
+            self.answer = inspect
+
+        def inspect(self):
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+    cmd = {'Config': {'Cmd': ['vllm', 'serve', 'm', '--served-model-name', 'old-name']}}
+    assert command_served_name(Probe(cmd), 'qwen3.5') == 'old-name'
+    assert command_served_name(Probe({'Config': {'Cmd': ['vllm', 'serve', 'Qwen/Qwen3.5-2B']}}), 'x') == 'Qwen/Qwen3.5-2B'
+    assert command_served_name(Probe(None), 'qwen3.5') == 'qwen3.5'
+    assert command_served_name(Probe(IOError('socket gone')), 'qwen3.5') == 'qwen3.5'

@@ -157,3 +157,14 @@ def test_another_instances_container_under_the_kept_name_is_not_ours_to_keep_or_
     # Its own kept container is recognised by the same label.
     mine = dict(other, running=False, labels=dict(OURS, **{'ascend.vllm.instance': 'a'}))
     assert keep_plan(SERVING, mine, True, None, 'a')['leftover']
+
+
+def test_after_ready_and_the_restore_note():
+    from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, restore_note, served_model_name
+    assert after_ready('vllm-ascend-previous', True) == 'restore'
+    assert after_ready('vllm-ascend-previous', False, False) == 'drop'
+    assert after_ready('', True) == 'none' and after_ready('x', True, True) == 'none'
+    assert served_model_name(['vllm', 'serve', 'm', '--served-model-name', 'qwen3.5']) == 'qwen3.5'
+    assert served_model_name([], 'qwen3.5') == 'qwen3.5'
+    assert restore_note('drop', {'state': 'ready'}) == '' and restore_note('none') == ''
+    assert 'restored: it serves again' in restore_note('restore', {'state': 'ready'})
