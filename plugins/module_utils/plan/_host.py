@@ -30,7 +30,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances impor
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import MINIMUMS
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
-    config_problems, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
+    config_problems, container_plan, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan as plan_config, task_result
@@ -394,7 +394,17 @@ def host_plan(request, specs, isfile, figures=None):
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),
                  profile=platform['profile'], image=image, instances=planned['plan'], image_tag=planned['image_tag'],
                  configs=configured, balancer=front, var_names=var_names,
-                 steps=upgrade_steps(planned['plan'], frontends(front), None))
+                 steps=upgrade_steps(planned['plan'], frontends(front), None),
+                 containers=containers(request, planned['plan'], configured))
+
+
+def containers(request, instances, configured):
+    """{instance name: its container_run variables} (serve/_serve.container_plan: no image, secrets as markers)."""
+    host = {'publish_address': request.get(PREFIX + 'publish_address'),
+            'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+            'platform': request.get(PREFIX + 'platform'), 'keep_previous': request.get(PREFIX + 'keep_previous')}
+    return dict((entry['name'], container_plan(entry, configured[entry['name']], host))
+                for entry in instances if isinstance(configured.get(entry['name']), dict))
 
 
 def frontends(front):

@@ -28,7 +28,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems im
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report, unwritable_dir)
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs, frontends
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs, containers, frontends
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import expected_containers, upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
@@ -182,6 +182,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
+    out['containers'] = containers(request, planned.get('instances') or [], configured)
     out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
     return out
 

@@ -32,7 +32,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options
 MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('vllm_serve_') and name != 'vllm_serve_port')
 
 # What the plan carries instead of an API key: the key itself stays in the inventory
-# and is read (instance_api_key) only where the container's environment and the
+# and is read (instance_secrets) only where the container's environment and the
 # readiness check need it, in tasks whose output is not logged.
 SECRET_MARKER = '<hidden: %s>'
 

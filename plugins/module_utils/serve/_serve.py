@@ -302,7 +302,7 @@ def container_settings(entry, config, api_key='', secrets=None):
     # type: (Dict[str, Any], Dict[str, Any], str, Optional[Dict[str, str]]) -> Dict[str, Any]
     """env (with the API key under the server's variable), extra mounts and no_log of one container.
 
-    ``api_key`` is the key itself (``instance_api_key``) and ``secrets`` the values of the
+    ``api_key`` is the key itself (``instance_secrets``) and ``secrets`` the values of the
     environment's secrets (``secret_env_values``): the plan only carries markers for them.
     """
     api_key = api_key or ''
@@ -330,6 +330,35 @@ def instance_container(entry, config, variables):
     return container_settings(plain(entry), plain(config or {}),
                               read_api_key(instances, get('vllm_serve_api_key'), entry),
                               secret_env_values(instances, get('vllm_serve_env'), entry))
+
+
+def instance_secrets(entry, config, variables):
+    # type: (Dict[str, Any], Dict[str, Any], Any) -> Dict[str, Any]
+    """{api_key, env} of a planned instance, read from the host's variables (``vllm_serve_instances``,
+    ``vllm_serve_api_key``, ``vllm_serve_env``): the key, and the environment entries the plan carries only
+    markers for -- each secret by its name, and the key under the server's variable (vllm_config's
+    ``api_key_env``). What ``container_settings`` puts in the container's environment, no more."""
+    def get(name):
+        return plain(variables[name]) if name in variables else None
+    entry = plain(entry)
+    instances = get('vllm_serve_instances') or []
+    key = read_api_key(instances, get('vllm_serve_api_key'), entry)
+    env = secret_env_values(instances, get('vllm_serve_env'), entry)
+    api_key_env = (plain(config or {})).get('api_key_env')
+    if key and api_key_env:
+        env[api_key_env] = key
+    return {'api_key': key, 'env': env}
+
+
+def container_plan(entry, config, host):
+    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+    """The container_run variables of a planned instance, as the host plan carries them: no image (image_pull
+    says which at run time) and no secret (its environment keeps the plan's markers; ``instance_secrets`` gives
+    the values). ``container_run_no_log`` is set when the instance has a key or a secret."""
+    run = container_run_vars(entry, config, container_settings(entry, config), host)
+    run.pop('container_run_image', None)
+    run['container_run_no_log'] = bool(entry.get('api_key_var')) or bool(entry.get('hidden_env'))
+    return run
 
 
 # The container_run settings beyond the instance's (restart policy, stop timeout, log
