@@ -1,0 +1,74 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""upgrade_step: the end of one instance's rolling upgrade -- put it back into the balancer, say what happened.
+
+The documentation is the module's (plugins/modules/upgrade_step.py). What follows is decided on the
+controller (module_utils/serve/_rolling.py upgrade_outcome); the only node work is
+ascend.vllm.balancer_server setting the server ready again when the instance serves (new or
+restored) after it was drained.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome
+
+SPEC = {
+    'name': {'type': 'str', 'required': True},
+    'status': {'type': 'dict', 'default': {}},
+    'drained': {'type': 'dict', 'default': {}},
+    'stopped_at': {'type': 'float'},
+    'restored': {'type': 'dict'},
+    'left': {'type': 'list', 'elements': 'str', 'default': []},
+    'error': {'type': 'str', 'default': ''},
+    'socket': {'type': 'str', 'default': ''},
+    'backend': {'type': 'str', 'default': ''},
+    'server': {'type': 'str', 'default': ''},
+}
+
+
+class ActionModule(ActionBase):
+    """Decide, put back when the instance serves again, and pass or fail with the step's message."""
+
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        checked = ArgumentSpecValidator(SPEC).validate(dict(self._task.args))
+        if checked.error_messages:
+            return {'failed': True, 'changed': False, 'msg': 'upgrade_step: %s' % '; '.join(checked.error_messages)}
+        args = checked.validated_parameters
+        # Wall-clock seconds the instance did not serve: from its stop (container_run_stopped_at) to now.
+        seconds = None if args['stopped_at'] is None else time.time() - args['stopped_at']
+        outcome = upgrade_outcome(plain(args['status']), plain(args['drained']), seconds, plain(args['restored']),
+                                  task_vars.get('inventory_hostname', '?'), args['left'], self._task.check_mode,
+                                  args['name'], args['error'])
+        out = dict(outcome, changed=False)
+        if outcome['put_back'] and args['backend'] and args['server']:
+            try:
+                back = self._execute_module(module_name='ascend.vllm.balancer_server', task_vars=task_vars,
+                                            module_args={'socket': args['socket'], 'backend': args['backend'],
+                                                         'server': args['server'], 'state': 'ready'})
+            finally:
+                self._remove_tmp_path(self._connection._shell.tmpdir)
+            if back.get('failed'):
+                return dict(out, failed=True, msg='%s Putting it back into the balancer failed: %s'
+                            % (outcome['msg'] or '%s serves again.' % args['name'], back.get('msg')))
+            out['changed'] = bool(back.get('changed'))
+        if outcome['failed']:
+            out['failed'] = True
+        elif outcome['msg']:
+            # Shown at every verbosity, as ansible.builtin.debug's message is.
+            out['_ansible_verbose_always'] = True
+        return out
