@@ -398,13 +398,25 @@ def host_plan(request, specs, isfile, figures=None):
                  containers=containers(request, planned['plan'], configured))
 
 
-def containers(request, instances, configured):
-    """{instance name: its container_run variables} (serve/_serve.container_plan: no image, secrets as markers)."""
-    host = {'publish_address': request.get(PREFIX + 'publish_address'),
-            'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+def containers(request, instances, configured, found=None, paths=None):
+    """{instance name: its container_run variables} (serve/_serve.container_plan: no image, secrets as markers),
+    with what the node read found (``found``: its containers, ``paths``: its paths) -- the container, the one kept
+    for it and the model cache directory -- or null for each when the node was not read (container_run looks)."""
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    host = {'publish_address': request.get(PREFIX + 'publish_address'), 'model_cache_dir': cache_dir,
             'platform': request.get(PREFIX + 'platform'), 'keep_previous': request.get(PREFIX + 'keep_previous')}
-    return dict((entry['name'], container_plan(entry, configured[entry['name']], host))
-                for entry in instances if isinstance(configured.get(entry['name']), dict))
+    out = {}
+    for entry in instances:
+        if not isinstance(configured.get(entry['name']), dict):
+            continue
+        run = container_plan(entry, configured[entry['name']], host)
+        name = entry['container_name']
+        run['container_run_existing'] = None if found is None else found.get(name)
+        run['container_run_existing_previous'] = None if found is None else found.get(name + '-previous')
+        run['container_run_cache_dir_exists'] = (None if paths is None or cache_dir not in paths
+                                                 else bool((paths[cache_dir] or {}).get('exists')))
+        out[entry['name']] = run
+    return out
 
 
 def frontends(front):

@@ -182,7 +182,8 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
-    out['containers'] = containers(request, planned.get('instances') or [], configured)
+    out['containers'] = containers(request, planned.get('instances') or [], configured,
+                                   verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {})
     out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
     return out
 
