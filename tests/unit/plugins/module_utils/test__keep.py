@@ -157,3 +157,14 @@ def test_another_instances_container_under_the_kept_name_is_not_ours_to_keep_or_
     # Its own kept container is recognised by the same label.
     mine = dict(other, running=False, labels=dict(OURS, **{'ascend.vllm.instance': 'a'}))
     assert keep_plan(SERVING, mine, True, None, 'a')['leftover']
+
+
+# Moved from tests/unit/plugins/filter/test_container_keep.py: the filter ascend.vllm.container_keep is gone
+# (0.3.0); ascend.vllm.container_ensure calls keep_plan, which reads the switch as Ansible does.
+def test_keep_plan_reads_the_switch_as_ansible_does():
+    serving = {'exists': True, 'running': True, 'restarting': False, 'labels': {'ascend.vllm.managed-by': 'ascend.vllm'}}
+    none = {'exists': False}
+    probe = {'changed': True, 'actions': [{'created': 'x'}]}
+    assert keep_plan(serving, none, 'yes', probe)['keep']
+    assert not keep_plan(serving, none, 'no', probe)['keep']
+    assert keep_plan(serving, none)['probe'] and not keep_plan(serving, none)['keep']

@@ -5,20 +5,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ascend.vllm.plugins.filter.container_after_ready import FilterModule as AfterReady
-from ansible_collections.ascend.vllm.plugins.filter.container_keep import FilterModule as Keep
 from ansible_collections.ascend.vllm.plugins.filter.served_model_name import FilterModule as Served
 
-OURS = {'ascend.vllm.managed-by': 'ascend.vllm'}
-SERVING = {'exists': True, 'running': True, 'restarting': False, 'labels': OURS}
-NONE = {'exists': False}
-
-
-def test_container_keep_reads_the_switch_as_ansible_does():
-    keep = Keep().filters()['container_keep']
-    probe = {'changed': True, 'actions': [{'created': 'x'}]}
-    assert keep(SERVING, NONE, 'yes', probe)['keep']
-    assert not keep(SERVING, NONE, 'no', probe)['keep']
-    assert keep(SERVING, NONE)['probe'] and not keep(SERVING, NONE)['keep']
+# The keep decision itself (formerly the filter ascend.vllm.container_keep) is tested on
+# module_utils/serve/_keep.py keep_plan: tests/unit/plugins/module_utils/test__keep.py.
 
 
 def test_container_after_ready():
