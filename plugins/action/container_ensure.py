@@ -11,7 +11,9 @@ existing container, the container kept as ``<name>-previous``, the keep decision
 real docker_container call, and on a refusal the kept container back under its name.
 Every step is a module run on the node (community.docker's, ansible.builtin's or this
 collection's) through ``_execute_module``. Nothing returned or shown carries a value of the
-environment's secrets: results are redacted, messages masked.
+environment's secrets: results are redacted, messages masked. The role's outputs are
+returned as ``outputs``; the role sets them as its facts (a module's ansible_facts read
+as top-level variables are deprecated from ansible-core 2.20 on).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -81,8 +83,9 @@ class _Run(object):
 
     def done(self, stage, **extra):
         out = dict(extra, changed=self.changed, stage=stage, steps=list(self.steps))
-        if self.facts or 'ansible_facts' in extra:
-            out['ansible_facts'] = dict(self.facts, **(extra.get('ansible_facts') or {}))
+        if self.facts:
+            # Interpreter discovery, as a module run directly would hand it back.
+            out['ansible_facts'] = dict(self.facts)
         return out
 
     def say(self, line):
@@ -210,7 +213,7 @@ class ActionModule(ActionBase):
             restored = self._restore(run) if outputs['container_run_previous'] else None
             return run.fail('container', refusal(run.name, result, run.secrets, restored), keep=plan)
         outputs['container_run_result'] = clean(result, run.secrets)
-        out = run.done('started', keep=plan, ansible_facts=outputs)
+        out = run.done('started', keep=plan, outputs=outputs)
         if 'diff' in result and not (probe is not None and plan['unchanged']):
             out['diff'] = clean({'diff': result['diff']}, run.secrets)['diff']
         return out

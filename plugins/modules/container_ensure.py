@@ -194,9 +194,11 @@ attributes:
     support: full
     platforms: posix
 notes:
-  - The four outputs of the container_run role are returned as C(ansible_facts), so that later tasks and roles
-    (vllm_serve) read them as variables, as the role's C(set_fact) tasks set them before - RV(ansible_facts).
-  - A failed task sets no facts; RV(stage) and RV(steps) say where it stopped.
+  - The four outputs of the container_run role are returned as RV(outputs); the role registers the result and
+    sets them as facts in one C(set_fact), so that later tasks and roles (vllm_serve) read them as variables as
+    before. They are not returned as C(ansible_facts) - a module's facts read as top-level variables are
+    deprecated from ansible-core 2.20 on.
+  - A failed task returns no RV(outputs); RV(stage) and RV(steps) say where it stopped.
 seealso:
   - module: community.docker.docker_container
   - module: ascend.vllm.container_rename
@@ -213,10 +215,13 @@ EXAMPLES = r'''
       container_run_profile: "{{ config.profile }}"
       container_run_chips: [0]
       container_run_keep_previous: true
+  register: container
 
 - name: Name the container kept to come back to
   ansible.builtin.debug:
-    msg: "{{ container_run_previous or 'nothing kept' }} (changed: {{ container_run_result.changed }})"
+    msg: >-
+      {{ container.outputs.container_run_previous or 'nothing kept' }}
+      (changed: {{ container.outputs.container_run_result.changed }})
 
 - name: Put the kept container back
   ascend.vllm.container_ensure:
@@ -226,7 +231,7 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
-ansible_facts:
+outputs:
   description: With O(inputs.container_run_state=started), the container_run role's outputs.
   returned: success, with O(inputs.container_run_state=started)
   type: dict
