@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
 
-NODE = "keep-duo"
+# ASCEND_E2E_PREFIX keeps the node apart from other runs on the same engine.
+NODE = (os.environ["ASCEND_E2E_PREFIX"] + "-" if os.environ.get("ASCEND_E2E_PREFIX") else "") + "keep-duo"
 NAME = "vllm-ascend"
 PREVIOUS = NAME + "-previous"
 MANAGED = "label=ascend.vllm.managed-by=ascend.vllm"
@@ -116,7 +117,7 @@ def test_a_failed_change_brings_the_previous_container_back(node):
     # The cause, from the new container's own log lines (shown), and what happened.
     assert out.count(CRASH) >= 2, out[-6000:]
     assert "Show the last log lines of the container" in out
-    assert "Instance default (vllm-ascend, http://127.0.0.1:8080) on keep-duo did not take the change" in out
+    assert "Instance default (vllm-ascend, http://127.0.0.1:8080) on %s did not take the change" % NODE in out
     assert "The changed container's last 50 log lines are shown above" in out
     assert "It was removed and the previous container was restored: it serves again" in out
     # Exactly as before: the same container (id, image, command), the same answers, nothing else.

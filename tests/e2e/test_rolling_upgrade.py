@@ -27,8 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
 
-PAIRS = ["upg1", "upg2"]
-SINGLE = "upg3"
+# ASCEND_E2E_PREFIX keeps the nodes apart from other runs on the same engine.
+BASE = (os.environ["ASCEND_E2E_PREFIX"] + "-" if os.environ.get("ASCEND_E2E_PREFIX") else "") + "upg"
+PAIRS = [BASE + "1", BASE + "2"]
+SINGLE = BASE + "3"
 NODES = PAIRS + [SINGLE]
 MANAGED = "label=ascend.vllm.managed-by=ascend.vllm"
 CRASH = "RuntimeError: rolling-test refuses to start"
@@ -171,8 +173,10 @@ def test_an_upgrade_drops_no_request_and_puts_every_instance_on_the_new_spec(fle
     assert gap, proc.stdout[-6000:]
     print("single-instance gap on %s: %s s (%s)" % (SINGLE, gap.group(2), gap.group(1)))
     # Host by host: upg1 was done before upg2 began.
-    assert (proc.stdout.index("vllm-ascend-b on upg1 upgraded") < proc.stdout.index("vllm-ascend-a on upg2 upgraded")
-            < proc.stdout.index("vllm-ascend-b on upg2 upgraded"))
+    first, second = PAIRS
+    assert (proc.stdout.index("vllm-ascend-b on %s upgraded" % first)
+            < proc.stdout.index("vllm-ascend-a on %s upgraded" % second)
+            < proc.stdout.index("vllm-ascend-b on %s upgraded" % second))
 
 
 def test_a_crashing_spec_is_rolled_back_with_no_failed_request_and_nothing_else_touched(fleet):
@@ -187,9 +191,10 @@ def test_a_crashing_spec_is_rolled_back_with_no_failed_request_and_nothing_else_
     assert all(counts[node].get("200", 0) >= 10 for node in PAIRS), counts
     assert out.count(CRASH) >= 2, out[-6000:]
     assert "Show the last log lines of the container" in out
-    assert re.search(r"Rolling upgrade stopped at vllm-ascend-a on upg1: .*%s" % re.escape(CRASH), out), out[-6000:]
+    assert re.search(r"Rolling upgrade stopped at vllm-ascend-a on %s: .*%s" % (PAIRS[0], re.escape(CRASH)), out), \
+        out[-6000:]
     assert ("Rolled back: the previous container serves again and is back in the balancer. "
-            "Not upgraded (untouched): b and the hosts after upg1.") in out
+            "Not upgraded (untouched): b and the hosts after %s." % PAIRS[0]) in out
     # The same containers everywhere (the restored one too): nothing else was touched.
     assert {node: fleet.containers(node) for node in NODES} == before
     # Still answering through the balancer after the run.

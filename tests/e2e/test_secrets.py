@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
 
-NODE = os.environ.get("SECRETS_NODE", "secrets-duo")
+# ASCEND_E2E_PREFIX keeps the node apart from other runs on the same engine.
+NODE = os.environ.get("SECRETS_NODE") or (
+    (os.environ["ASCEND_E2E_PREFIX"] + "-" if os.environ.get("ASCEND_E2E_PREFIX") else "") + "secrets-duo")
 PLAYBOOKS = ("site.yml", "playbooks/verify.yml", "playbooks/teardown.yml")
 # Where Ansible (remote tmp, module files), the collection (model cache, archives) and
 # logs write on the node.

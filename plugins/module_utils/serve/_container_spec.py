@@ -4,7 +4,7 @@
 """The container_run role's container spec: devices, mounts, environment,
 labels and published ports of one vLLM container, from the platform profile.
 
-Pure functions; plugins/filter/container_spec.py is the thin entry.  The
+Pure functions; plugins/action/container_ensure.py builds the container from them.  The
 profile (plugins/module_utils/contracts/platforms.py) holds the guide's lists; nothing
 here names a device or a path of its own.
 """

@@ -8,8 +8,8 @@ is ready and passed the smoke tests the kept one is removed, and when it is not 
 kept one comes back under its name (vllm_serve).  These functions decide, from what
 Docker reports, what to keep, whether the change replaces the container and what to
 do with a kept container after the readiness check.  The container changes
-themselves are made by the roles (community.docker.docker_container and
-ascend.vllm.container_rename).
+themselves are made by ascend.vllm.container_ensure (community.docker.docker_container
+and ascend.vllm.container_rename) and the vllm_serve role.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -85,11 +85,12 @@ def keep_plan(existing, previous, enabled=True, probe=None, instance=None):
     that is not running, crash-loops, or is not ours (another user's) is not kept;
     neither is anything when ``enabled`` is false.  With ``instance``, a
     ``<name>-previous`` labelled for another instance (another instance's container
-    whose name happens to end so) is not this instance's and blocks keeping too.
+    whose name happens to end so) is not this instance's and blocks keeping too. ``enabled`` is read
+    as Ansible's ``| bool`` reads it (``'no'`` is false).
     """
     current, kept = container_state(existing), container_state(previous)
     plan = {'leftover': False, 'probe': False, 'keep': False, 'kept': False, 'unchanged': False}
-    if not enabled:
+    if not _true(enabled):
         return dict(plan, why='keeping the previous container is turned off')
     if kept['exists'] and not kept['ours']:
         return dict(plan, why='a container of the kept name was not created by ascend.vllm; nothing is kept')

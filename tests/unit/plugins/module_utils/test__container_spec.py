@@ -237,3 +237,26 @@ def test_the_digest_ignores_the_image_env_and_templated_scalars():
     # Ansible may hand a port or a count over as text: one container either way.
     assert spec_digest(profile, _run_inputs(container_run_port='8080', container_run_stop_timeout='30')) == base
     assert container_spec(profile, on_node)['labels'][SPEC_LABEL] == base
+
+
+# Moved from tests/unit/plugins/filter/test_container_spec.py: the filter ascend.vllm.container_spec is gone
+# (0.3.0), ascend.vllm.container_ensure builds the spec with these functions.
+def test_the_filter_is_no_longer_public():
+    filters = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'plugins', 'filter')
+    assert os.path.isdir(filters)
+    assert not os.path.exists(os.path.join(filters, 'container_spec.py'))
+    assert not os.path.exists(os.path.join(filters, 'container_keep.py'))
+
+
+def test_spec_from_the_platform_profile_filter():
+    from ansible_collections.ascend.vllm.plugins.filter.platform import platform_profile
+    profile = platform_profile('atlas_200i_pro')['profile']
+    spec = container_spec(profile, {'container_run_chips': [0], 'container_run_port': 8080,
+                                    'container_run_model_cache_dir': '/root/.cache'})
+    assert spec['privileged'] is True and spec['shm_size'] == '10g'
+    assert spec['devices'] == ['/dev/davinci0', '/dev/davinci_manager', '/dev/ascend_manager', '/dev/user_config']
+
+
+def test_bad_profile_is_a_value_error():
+    with pytest.raises(ValueError, match='container_run_profile'):
+        container_spec({}, {})

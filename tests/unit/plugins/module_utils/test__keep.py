@@ -168,3 +168,14 @@ def test_after_ready_and_the_restore_note():
     assert served_model_name([], 'qwen3.5') == 'qwen3.5'
     assert restore_note('drop', {'state': 'ready'}) == '' and restore_note('none') == ''
     assert 'restored: it serves again' in restore_note('restore', {'state': 'ready'})
+
+
+# Moved from tests/unit/plugins/filter/test_container_keep.py: the filter ascend.vllm.container_keep is gone
+# (0.3.0); ascend.vllm.container_ensure calls keep_plan, which reads the switch as Ansible does.
+def test_keep_plan_reads_the_switch_as_ansible_does():
+    serving = {'exists': True, 'running': True, 'restarting': False, 'labels': {'ascend.vllm.managed-by': 'ascend.vllm'}}
+    none = {'exists': False}
+    probe = {'changed': True, 'actions': [{'created': 'x'}]}
+    assert keep_plan(serving, none, 'yes', probe)['keep']
+    assert not keep_plan(serving, none, 'no', probe)['keep']
+    assert keep_plan(serving, none)['probe'] and not keep_plan(serving, none)['keep']
