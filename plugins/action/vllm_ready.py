@@ -43,7 +43,13 @@ class ActionModule(ActionBase):
         args = dict(self._task.args)
         kept = str(args.pop('kept', '') or '')
         restoring = boolean(args.pop('restoring', False) or False, strict=False)
+        not_started = boolean(args.pop('not_started', False) or False, strict=False)
         host = task_vars.get('inventory_hostname', '?')
+        if not_started and self._task.check_mode:
+            # Check mode did not create or change the container: there is nothing of this run to watch.
+            return {'changed': False, 'state': 'not_started', 'task': '', 'error': '', 'reason': '', 'log_note': '',
+                    'after': 'none', 'log_tail': [], 'completion': '', 'chat': '', 'models': [],
+                    'served_model_name': args.get('served_model_name') or ''}
 
         def call(waited):
             module_args = dict(args, waited=waited) if waited else args
@@ -60,6 +66,10 @@ class ActionModule(ActionBase):
             result = call(0) if every <= 0 else wait_ready(call, show, _number(args.get('timeout'), 1800), every)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
+        # Every outcome carries the same keys, a failure before the watch (a bad option) too.
+        for key, empty in (('state', 'error'), ('task', ''), ('error', result.get('msg') or ''), ('log_tail', []),
+                           ('completion', ''), ('chat', ''), ('models', [])):
+            result.setdefault(key, empty)
         result.update(ready_notes(result, host))
         result['after'] = after_ready(kept, result.get('state') != 'ready', self._task.check_mode)
         if restoring:

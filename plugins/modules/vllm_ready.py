@@ -140,6 +140,14 @@ options:
     type: str
     default: ''
     version_added: 0.3.0
+  not_started:
+    description:
+      - This run creates or changes the container. In check mode it did not, so there is nothing of this run to
+        watch - the action plugin then returns RV(state=not_started) at once, without asking the node. Ignored
+        outside check mode.
+    type: bool
+    default: false
+    version_added: 0.3.0
   restoring:
     description:
       - This container is the kept one, just put back after its replacement failed. The action plugin then returns
@@ -207,6 +215,7 @@ state:
     - V(exited) - the container stopped and was not restarted.
     - V(gone) - the container was removed during the wait. V(absent) - it did not exist at all.
     - V(not_running) - check mode only - the container is not running.
+    - V(not_started) - check mode only, with O(not_started) - the run would create or change the container.
     - V(timeout) - no startup line, or no 200 from C(/health), within O(timeout).
     - V(not_listed) - C(/v1/models) does not list O(served_model_name).
     - V(request_failed) - C(/v1/models) failed. V(smoke_failed) - a smoke test failed.
@@ -357,6 +366,7 @@ ARGUMENT_SPEC = dict(
     # The action plugin's (it removes them before the module runs): accepted here for the documentation's sake.
     kept=dict(type='str', default=''),
     restoring=dict(type='bool', default=False),
+    not_started=dict(type='bool', default=False),
 )
 
 

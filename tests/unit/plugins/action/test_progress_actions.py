@@ -144,3 +144,22 @@ def test_the_served_name_of_a_restored_container_is_its_own_commands():
     assert command_served_name(Probe({'Config': {'Cmd': ['vllm', 'serve', 'Qwen/Qwen3.5-2B']}}), 'x') == 'Qwen/Qwen3.5-2B'
     assert command_served_name(Probe(None), 'qwen3.5') == 'qwen3.5'
     assert command_served_name(Probe(IOError('socket gone')), 'qwen3.5') == 'qwen3.5'
+
+
+def test_check_mode_does_not_watch_a_container_the_run_did_not_start():
+    task_args = dict(READY_ARGS, report_after=0, not_started=True, kept='vllm-ascend-previous')
+    import ansible_collections.ascend.vllm.plugins.action.vllm_ready as plugin
+    from unittest import mock as m
+    task = m.MagicMock()
+    task.args, task.async_val, task.check_mode, task.no_log = dict(task_args), 0, True, False
+    action = plugin.ActionModule(task, m.MagicMock(), m.MagicMock(), loader=None, templar=None, shared_loader_obj=None)
+    with m.patch.object(action, '_execute_module', side_effect=AssertionError('the node was asked')):
+        result = action.run(task_vars={'inventory_hostname': 'n1'})
+    assert (result['state'], result['after'], result['reason'], result['log_tail']) == ('not_started', 'none', '', [])
+
+
+def test_every_outcome_has_the_same_keys_even_a_refused_option():
+    result, _sent, _shown = run_action(vllm_ready, dict(READY_ARGS, report_after=0),
+                                       [{'failed': True, 'msg': 'timeout=0: must be more than 0'}])
+    assert (result['state'], result['task'], result['log_tail'], result['completion']) == ('error', '', [], '')
+    assert result['reason'] == 'timeout=0: must be more than 0' and result['after'] == 'none'
