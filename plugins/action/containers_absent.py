@@ -20,15 +20,10 @@ from ansible.utils.display import Display
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import MANAGED_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_pids, containers_to_remove
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import CONTAINERS_ABSENT
+
 
 display = Display()
-
-SPEC = {
-    'names': {'type': 'list', 'elements': 'str', 'default': []},
-    'all_managed': {'type': 'bool', 'default': False},
-    'stop_timeout': {'type': 'int', 'default': 30},
-    'wait': {'type': 'float', 'default': 60},
-}
 
 
 class ActionModule(ActionBase):
@@ -44,7 +39,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        checked = ArgumentSpecValidator(SPEC).validate(dict(self._task.args))
+        checked = ArgumentSpecValidator(CONTAINERS_ABSENT).validate(dict(self._task.args))
         if checked.error_messages:
             return {'failed': True, 'changed': False, 'msg': 'containers_absent: %s' % '; '.join(checked.error_messages)}
         try:

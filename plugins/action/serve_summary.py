@@ -18,14 +18,8 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import host_summary, left_out_line
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import SERVE_SUMMARY
 
-SPEC = {
-    'instances': {'type': 'list', 'elements': 'dict', 'required': True},
-    'status': {'type': 'dict', 'default': {}},
-    'exposure': {'type': 'dict', 'default': {}},
-    'balancer': {'type': 'dict', 'default': {}},
-    'left_out': {'type': 'list', 'elements': 'str', 'default': []},
-}
 
 # The results that contact a node first: preflight's node read (host_plan with read_node,
 # registered as ascend_vllm_plan), or the npu_check role's own read when it ran alone.
@@ -52,7 +46,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        checked = ArgumentSpecValidator(SPEC).validate(dict(self._task.args))
+        checked = ArgumentSpecValidator(SERVE_SUMMARY).validate(dict(self._task.args))
         if checked.error_messages:
             return {'failed': True, 'changed': False,
                     'msg': 'serve_summary: %s' % '; '.join(checked.error_messages)}

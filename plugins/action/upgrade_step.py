@@ -20,19 +20,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome
-
-SPEC = {
-    'name': {'type': 'str', 'required': True},
-    'status': {'type': 'dict', 'default': {}},
-    'drained': {'type': 'dict', 'default': {}},
-    'stopped_at': {'type': 'float'},
-    'restored': {'type': 'dict'},
-    'left': {'type': 'list', 'elements': 'str', 'default': []},
-    'error': {'type': 'str', 'default': ''},
-    'socket': {'type': 'str', 'default': ''},
-    'backend': {'type': 'str', 'default': ''},
-    'server': {'type': 'str', 'default': ''},
-}
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
 
 
 class ActionModule(ActionBase):
@@ -45,7 +33,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        checked = ArgumentSpecValidator(SPEC).validate(dict(self._task.args))
+        checked = ArgumentSpecValidator(UPGRADE_STEP).validate(dict(self._task.args))
         if checked.error_messages:
             return {'failed': True, 'changed': False, 'msg': 'upgrade_step: %s' % '; '.join(checked.error_messages)}
         args = checked.validated_parameters

@@ -97,16 +97,12 @@ msg:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import CONTAINERS_ABSENT
 
 
 def main():
     # The steps run on the node one after another, driven from the controller: only the action plugin can.
-    module = AnsibleModule(argument_spec={
-        'names': {'type': 'list', 'elements': 'str', 'default': []},
-        'all_managed': {'type': 'bool', 'default': False},
-        'stop_timeout': {'type': 'int', 'default': 30},
-        'wait': {'type': 'float', 'default': 60},
-    }, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=CONTAINERS_ABSENT, supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.containers_absent runs from the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')
 

@@ -97,17 +97,12 @@ msg:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import SERVE_SUMMARY
 
 
 def main():
     # The lines read other hosts' variables: only the action plugin, on the controller, can.
-    module = AnsibleModule(argument_spec={
-        'instances': {'type': 'list', 'elements': 'dict', 'required': True},
-        'status': {'type': 'dict', 'default': {}},
-        'exposure': {'type': 'dict', 'default': {}},
-        'balancer': {'type': 'dict', 'default': {}},
-        'left_out': {'type': 'list', 'elements': 'str', 'default': []},
-    }, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=SERVE_SUMMARY, supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.serve_summary runs on the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')
 

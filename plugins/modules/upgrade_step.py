@@ -121,22 +121,12 @@ msg:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
 
 
 def main():
     # Decided on the controller from the run's results: only the action plugin can.
-    module = AnsibleModule(argument_spec={
-        'name': {'type': 'str', 'required': True},
-        'status': {'type': 'dict', 'default': {}},
-        'drained': {'type': 'dict', 'default': {}},
-        'stopped_at': {'type': 'float'},
-        'restored': {'type': 'dict'},
-        'left': {'type': 'list', 'elements': 'str', 'default': []},
-        'error': {'type': 'str', 'default': ''},
-        'socket': {'type': 'str', 'default': ''},
-        'backend': {'type': 'str', 'default': ''},
-        'server': {'type': 'str', 'default': ''},
-    }, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=UPGRADE_STEP, supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.upgrade_step runs from the controller only (its action plugin); '
                          'call it as a task, not as a module on a node')
 

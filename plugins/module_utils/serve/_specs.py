@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The options of the controller-side actions whose module file only holds their documentation.
+
+One spec each, read by the action plugin (plugins/action/NAME.py, which checks its task's
+arguments with it) and by the module stub (plugins/modules/NAME.py, whose AnsibleModule
+declares it, so that sanity checks the documentation against it).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+SERVE_SUMMARY = {
+    'instances': {'type': 'list', 'elements': 'dict', 'required': True},
+    'status': {'type': 'dict', 'default': {}},
+    'exposure': {'type': 'dict', 'default': {}},
+    'balancer': {'type': 'dict', 'default': {}},
+    'left_out': {'type': 'list', 'elements': 'str', 'default': []},
+}
+
+CONTAINERS_ABSENT = {
+    'names': {'type': 'list', 'elements': 'str', 'default': []},
+    'all_managed': {'type': 'bool', 'default': False},
+    'stop_timeout': {'type': 'int', 'default': 30},
+    'wait': {'type': 'float', 'default': 60},
+}
+
+UPGRADE_STEP = {
+    'name': {'type': 'str', 'required': True},
+    'status': {'type': 'dict', 'default': {}},
+    'drained': {'type': 'dict', 'default': {}},
+    'stopped_at': {'type': 'float'},
+    'restored': {'type': 'dict'},
+    'left': {'type': 'list', 'elements': 'str', 'default': []},
+    'error': {'type': 'str', 'default': ''},
+    'socket': {'type': 'str', 'default': ''},
+    'backend': {'type': 'str', 'default': ''},
+    'server': {'type': 'str', 'default': ''},
+}
