@@ -108,8 +108,15 @@ options:
         leaves the node.
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests]
+    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests, source]
     default: [paths, npu, docker, ports, disk, memory, addresses]
+  source:
+    description:
+      - What the source install method needs read (only with V(source) in O(gather)) -- C(python) (the interpreter
+        the virtualenv is made with), C(venv), C(wheelhouse), C(files) (the CANN version files, read whole),
+        C(unit_dir) and C(units) (each C(name), C(env_file), C(launcher)). See RV(source).
+    type: dict
+    version_added: 0.3.0
 attributes:
   action:
     support: full
@@ -293,6 +300,15 @@ addresses:
   type: list
   elements: str
   sample: [127.0.0.1, 192.168.1.20, "::1"]
+source:
+  description:
+    - What the source install method needs of the node -- C(systemd) (it is the init system), C(python) (C(version)
+      of the interpreter, C(venv) whether it has the venv module), C(venv) (C(exists), C(packages) installed, by
+      name), C(wheelhouse) (C(exists), C(files)), C(files) (each version file's text, null when missing) and
+      C(units) (per unit C(exists), C(managed), C(active), C(restarting), C(previous), C(digest)).
+  returned: when V(source) is gathered
+  type: dict
+  version_added: 0.3.0
 manifests:
   description:
     - Per reference of O(manifests) what its registry says the tag points to; C(digest) is the manifest digest
@@ -358,6 +374,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS, gather_node
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_source import gather_source
 
 
 def main():
@@ -373,7 +390,9 @@ def main():
             docker_host=dict(type='str'),
             manifests=dict(type='list', elements='str', default=[]),
             registry_timeout=dict(type='float', default=10.0),
-            gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests'], default=list(SUBSETS)),
+            source=dict(type='dict'),
+            gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests', 'source'],
+                        default=list(SUBSETS)),
         ),
         supports_check_mode=True,
     )
@@ -382,6 +401,8 @@ def main():
         module.fail_json(msg='ascend.vllm.node_facts judges checks on the controller (its action plugin): '
                              'call it as a task, not as a module on a node')
     facts = gather_node(module.params, module.run_command, os.environ.get('PATH', ''), module.warn)
+    if 'source' in (module.params['gather'] or []):
+        facts['source'] = gather_source(module.params['source'], module.run_command)
     module.exit_json(changed=False, **facts)
 
 

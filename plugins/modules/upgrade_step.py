@@ -70,6 +70,10 @@ options:
     description: The instance's server in that backend.
     type: str
     default: ''
+  service:
+    description: The instance is a systemd service (the source install method), not a container; the message says so.
+    type: bool
+    default: false
 attributes:
   action:
     support: full

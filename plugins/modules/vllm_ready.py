@@ -125,6 +125,14 @@ options:
       - "API key the server requires, sent as C(Authorization: Bearer) header with every
         request to the server. Never returned or logged."
     type: str
+  service:
+    description:
+      - O(name) is a systemd unit (the source install method, M(ascend.vllm.vllm_service)), not a container -- its
+        state from C(systemctl show), its log from the journal (C(journalctl -u)); a unit systemd is about to restart
+        is a crash, as a container Docker restarts is.
+    type: bool
+    default: false
+    version_added: 0.3.0
   served_model_name_from_command:
     description:
       - Read the name to check from the container's own command line (C(--served-model-name), else its model) and
@@ -337,7 +345,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import served_model_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
-    MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, Watch, bearer, save_log, socket_path,
+    MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, SystemdUnit, Watch, bearer, save_log, socket_path,
 )
 
 # Failures whose container (and so log) may still be there to save.
@@ -362,6 +370,7 @@ ARGUMENT_SPEC = dict(
     smoke_timeout=dict(type='float', default=600),
     api_key=dict(type='str', no_log=True),
     docker_host=dict(type='str'),
+    service=dict(type='bool', default=False),
     served_model_name_from_command=dict(type='bool', default=False),
     # The action plugin's (it removes them before the module runs): accepted here for the documentation's sake.
     kept=dict(type='str', default=''),
@@ -387,17 +396,24 @@ def main():
             module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     if params['log_lines'] < 0:
         module.fail_json(msg='log_lines=%d: must be 0 or more' % params['log_lines'])
-    try:
-        path = socket_path(engine_host(params['docker_host']))
-    except ValueError as exc:
-        module.fail_json(msg=str(exc))
-    probe = NodeProbe(DockerSocket(path), HttpClient(params['url'], bearer(params['api_key'])), params['name'])
+    if params['service']:
+        # The source install method: a systemd unit, its journal as the log.
+        path = 'systemd'
+        source = SystemdUnit(module.run_command)
+    else:
+        try:
+            path = socket_path(engine_host(params['docker_host']))
+        except ValueError as exc:
+            module.fail_json(msg=str(exc))
+        source = DockerSocket(path)
+    probe = NodeProbe(source, HttpClient(params['url'], bearer(params['api_key'])), params['name'])
     try:
         if params['served_model_name_from_command']:
             params['served_model_name'] = command_served_name(probe, params['served_model_name'])
         result = Watch(probe, params).run()
     except (IOError, OSError, ValueError) as exc:
-        module.fail_json(msg='Watching %s through the Docker API at %s failed: %s' % (params['name'], path, exc))
+        module.fail_json(msg='Watching %s through %s failed: %s' % (
+            params['name'], 'systemd' if params['service'] else 'the Docker API at ' + path, exc))
     result.update(log_file='', log_file_error='', served_model_name=params['served_model_name'])
     if result['state'] in SAVED_STATES and params['save_log_dir'] and not module.check_mode:
         try:

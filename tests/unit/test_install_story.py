@@ -46,6 +46,11 @@ EXTERNAL = {
         'MindCluster 7.3.0 software dependencies',
     'https://www.hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dlug_api_115.html':
         'MindCluster 7.3.0, NPU Exporter API page',
+    # vllm-ascend docs/source/installation.md and Dockerfile.310p at tag v0.23.0 (read in the stored copy of the
+    # repository, 2026-12-02): the source build clones these two and installs vLLM with this extra index.
+    'https://github.com/vllm-project/vllm': 'vLLM, cloned at the release tag by vllm-ascend\'s source install',
+    'https://github.com/vllm-project/vllm-ascend.git': 'vllm-ascend, cloned at the release tag (installation.md)',
+    'https://download.pytorch.org/whl/cpu/': "PyTorch's CPU index, Dockerfile.310p's --extra-index for vLLM",
 }
 LOCAL_HOSTS = ('127.0.0.1', 'localhost', '[::1]')
 URL = re.compile(r'https?://[^\s)"\'<>`\]]+')

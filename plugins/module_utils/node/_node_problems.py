@@ -22,6 +22,7 @@ from ansible.module_utils.compat.version import LooseVersion
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts import versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import own_services, source_problems
 
 DEFAULT_TEMPLATE = '/dev/davinci{index}'
 MANAGED_LABEL = 'ascend.vllm.managed-by'
@@ -176,9 +177,9 @@ def _path(facts, path):
     return (facts.get('paths') or {}).get(path) or {}
 
 
-def path_problems(facts, settings, profile, instances):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], List[Dict[str, Any]]) -> List[Dict[str, str]]
-    """Missing driver files, device nodes and host files the container mounts."""
+def path_problems(facts, settings, profile, instances, mounts=True):
+    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], List[Dict[str, Any]], bool) -> List[Dict[str, str]]
+    """Missing driver files, device nodes and (``mounts``) host files the container mounts."""
     out = [_problem('driver', path + ' is missing: the Ascend NPU driver is not installed', DRIVER_FIX)
            for path in (settings['driver_dir'], settings['driver_version_file'])
            if not _path(facts, path).get('exists')]
@@ -193,7 +194,8 @@ def path_problems(facts, settings, profile, instances):
                                     if chip and int(chip.group(1)) in (i.get('chips') or [])]))
         state = ' is not a character device' if found.get('exists') else ' is missing'
         out.append(_problem('devices', '%s%s%s' % (source + ': ' if source else '', path, state), fix))
-    out.extend(mount_problems(facts, profile, settings.get('mount_sources', True)))
+    if mounts:
+        out.extend(mount_problems(facts, profile, settings.get('mount_sources', True)))
     return out
 
 
@@ -584,10 +586,19 @@ def node_problems(facts, settings):
     facts = facts or {}
     profile = settings.get('profile') or {}
     instances = normalize_instances(settings.get('instances'))
-    own = own_running(facts.get('containers'), instances)
-    problems = platform_problems(settings) + path_problems(facts, settings, profile, instances)
-    problems += foreign_problems(facts.get('containers'), instances)
-    problems += docker_problems(facts.get('docker') or {}, settings)
+    install = settings.get('install') or {}
+    if install.get('method') == 'source':
+        # No container: the units' state, the install's checks; Docker only for a balancer.
+        own = own_services((facts.get('source') or {}).get('units'), instances, _template(profile))
+        problems = platform_problems(settings) + path_problems(facts, dict(settings, mount_sources=False), profile,
+                                                               instances, mounts=False)
+        problems += source_problems(install, facts.get('source'), settings.get('services') or {},
+                                    bool(settings.get('needs_docker')), facts.get('docker'))
+    else:
+        own = own_running(facts.get('containers'), instances)
+        problems = platform_problems(settings) + path_problems(facts, settings, profile, instances)
+        problems += foreign_problems(facts.get('containers'), instances)
+        problems += docker_problems(facts.get('docker') or {}, settings)
     problems += npu_smi_problems(facts, settings)
     found, found_versions = version_problems(facts, settings)
     problems += found
@@ -597,7 +608,8 @@ def node_problems(facts, settings):
     if settings.get('ports', True):
         problems += port_problems(facts, instances, own)
     result = node_result(facts, settings, profile, instances, own, found_versions)
-    problems += disk_problems(result['disk'], result['image_present'], settings)
+    if install.get('method') != 'source':
+        problems += disk_problems(result['disk'], result['image_present'], settings)
     need = memory_need(instances, own) if result['rc_mode'] else 0
     memory = memory_problems(result['host_memory_available_mb'], need, settings)
     return {'problems': problems + memory, 'result': result, 'drop_page_cache': bool(memory)}

@@ -33,6 +33,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     config_problems, container_plan, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import SOURCE, env_problems, install_plan, service_plan
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan as plan_config, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
@@ -156,13 +157,39 @@ def config_params(entry, request, var_names, tag, node=None):
     params.update(platform=request.get(PREFIX + 'platform'),
                   platform_overrides=request.get(PREFIX + 'platform_overrides') or {},
                   platform_spec=request.get(PREFIX + 'platform_spec'),
-                  host=request.get(PREFIX + 'host'), port=entry['port'], visible_chips=len(entry['chips'] or []),
+                  host=serve_host(request), port=entry['port'], visible_chips=len(entry['chips'] or []),
                   offline=request.get(PREFIX + 'offline'),
                   var_prefix=entry['var_prefix'],
                   var_names=dict(var_names, visible_chips=str(entry['chips_var']).split(' ', 1)[0]))
     if tag is not None:
         params['image_tag'] = tag
     return params
+
+
+def serve_host(request):
+    """The address vLLM binds: vllm_serve_host in a container (Docker publishes the port on
+    vllm_serve_publish_address); as a service (the source install method) vLLM binds the publish address
+    itself (every address when it is empty), unless the user set vllm_serve_host."""
+    if request.get(PREFIX + 'install_method') != SOURCE or request.is_set(PREFIX + 'host'):
+        return request.get(PREFIX + 'host')
+    return request.get(PREFIX + 'publish_address') or '0.0.0.0'
+
+
+def source_install(request, tag):
+    """The source install method's plan (serve/_source.py), None with the image method."""
+    if request.get(PREFIX + 'install_method') != SOURCE:
+        return None
+    return install_plan(request.get, tag, request.is_set)
+
+
+def services(request, instances, configured, install):
+    """{instance name: its ascend.vllm.vllm_service arguments} with the source install method ({} without)."""
+    if not install:
+        return {}
+    host = {'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+            'keep_previous': request.get(PREFIX + 'keep_previous')}
+    return dict((entry['name'], service_plan(entry, configured[entry['name']], install, host)) for entry in instances
+                if isinstance(configured.get(entry['name']), dict) and configured[entry['name']].get('ok', True))
 
 
 def instance_config(params):
@@ -385,8 +412,13 @@ def host_plan(request, specs, isfile, figures=None):
         front = balancer(request, planned['plan'], configured)
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)
-    problems = (image['problems'] + planned['problems'] + front['problems'] + config_problems(configured)
-                + env_config_problems(planned['plan'], configured) + tls_problems(request, front)
+    install = source_install(request, planned['image_tag'])
+    served = services(request, planned['plan'], configured, install)
+    problems = (list((install or {}).get('problems') or [])
+                + [problem for name, service in sorted(served.items()) for problem in env_problems(name, service['env'])]
+                + image['problems'] + planned['problems']
+                + front['problems'] + config_problems(configured) + env_config_problems(planned['plan'], configured)
+                + tls_problems(request, front)
                 + platform_bound_problems(request, platform['profile']) + metrics_file_problems(request)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
@@ -395,7 +427,8 @@ def host_plan(request, specs, isfile, figures=None):
                  profile=platform['profile'], image=image, instances=planned['plan'], image_tag=planned['image_tag'],
                  configs=configured, balancer=front, var_names=var_names,
                  steps=upgrade_steps(planned['plan'], frontends(front), None),
-                 containers=containers(request, planned['plan'], configured))
+                 containers={} if install else containers(request, planned['plan'], configured),
+                 install=install or {'method': 'image'}, services=served)
 
 
 def containers(request, instances, configured, found=None, paths=None):

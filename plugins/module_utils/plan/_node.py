@@ -28,10 +28,15 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems im
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report, unwritable_dir)
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import IMAGE_INPUTS, configs, containers, frontends
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import (
+    IMAGE_INPUTS, configs, containers, frontends, services)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import expected_containers, upgrade_steps
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
+    SOURCE, digest, env_text, installed_ok, preload_paths, source_query, unit_name)
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import instance_secrets
 
 PREFIX = 'vllm_serve_'
 
@@ -67,6 +72,10 @@ def npu_settings(request, planned, drop=None, memory_again=None):
                   + _archive_dir(request) + _balancer_left(request, planned)[1]),
         'drop': drop or {},
         'memory_again': memory_again or {},
+        # The source install method: its plan, the instances' units, and whether a balancer needs Docker.
+        'install': planned.get('install') or {},
+        'services': planned.get('services') or {},
+        'needs_docker': bool((planned.get('balancer') or {}).get('enabled')),
     }
 
 
@@ -121,6 +130,8 @@ def _balancer_left(request, planned):
 def balancer_leftovers(request, planned, node):
     """Whether the node read found any of a balancer the plan has no use for (True when it cannot tell)."""
     names, dirs = _balancer_left(request, planned)
+    if not (node.get('docker') or {}).get('reachable', True):
+        names = []  # no Docker Engine answers (a node of the source install method): no balancer container either
     containers = node.get('containers') or {}
     paths = node.get('paths') or {}
     if any(name not in containers for name in names) or any(path not in paths for path in dirs):
@@ -130,8 +141,16 @@ def balancer_leftovers(request, planned, node):
 
 
 def node_query(request, planned):
-    """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports)."""
+    """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports; with the source
+    install method the install's and the units' facts instead of the instances' containers)."""
     query = _node_query(npu_settings(request, planned))
+    install = planned.get('install') or {}
+    if install.get('method') == SOURCE:
+        profile_env = next(((config.get('profile') or {}).get('environment') for config in
+                            (planned.get('configs') or {}).values() if isinstance(config, dict)), None)
+        query['containers'] = []
+        query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
+        query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     return query
 
@@ -157,9 +176,11 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
              for wanted in local]
     inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
-    offline = offline_problems(inputs, found, request.first_set('image_pull_offline', 'ascend_vllm_offline'))
-    problems = (image_problems(request, planned, paths) + offline + archive_dir_problems(request, paths)
-                + list(verdict['problems'])
+    source = (planned.get('install') or {}).get('method') == SOURCE
+    offline = [] if source else offline_problems(inputs, found,
+                                                 request.first_set('image_pull_offline', 'ascend_vllm_offline'))
+    problems = (([] if source else image_problems(request, planned, paths) + archive_dir_problems(request, paths))
+                + offline + list(verdict['problems'])
                 + config_problems(configured)
                 + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
@@ -180,12 +201,55 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
     front = planned.get('balancer') or {}
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
+    if source:
+        # Nothing to pull: the install is the virtualenv's (deploy checks and installs it).
+        out['image'] = dict(out['image'], needed=False)
+        packages = ((node.get('source') or {}).get('venv') or {}).get('packages') or {}
+        out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
+                              and not any(name in packages for name in planned['install']['remove']))
+        out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
+                        + command_lines(planned.get('instances') or [], configured))
+        out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
+        out['steps'] = source_steps(request, out, node.get('source') or {})
+        return out
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
     out['containers'] = containers(request, planned.get('instances') or [], configured,
                                    verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {})
     out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
     return out
+
+
+def install_line(install, facts):
+    """What deploy does about the virtualenv: nothing (the versions are installed) or an install from the wheelhouse."""
+    versions = 'vLLM %s and vllm-ascend %s' % (install['versions']['vllm'], install['versions']['vllm_ascend'])
+    if installed_ok(install, (facts.get('venv') or {}).get('packages')):
+        return '%s: installed in %s (source install)' % (versions, install['venv'])
+    return '%s: installed into %s from the wheelhouse %s (source install)' % (
+        versions, install['venv'], install['wheelhouse'])
+
+
+def source_steps(request, planned, facts):
+    """The rolling steps with the units the node read found, in the shape upgrade_steps reads of containers:
+    a unit that runs and whose files are what the plan asks for (the digest with the secrets themselves) is
+    only checked; one kept from an interrupted replacement (``.previous``) rolls."""
+    units = facts.get('units') or {}
+    found, expected = {}, {}
+    secrets = dict((name, request.get(name)) for name in (PREFIX + 'instances', PREFIX + 'api_key', PREFIX + 'env'))
+    for entry in planned.get('instances') or []:
+        unit = units.get(unit_name(entry['container_name'])) or {}
+        service = (planned.get('services') or {}).get(entry['name'])
+        if not service:
+            continue
+        found[entry['container_name']] = {'exists': bool(unit.get('exists')), 'running': bool(unit.get('active')),
+                                          'restarting': bool(unit.get('restarting')),
+                                          'labels': {SPEC_LABEL: unit.get('digest') or ''}, 'image_id': SOURCE}
+        found[entry['container_name'] + '-previous'] = {'exists': bool(unit.get('previous'))}
+        env = dict(service['env'])
+        env.update(instance_secrets(entry, (planned.get('configs') or {}).get(entry['name']), secrets)['env'])
+        expected[entry['name']] = {'digest': digest(service['unit'], env_text(env), service['launcher_text']),
+                                   'image_id': SOURCE}
+    return upgrade_steps(planned.get('instances') or [], frontends(planned.get('balancer') or {}), found, expected)
 
 
 def node_steps(request, planned, result, ref, image_current):

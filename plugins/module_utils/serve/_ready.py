@@ -540,3 +540,81 @@ class NodeProbe(object):
     def post(self, path, body, timeout):
         # type: (str, Dict[str, Any], float) -> Tuple[Optional[int], str]
         return self.http.request(path, body=body, timeout=timeout)
+
+
+class SystemdUnit(object):
+    """The same two calls as ``DockerSocket`` for a systemd service (the source install method): its state as
+    Docker's inspect answer would say it, and its journal as the container's log. ``run`` runs a command on the
+    node and returns ``(rc, stdout, stderr)`` (AnsibleModule.run_command)."""
+
+    SHOW = ('LoadState', 'ActiveState', 'SubState', 'NRestarts', 'ExecMainStatus', 'ExecMainStartTimestamp',
+            'FragmentPath')
+
+    def __init__(self, run):
+        # type: (Callable[..., Tuple[int, str, str]]) -> None
+        self.run = run
+
+    def inspect(self, name):
+        # type: (str) -> Optional[Dict[str, Any]]
+        rc, out, err = self.run(['systemctl', 'show', '--timestamp=unix', name] + ['-p' + key for key in self.SHOW])
+        if rc != 0:
+            raise IOError('systemctl show %s failed (rc %d): %s' % (name, rc, (err or out).strip()))
+        return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line), self._command(name))
+
+    def _command(self, name):
+        # type: (str) -> List[str]
+        rc, out, _err = self.run(['systemctl', 'cat', name])
+        return unit_command(out) if rc == 0 else []
+
+    def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
+        # type: (str, Optional[str], Optional[int], bool, bool) -> str
+        argv = ['journalctl', '--no-pager', '--quiet', '-u', name, '-o', 'short-iso-precise' if timestamps else 'cat']
+        if since is not None:
+            argv += ['--since', '@%d' % int(float(since))]
+        if tail is not None:
+            argv += ['-n', str(int(tail))]
+        rc, out, err = self.run(argv)
+        if rc != 0:
+            raise IOError('journalctl -u %s failed (rc %d): %s' % (name, rc, (err or out).strip()))
+        return out
+
+
+def unit_command(text):
+    # type: (str) -> List[str]
+    """The command of a unit's ExecStart (``systemctl cat``), after the launcher: ``[<venv>/bin/vllm, serve, ...]``
+    with systemd's ``$$`` and ``%%`` unescaped (serve/_source.py writes each argument double-quoted)."""
+    import shlex
+    for line in (text or '').splitlines():
+        if line.startswith('ExecStart='):
+            try:
+                words = shlex.split(line.split('=', 1)[1])
+            except ValueError:
+                return []
+            return [word.replace('$$', '$').replace('%%', '%') for word in words[1:]]
+    return []
+
+
+def unit_view(show, command=None):
+    # type: (Dict[str, str], Optional[List[str]]) -> Optional[Dict[str, Any]]
+    """``systemctl show`` of a unit as the part of Docker's inspect answer ``container_view`` reads (None: no such
+    unit). A unit systemd is about to restart (``auto-restart``) is ``restarting``; an active one ``running``."""
+    if show.get('LoadState') == 'not-found' and not show.get('FragmentPath'):
+        return None
+    active, sub = show.get('ActiveState', ''), show.get('SubState', '')
+    if sub == 'auto-restart':
+        status = 'restarting'
+    elif active in ('active', 'activating', 'reloading'):
+        status = 'running'
+    else:
+        status = 'exited'
+    started = show.get('ExecMainStartTimestamp', '')
+    started_at = ''
+    if started.startswith('@'):
+        started_at = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(started[1:])))
+    try:
+        restarts = int(show.get('NRestarts') or 0)
+    except ValueError:
+        restarts = 0
+    return {'State': {'Status': status, 'Restarting': status == 'restarting', 'ExitCode': show.get('ExecMainStatus'),
+                      'StartedAt': started_at},
+            'RestartCount': restarts, 'Config': {'Tty': False, 'Cmd': list(command or [])}}

@@ -38,4 +38,5 @@ UPGRADE_STEP = {
     'socket': {'type': 'str', 'default': ''},
     'backend': {'type': 'str', 'default': ''},
     'server': {'type': 'str', 'default': ''},
+    'service': {'type': 'bool', 'default': False},
 }

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""What the source install method needs of a node, read in node_facts' one run (gather ``source``).
+
+systemd as init, the Python the virtualenv is made with, the virtualenv's installed packages, the
+wheelhouse, the CANN version files, the launcher and each instance's unit (its state and the digest of
+what it runs, serve/_source.py ``digest``). Never raises for what the node lacks: the controller judges
+(plan/_node.py, serve/_source_problems).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import glob
+import os
+import re
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
+    MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, digest)
+
+_READ_LIMIT = 65536
+
+
+def _read(path):
+    try:
+        with open(path, 'rb') as handle:
+            return handle.read(_READ_LIMIT).decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return None
+
+
+def _file(pattern):
+    """{path, text} of the first file a pattern matches (text None when none does)."""
+    matches = sorted(glob.glob(pattern)) if any(c in pattern for c in '*?[') else [pattern]
+    for path in matches:
+        text = _read(path)
+        if text is not None:
+            return {'path': path, 'text': text}
+    return {'path': None, 'text': None}
+
+
+def _preload(pattern):
+    """{path, exists} of a library the launcher preloads, ``$(uname -m)`` as the node's machine."""
+    path = pattern.replace('$(uname -m)', os.uname()[4])
+    return {'path': path, 'exists': os.path.exists(path)}
+
+
+def installed(venv):
+    """{normalised distribution name: version} of a virtualenv's site-packages (its ``*.dist-info`` folders)."""
+    out = {}
+    for path in glob.glob(os.path.join(venv, 'lib', 'python*', 'site-packages', '*.dist-info')):
+        match = re.match(r'^(.+?)-([^-]+)\.dist-info$', os.path.basename(path))
+        if match:
+            out[re.sub(r'[-_.]+', '-', match.group(1)).lower()] = match.group(2)
+    return out
+
+
+def _python(run_command, python):
+    rc, out, _err = run_command([python, '-c', 'import sys, venv; print("%d.%d.%d" % sys.version_info[:3])'])
+    if rc == 0 and out.strip():
+        return {'version': out.strip().splitlines()[-1], 'venv': True}
+    rc, out, err = run_command([python, '-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'])
+    if rc == 0 and out.strip():
+        return {'version': out.strip().splitlines()[-1], 'venv': False}
+    return {'version': None, 'venv': False, 'error': (err or out or 'not found').strip()[-300:]}
+
+
+def _unit(run_command, unit_dir, unit):
+    path = os.path.join(unit_dir, unit['name'])
+    text = _read(path)
+    found = {'exists': text is not None,
+             'managed': text is not None and '%s=%s' % (MANAGED_KEY, MANAGED_VALUE) in text.splitlines(),
+             'previous': os.path.exists(path + PREVIOUS_SUFFIX), 'active': False, 'restarting': False, 'digest': ''}
+    if text is None:
+        return found
+    rc, out, _err = run_command(['systemctl', 'show', unit['name'], '-pActiveState', '-pSubState'])
+    show = dict(line.split('=', 1) for line in out.splitlines() if '=' in line) if rc == 0 else {}
+    found['active'] = show.get('ActiveState') == 'active'
+    found['restarting'] = show.get('SubState') == 'auto-restart'
+    found['digest'] = digest(text, _read(unit.get('env_file') or '') or '', _read(unit.get('launcher') or '') or '')
+    return found
+
+
+def gather_source(params, run_command):
+    """The ``source`` facts for node_facts' ``source`` parameter (see plugins/modules/node_facts.py)."""
+    params = params or {}
+    venv = params.get('venv') or ''
+    wheelhouse = params.get('wheelhouse') or ''
+    unit_dir = params.get('unit_dir') or '/etc/systemd/system'
+    files = []
+    if wheelhouse and os.path.isdir(wheelhouse):
+        files = sorted(name for name in os.listdir(wheelhouse) if name.endswith(('.whl', '.tar.gz', '.zip')))
+    return {
+        'systemd': os.path.isdir('/run/systemd/system'),
+        'python': _python(run_command, params.get('python') or 'python3'),
+        'venv': {'exists': bool(venv) and os.path.isfile(os.path.join(venv, 'bin', 'python')),
+                 'packages': installed(venv) if venv else {}},
+        'wheelhouse': {'exists': bool(wheelhouse) and os.path.isdir(wheelhouse), 'files': files},
+        'files': dict((pattern, _file(pattern)) for pattern in params.get('files') or []),
+        'preload': dict((path, _preload(path)) for path in params.get('preload') or []),
+        'units': dict((unit['name'], _unit(run_command, unit_dir, unit)) for unit in params.get('units') or []
+                      if isinstance(unit, dict) and unit.get('name')),
+    }

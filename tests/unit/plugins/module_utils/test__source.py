@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The source install method's plan: versions from the matrix, the unit's command, the node's verdict."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import shlex
+
+from hypothesis import given, settings, strategies as st
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve import _source
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import unit_command, unit_view
+
+DEFAULTS = {'vllm_serve_source_root': '/opt/ascend-vllm', 'vllm_serve_source_wheelhouse': '/srv/wheels',
+            'vllm_serve_source_python': 'python3', 'vllm_serve_source_versions': {},
+            'vllm_serve_cann_root': '/usr/local/Ascend'}
+
+
+def plan(tag='v0.23.0-310p', **given):
+    values = dict(DEFAULTS, **given)
+    return _source.install_plan(values.get, tag, lambda name: name in given)
+
+
+def test_versions_come_from_the_version_matrix_of_the_image_tag():
+    install = plan()
+    assert install['versions'] == {'vllm': '0.23.0', 'vllm_ascend': '0.23.0'}
+    assert install['requirements'] == ['vllm==0.23.0', 'vllm-ascend==0.23.0']
+    assert install['venv'] == '/opt/ascend-vllm/venv/vllm-ascend-0.23.0'
+    assert install['cann']['version'] == '9.1.0'
+    assert install['remove'] == ['triton-ascend', 'triton']
+    assert install['problems'] == []
+
+
+def test_a_tag_outside_the_matrix_needs_the_versions_named():
+    install = plan(tag='v0.22.0-310p')
+    assert [p['variable'] for p in install['problems']] == ['vllm_serve_source_versions'] * 2
+    named = plan(tag='v0.22.0-310p', vllm_serve_source_versions={'vllm': 'v0.22.0', 'vllm_ascend': '0.22.0'})
+    assert named['problems'] == [] and named['versions'] == {'vllm': '0.22.0', 'vllm_ascend': '0.22.0'}
+    # No matrix entry: no CANN version to hold the node to (only its presence is checked).
+    assert named['cann']['version'] == ''
+
+
+def test_unknown_keys_and_relative_paths_are_refused_naming_the_variable():
+    install = plan(vllm_serve_source_versions={'vllm_asend': '0.23.0'}, vllm_serve_source_wheelhouse='wheels')
+    variables = sorted(p['variable'] for p in install['problems'])
+    assert variables == ['vllm_serve_source_versions', 'vllm_serve_source_wheelhouse']
+    assert all(p['fix'] for p in install['problems'])
+
+
+def test_no_wheelhouse_is_refused():
+    assert [p['variable'] for p in plan(vllm_serve_source_wheelhouse='')['problems']] == ['vllm_serve_source_wheelhouse']
+
+
+# Any argument vllm_config could produce, including the JSON of --additional-config and
+# characters systemd treats specially ($ expands variables, % starts a specifier).
+ARG = st.text(st.characters(blacklist_categories=('Cs', 'Cc')), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ARG, max_size=8))
+def test_the_unit_runs_exactly_the_planned_command(args):
+    install = plan()
+    argv = ['vllm', 'serve'] + args
+    text = _source.unit_text(install, 'vllm-ascend', argv, 'vLLM')
+    assert unit_command(text) == [install['venv'] + '/bin/vllm', 'serve'] + args
+
+
+def test_the_unit_starts_through_the_launcher_with_the_environment_file():
+    install = plan()
+    text = _source.unit_text(install, 'vllm-ascend', ['vllm', 'serve', 'Qwen/Qwen3.5-2B'], 'vLLM')
+    lines = text.splitlines()
+    assert 'X-Ascend-Vllm-Managed-By=ascend.vllm' in lines
+    assert 'EnvironmentFile=/opt/ascend-vllm/instances/vllm-ascend.env' in lines
+    assert 'Restart=on-failure' in lines and 'StandardOutput=journal' in lines
+    exec_start = next(line for line in lines if line.startswith('ExecStart='))
+    assert shlex.split(exec_start.split('=', 1)[1])[0] == '/opt/ascend-vllm/bin/ascend-vllm-launch'
+
+
+def test_the_launcher_sources_cann_then_the_image_bashrc_environment():
+    install = plan()
+    profile_env = {'LD_PRELOAD': '/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2:', 'OMP_NUM_THREADS': '1'}
+    text = _source.launcher_text(install, profile_env)
+    lines = text.splitlines()
+    toolkit = lines.index('. "/usr/local/Ascend/ascend-toolkit/set_env.sh"')
+    nnal = lines.index('. "/usr/local/Ascend/nnal/atb/set_env.sh"')
+    preload = lines.index('export LD_PRELOAD="/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2:"')
+    assert toolkit < nnal < preload and lines[-1] == 'exec "$@"'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.from_regex(r'[A-Z_][A-Z0-9_]{0,10}', fullmatch=True), ARG, max_size=6),
+       st.lists(st.integers(0, 7), max_size=4, unique=True))
+def test_the_environment_file_holds_every_variable_and_the_chips(env, chips):
+    out = _source.service_env({}, env, chips, '/root/.cache')
+    assert out['ASCEND_RT_VISIBLE_DEVICES'] == ','.join(str(chip) for chip in chips)
+    text = _source.env_text(out)
+    assert sorted(line.split('=', 1)[0] for line in text.splitlines()) == sorted(out)
+
+
+def test_the_same_files_give_the_same_digest_and_any_change_another():
+    one = _source.digest('unit', 'A="1"\n', 'launcher')
+    assert one == _source.digest('unit', 'A="1"\n', 'launcher')
+    assert len({one, _source.digest('unit', 'A="2"\n', 'launcher'), _source.digest('unit2', 'A="1"\n', 'launcher'),
+                _source.digest('unit', 'A="1"\n', 'launcher2')}) == 4
+
+
+@given(st.sampled_from(['3.10.12', '3.11.2', '3.12.3']))
+def test_supported_pythons(version):
+    assert _source.python_ok(version)
+
+
+@given(st.sampled_from(['3.9.18', '3.13.0', '2.7.18', '', 'x']))
+def test_unsupported_pythons(version):
+    assert not _source.python_ok(version)
+
+
+def _facts(**changes):
+    install = plan()
+    files = {
+        '/usr/local/Ascend/' + _source.TOOLKIT_INFO: {'path': '/t', 'text': 'package_name=Ascend-cann-toolkit\nversion=9.1.0\n'},
+        '/usr/local/Ascend/' + _source.OPS_INFO: {'path': '/o', 'text': 'package_name=Ascend-cann-310p-ops\nversion=9.1.0\n'},
+        '/usr/local/Ascend/' + _source.NNAL_INFO: {'path': '/n', 'text': '    Ascend-cann-atb : 9.1.0\n'},
+    }
+    facts = {'systemd': True, 'python': {'version': '3.11.2', 'venv': True},
+             'venv': {'exists': False, 'packages': {}},
+             'wheelhouse': {'exists': True, 'files': ['vllm-0.23.0-py3-none-any.whl',
+                                                      'vllm_ascend-0.23.0-cp311-cp311-linux_aarch64.whl']},
+             'files': files, 'preload': {'/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2': {'path': '/usr/lib/x/j.so', 'exists': True}}, 'units': {}}
+    facts.update(changes)
+    return install, facts
+
+
+def test_a_ready_node_has_no_problem():
+    install, facts = _facts()
+    assert _source.source_problems(install, facts, {}) == []
+
+
+def test_a_local_version_of_vllm_counts_as_its_version():
+    install, facts = _facts(wheelhouse={'exists': True, 'files': ['vllm-0.23.0+empty-py3-none-any.whl',
+                                                                  'vllm_ascend-0.23.0-cp311-cp311-linux_aarch64.whl']})
+    assert _source.source_problems(install, facts, {}) == []
+    assert _source.installed_ok(install, {'vllm': '0.23.0+empty', 'vllm-ascend': '0.23.0'})
+
+
+def test_each_missing_piece_is_one_problem_with_its_fix():
+    install, facts = _facts(systemd=False, python={'version': '3.9.2', 'venv': True},
+                            wheelhouse={'exists': True, 'files': ['vllm-0.23.0-py3-none-any.whl']},
+                            preload={'/usr/lib/$(uname -m)/libjemalloc.so.2': {'path': '/usr/lib/x/libjemalloc.so.2', 'exists': False}})
+    facts['files']['/usr/local/Ascend/' + _source.NNAL_INFO] = {'path': None, 'text': None}
+    facts['files']['/usr/local/Ascend/' + _source.TOOLKIT_INFO]['text'] = 'version=8.5.0\n'
+    problems = _source.source_problems(install, facts, {})
+    messages = ' | '.join(p['msg'] for p in problems)
+    assert len(problems) == 6, messages
+    assert 'systemd' in messages and 'Python 3.9.2' in messages and 'vllm-ascend==0.23.0' in messages
+    assert 'NNAL' in messages and 'version 8.5.0' in messages and 'libjemalloc' in messages
+    assert all(p['check'] == 'source' and p['fix'] for p in problems)
+
+
+def test_an_installed_venv_needs_no_wheelhouse():
+    install, facts = _facts(wheelhouse={'exists': False, 'files': []},
+                            venv={'exists': True, 'packages': {'vllm': '0.23.0+empty', 'vllm-ascend': '0.23.0'}})
+    assert _source.source_problems(install, facts, {}) == []
+
+
+def test_a_balancer_needs_docker_and_a_foreign_unit_is_not_replaced():
+    install, facts = _facts(units={'vllm-ascend.service': {'exists': True, 'managed': False}})
+    services = {'default': {'name': 'vllm-ascend.service'}}
+    problems = _source.source_problems(install, facts, services, needs_docker=True,
+                                       docker={'reachable': False, 'error': 'no socket'})
+    assert [p.get('variable') for p in problems] == [None, 'balancer_enabled']
+
+
+def test_record_versions_in_both_formats():
+    assert _source.record_version('package_name=Ascend-cann-toolkit\nversion="9.1.0"\narch=aarch64\n') == '9.1.0'
+    assert _source.record_version('    Ascend-cann-atb : 9.1.0\n    Ascend-cann-atb Version : 9.1.0.B010\n') == '9.1.0'
+    assert _source.record_version('nothing') is None
+
+
+def test_systemctl_show_reads_like_docker_inspect():
+    running = unit_view({'LoadState': 'loaded', 'ActiveState': 'active', 'SubState': 'running', 'NRestarts': '0',
+                         'ExecMainStatus': '0', 'ExecMainStartTimestamp': '@1764680000'}, ['/v/bin/vllm', 'serve'])
+    assert running['State']['Status'] == 'running' and running['State']['StartedAt'] == '2025-12-02T12:53:20Z'
+    assert running['Config']['Cmd'] == ['/v/bin/vllm', 'serve']
+    crashed = unit_view({'LoadState': 'loaded', 'ActiveState': 'activating', 'SubState': 'auto-restart',
+                         'NRestarts': '2', 'ExecMainStatus': '1'})
+    assert crashed['State']['Restarting'] and crashed['RestartCount'] == 2
+    assert unit_view({'LoadState': 'not-found', 'FragmentPath': ''}) is None
+    stopped = unit_view({'LoadState': 'loaded', 'ActiveState': 'failed', 'SubState': 'failed'})
+    assert stopped['State']['Status'] == 'exited'
