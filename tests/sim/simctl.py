@@ -9,6 +9,7 @@
   simctl inventory [--inventory PATH]
   simctl down [NODE ...] [--all] [--keep-registry]
   simctl registry start|stop|status [--registry-port N]
+  simctl wheelhouse DIR                 write the stand-in wheelhouse (vllm, vllm-ascend, triton-ascend, triton)
 
 Platforms: atlas_300i_duo, atlas_200i_pro, atlas_200i_pro_openeuler. See tests/sim/README.md.
 """
@@ -50,6 +51,9 @@ def main(argv=None):
     p.add_argument("nodes", nargs="*")
     p.add_argument("--all", action="store_true", help="remove every ascend-sim container, volume and network")
     p.add_argument("--keep-registry", action="store_true")
+    p = sub.add_parser("wheelhouse", help="write the stand-in wheelhouse (vllm, vllm-ascend 0.22.0/0.23.0, "
+                                          "triton-ascend, triton) into DIR")
+    p.add_argument("dir")
     p = sub.add_parser("registry", help="start or stop the local registry by itself")
     p.add_argument("action", choices=["start", "stop", "status"])
     p.add_argument("--registry-port", type=int, default=None)
@@ -91,8 +95,9 @@ def main(argv=None):
                 print("registry: %s" % where)
                 print("network:  %s%s" % (st["network"] or "none", " (gateway %s)" % st["gateway"] if st["gateway"] else ""))
                 for n in st["nodes"]:
-                    print("node:     %-20s %-26s %-8s engine=%s" % (
-                        n["name"], n["platform"], n["state"], "up" if n["engine"] else "down"))
+                    engine = "none" if n["engine"] is None else "up" if n["engine"] else "down"
+                    print("node:     %-20s %-26s %-8s engine=%s%s" % (
+                        n["name"], n["platform"], n["state"], engine, " systemd" if n["systemd"] else ""))
                 if not st["nodes"]:
                     print("node:     (none)")
         elif args.cmd == "inventory":
@@ -104,6 +109,9 @@ def main(argv=None):
                 print("left behind: %s" % json.dumps(left))
                 return 1
             print("removed: %s" % (", ".join(res["removed"]) or "(nothing)"))
+        elif args.cmd == "wheelhouse":
+            for wheel in sim.build_wheelhouse(args.dir):
+                print(wheel)
         elif args.cmd == "registry":
             if args.action == "start":
                 info = sim.start_registry(args.registry_port)
