@@ -112,8 +112,13 @@ def vllm_wheel(directory: Path, version: str) -> Path:
 def vllm_ascend_wheel(directory: Path, version: str) -> Path:
     files = {
         "vllm_ascend/__init__.py": (
-            '"""ascend-sim stand-in for vllm-ascend %s (test harness only)."""\n__version__ = "%s"\n\n\n'
-            "def register():\n    return \"vllm_ascend.platform.NPUPlatform\"\n" % (version, version)),
+            '"""ascend-sim stand-in for vllm-ascend %s (test harness only)."""\n'
+            "from vllm_ascend._version import __version__, __version_tuple__  # noqa: F401\n\n\n"
+            "def register():\n    return \"vllm_ascend.platform.NPUPlatform\"\n" % version),
+        # What setuptools_scm and setup.py's gen_build_info write into the real package (a 310P build).
+        "vllm_ascend/_version.py": '__version__ = version = "%s"\n__version_tuple__ = version_tuple = %r\n'
+                                   % (version, tuple(int(x) for x in version.split("."))),
+        "vllm_ascend/_build_info.py": "# Auto-generated file\n__device_type__ = '_310P'\n",
     }
     return write_wheel(directory, "vllm-ascend", version, files, requires=("vllm==%s" % version, "triton-ascend"),
                        entry_points="[vllm.platform_plugins]\nascend = vllm_ascend:register\n")
