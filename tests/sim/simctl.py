@@ -11,7 +11,10 @@
   simctl registry start|stop|status [--registry-port N]
   simctl wheelhouse DIR                 write the stand-in wheelhouse (vllm, vllm-ascend, triton-ascend, triton)
 
-Platforms: atlas_300i_duo, atlas_200i_pro, atlas_200i_pro_openeuler. See tests/sim/README.md.
+Platforms: atlas_300i_duo, atlas_300i_pro, atlas_200i_pro, atlas_200i_pro_openeuler.
+Harness options (any platform): systemd=1 (systemd is PID 1), docker=0 (no Docker Engine),
+wheelhouse=PATH (the stand-in wheelhouse there), cann=VERSION|0 (stand-in CANN tree; 9.1.0 on
+systemd nodes), ipv6=1. See tests/sim/README.md.
 """
 import argparse
 import json
@@ -62,7 +65,7 @@ def main(argv=None):
     try:
         if args.cmd == "build":
             refs = sim.build(force=args.force)
-            print("\n".join([refs.base, refs.node, refs.vllm, *refs.variants.values(), refs.haproxy]))
+            print("\n".join([refs.base, refs.node, refs.node_systemd, refs.vllm, *refs.variants.values(), refs.haproxy]))
         elif args.cmd == "up":
             specs = [sim.NodeSpec.parse(text) for text in args.node]
             info = sim.up(specs, inventory=args.inventory, port=args.registry_port, recreate=args.recreate)
