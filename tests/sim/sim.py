@@ -225,8 +225,13 @@ def _dir_hash(path: Path, *extra: str) -> str:
     return _hash(*parts)
 
 
-# Node options the harness itself acts on (not the simulated NPU's): ipv6=1.
-HARNESS_OPTIONS = ("ipv6",)
+# Node options the harness itself acts on (not the simulated NPU's): ipv6=1, systemd=1 (systemd is
+# PID 1), docker=0 (no Docker Engine on the node), wheelhouse=PATH (a stand-in wheelhouse copied
+# there), cann=VERSION|0 (the stand-in CANN tree; default 9.1.0 on systemd nodes). README.md.
+HARNESS_OPTIONS = ("ipv6", "systemd", "docker", "wheelhouse", "cann")
+DEFAULT_CANN = "9.1.0"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
 @dataclass
@@ -236,6 +241,7 @@ class Images:
     vllm: str
     variants: dict = field(default_factory=dict)  # registry tag -> local image ref
     haproxy: str = ""
+    node_systemd: str = ""  # the node image plus systemd, venv and pip (node option systemd=1)
 
 
 def image_refs() -> Images:
@@ -243,12 +249,13 @@ def image_refs() -> Images:
     base_pkgs = _packages(IMAGES / "base.packages")
     bh = _hash("base", SUITE, mirror(), " ".join(base_pkgs), " ".join(MMDEBSTRAP_OPTS))
     nh = _dir_hash(IMAGES / "node", bh)
+    sh = _dir_hash(IMAGES / "node-systemd", nh)
     vh = _dir_hash(IMAGES / "vllm-ascend", bh)
     variants = {tag: "ascend-sim/vllm-ascend:%s-%s" % (vh, tag) for tag in IMAGE_TAGS}
     hh = _hash("haproxy", SUITE, mirror(), " ".join(_packages(IMAGES / "haproxy.packages")),
                " ".join(MMDEBSTRAP_OPTS), " ".join(HAPROXY_CHANGES))
     return Images("ascend-sim/base:" + bh, "ascend-sim/node:" + nh, "ascend-sim/vllm-ascend:" + vh, variants,
-                  "ascend-sim/haproxy:" + hh)
+                  "ascend-sim/haproxy:" + hh, "ascend-sim/node-systemd:" + sh)
 
 
 def _alias_latest(ref: str) -> None:
@@ -311,16 +318,19 @@ def _build_variant(ref: str, vllm_ref: str, tag: str, spec: dict) -> None:
         raise SimError("building %s failed: %s" % (ref, proc.stderr))
 
 
-def build(force: bool = False) -> Images:
-    """Build (or find cached) images; a second build with unchanged inputs takes seconds."""
+def build(force: bool = False, systemd: bool = True) -> Images:
+    """Build (or find cached) images; a second build with unchanged inputs takes seconds.
+
+    ``systemd=False`` leaves out the systemd node image (``up`` builds it only when a node asks for it).
+    """
     with state_lock():
-        return _build(force)
+        return _build(force, systemd)
 
 
-def _build(force: bool) -> Images:
+def _build(force: bool, systemd: bool = True) -> Images:
     refs = image_refs()
     if force:
-        for ref in [*refs.variants.values(), refs.vllm, refs.node, refs.base, refs.haproxy]:
+        for ref in [*refs.variants.values(), refs.vllm, refs.node_systemd, refs.node, refs.base, refs.haproxy]:
             docker("rmi", "-f", ref, check=False)
     _build_base(refs.base)
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
@@ -331,7 +341,9 @@ def _build(force: bool) -> Images:
             fut.result()
     for tag, spec in IMAGE_TAGS.items():
         _build_variant(refs.variants[tag], refs.vllm, tag, spec)
-    for ref in (refs.base, refs.node, refs.vllm, refs.haproxy):
+    if systemd:
+        _build_dockerfile(refs.node_systemd, IMAGES / "node-systemd", refs.node)
+    for ref in (refs.base, refs.node, refs.vllm, refs.haproxy) + ((refs.node_systemd,) if systemd else ()):
         _alias_latest(ref)
     _prune_stale(refs)
     return refs
@@ -339,9 +351,10 @@ def _build(force: bool) -> Images:
 
 def _prune_stale(refs: Images) -> None:
     """Drop images of earlier build inputs; images a container still uses stay."""
-    keep = {refs.base, refs.node, refs.vllm, refs.haproxy, *refs.variants.values()}
+    keep = {refs.base, refs.node, refs.vllm, refs.haproxy, refs.node_systemd, *refs.variants.values()}
     out = docker("images", "--format", "{{.Repository}}:{{.Tag}}", check=False).stdout
     stale = [r for r in _lines(out) if r.split(":", 1)[0] in ("ascend-sim/base", "ascend-sim/node",
+                                                              "ascend-sim/node-systemd",
                                                               "ascend-sim/vllm-ascend", "ascend-sim/haproxy")
              and r not in keep and not r.endswith(":latest")]
     for ref in stale:
@@ -356,6 +369,58 @@ def remove_images() -> None:
     if refs:
         docker("rmi", "-f", *refs, check=False)
     docker("image", "prune", "-f", "--filter", "label=%s=1" % LABEL, check=False)
+
+
+# ---------------------------------------------------------------------------- wheelhouse
+def build_wheelhouse(directory: str | Path) -> list[Path]:
+    """Write the stand-in wheelhouse (vllm and vllm-ascend 0.22.0 / 0.23.0, triton-ascend, triton 3.2.0)
+    into ``directory``; see standin_wheels.py. Returns the wheels' paths."""
+    return standin_wheels().build_wheelhouse(directory)
+
+
+def standin_wheels():
+    """tests/sim/standin_wheels.py as a module (whatever sys.path holds)."""
+    loader = importlib.machinery.SourceFileLoader("ascend_sim_standin_wheels", str(ROOT / "standin_wheels.py"))
+    spec = importlib.util.spec_from_loader("ascend_sim_standin_wheels", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def build_wheelhouse_cached() -> Path:
+    """The stand-in wheelhouse for the current inputs, built once under the state directory."""
+    target = STATE_DIR / "wheelhouse" / standin_wheels().inputs_hash()
+    if (target / ".complete").exists():
+        return target
+    with state_lock():
+        if not (target / ".complete").exists():
+            tmp = target.with_name(target.name + ".tmp")
+            shutil.rmtree(tmp, ignore_errors=True)
+            build_wheelhouse(tmp)
+            (tmp / ".complete").write_text("")
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(tmp, target)
+            for old in target.parent.iterdir():
+                if old != target:
+                    shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def copy_wheelhouse(node: str, path: str) -> None:
+    """Put the stand-in wheelhouse at ``path`` on a node (a created or running container)."""
+    import io  # pylint: disable=import-outside-toplevel
+    import tarfile  # pylint: disable=import-outside-toplevel
+    source = build_wheelhouse_cached()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        # Docker's untar makes missing parents (0755) and leaves existing ones as they are.
+        parts = Path(path.strip("/")).parts
+        info = tarfile.TarInfo("/".join(parts))
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+        tar.addfile(info)
+        for wheel in sorted(source.glob("*.whl")):
+            tar.add(str(wheel), arcname="/".join(parts + (wheel.name,)))
+    docker("cp", "-", "%s:/" % _container(node), input=buf.getvalue())
 
 
 # ------------------------------------------------------------------------------- network
@@ -539,6 +604,50 @@ class NodeSpec:
         """The options of the simulated NPU state (the node tool's); the harness's own are left out."""
         return {key: value for key, value in self.options.items() if key not in HARNESS_OPTIONS}
 
+    def _bool(self, key: str, default: bool) -> bool:
+        value = str(self.options.get(key, "")).strip().lower()
+        if value == "":
+            return default
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise SimError("node %s: option %s takes 1 or 0, not %r" % (self.name, key, self.options[key]))
+
+    @property
+    def systemd(self) -> bool:
+        """systemd=1: systemd is PID 1 of the node container (default 0: ascend-sim init, then dockerd)."""
+        return self._bool("systemd", False)
+
+    @property
+    def docker(self) -> bool:
+        """docker=0: no Docker Engine on the node (its packages purged at start). Default 1."""
+        return self._bool("docker", True)
+
+    @property
+    def wheelhouse(self) -> str | None:
+        """wheelhouse=PATH: where on the node the stand-in wheelhouse is copied (absolute path)."""
+        return self.options.get("wheelhouse") or None
+
+    @property
+    def cann(self) -> str | None:
+        """The stand-in CANN version to install on the node (cann=VERSION; cann=0 none), or None.
+
+        Default: 9.1.0 on systemd nodes, none elsewhere (the container method brings CANN in the image)."""
+        value = str(self.options.get("cann", DEFAULT_CANN if self.systemd else "0")).strip()
+        return None if value.lower() in _FALSE + ("", "none") else value
+
+    def init_env(self) -> list:
+        """Environment for `ascend-sim init` of the harness's own options (none for a default node)."""
+        env = []
+        if self.systemd:
+            env += ["-e", "ASCEND_SIM_SYSTEMD=1"]
+        if not self.docker:
+            env += ["-e", "ASCEND_SIM_DOCKER=0"]
+        if self.cann:
+            env += ["-e", "ASCEND_SIM_CANN=" + self.cann]
+        return env
+
     def docker_run_options(self) -> list:
         """`docker run` flags of the harness's own options: ipv6=1 gives the node IPv6 (loopback ::1 and
         Docker's default link-local address), which the sandbox's default (disable_ipv6=1) withholds."""
@@ -574,20 +683,35 @@ class NodeSpec:
             node_tool().default_state(self.platform, self.npu_options())
         except SystemExit as exc:
             raise SimError("node %s: %s" % (self.name, exc)) from None
+        self.systemd, self.docker  # noqa: B018 - raise on a bad value now, not at start
+        if self.wheelhouse is not None and not self.wheelhouse.startswith("/"):
+            raise SimError("node %s: wheelhouse=%s is not an absolute path" % (self.name, self.wheelhouse))
+        if self.cann and not re.fullmatch(r"\d+\.\d+\.\d+(\.\w+)*", self.cann):
+            raise SimError("node %s: cann=%s: give a version like 9.1.0, or 0 for none" % (self.name, self.cann))
 
 
 def node_containers(all_states: bool = True) -> list[dict]:
-    """Harness node containers: [{name, container, platform, state}]."""
+    """Harness node containers: [{name, container, platform, state, options}]."""
     args = ["ps", "--filter", "label=%s.node" % LABEL, "--format",
-            '{{.Names}}\t{{.Label "ascend-sim.node"}}\t{{.Label "ascend-sim.platform"}}\t{{.State}}']
+            '{{.Names}}\t{{.Label "ascend-sim.node"}}\t{{.Label "ascend-sim.platform"}}\t{{.State}}'
+            '\t{{.Label "ascend-sim.options"}}']
     if all_states:
         args.insert(1, "-a")
     out = docker(*args).stdout
     nodes = []
     for line in _lines(out):
-        cname, name, platform, state = (line.split("\t") + ["", "", "", ""])[:4]
-        nodes.append({"name": name, "container": cname, "platform": platform, "state": state})
+        cname, name, platform, state, options = (line.split("\t") + ["", "", "", "", ""])[:5]
+        nodes.append({"name": name, "container": cname, "platform": platform, "state": state, "options": options})
     return sorted(nodes, key=lambda n: n["name"])
+
+
+def _spec_of(node: dict) -> "NodeSpec":
+    """The NodeSpec a running node was created with (from its labels)."""
+    spec = NodeSpec(node["name"], node["platform"], {})
+    for word in [w for w in (node.get("options") or "").split(",") if w]:
+        key, _, value = word.partition("=")
+        spec.options[key] = value
+    return spec
 
 
 def _container(node: str) -> str:
@@ -598,6 +722,27 @@ def engine_ready(node: str) -> bool:
     proc = docker("exec", _container(node), "docker", "version", "--format", "{{.Server.Version}}",
                   check=False, timeout=20)
     return proc.returncode == 0
+
+
+def node_ready(node: str, systemd: bool = False, engine: bool = True) -> bool:
+    """Whether a node is up: systemd running (systemd=1), the setup done (docker=0), the engine answering."""
+    cname = _container(node)
+    if systemd:
+        proc = docker("exec", cname, "systemctl", "is-system-running", check=False, timeout=20)
+        state = proc.stdout.strip()
+        if state in ("degraded", "maintenance"):
+            failed = docker("exec", cname, "systemctl", "--failed", "--no-legend", "--plain", check=False).stdout
+            raise SimError("node %s: systemd is %s; failed units:\n%s" % (cname[len(PREFIX):], state, failed))
+        if state != "running":
+            return False
+    elif not engine:
+        return docker("exec", cname, "test", "-f", "/etc/ascend-sim/ready", check=False, timeout=20).returncode == 0
+    return engine_ready(cname) if engine else True
+
+
+def _what(spec: "NodeSpec") -> str:
+    parts = (["systemd"] if spec.systemd else []) + (["the Docker Engine"] if spec.docker else [])
+    return "%s of node %s" % (" and ".join(parts) or "the setup", spec.name)
 
 
 def _wait(pred, timeout: float, what: str, interval: float = 0.25) -> None:
@@ -625,34 +770,49 @@ def start_node(spec: NodeSpec, node_image: str, registry: str, recreate: bool = 
         else:
             if running != "true":
                 docker("start", cname)
-            _wait(lambda: engine_ready(cname), timeout, "the Docker Engine of node %s" % spec.name, 0.5)
+            _wait(lambda: node_ready(cname, spec.systemd, spec.docker), timeout, _what(spec), 0.5)
             return
-    docker("volume", "create", "--label", "%s=1" % LABEL, "--label", "%s.node=%s" % (LABEL, spec.name),
-           spec.volume)
+    if spec.docker:
+        docker("volume", "create", "--label", "%s=1" % LABEL, "--label", "%s.node=%s" % (LABEL, spec.name),
+               spec.volume)
     say("starting node %s (%s%s)" % (spec.name, spec.platform, ", " + spec.options_text() if spec.options else ""))
-    docker("run", "-d", "--name", cname, "--hostname", spec.name,
-           "--label", "%s=1" % LABEL, "--label", "%s.node=%s" % (LABEL, spec.name),
-           "--label", "%s.platform=%s" % (LABEL, spec.platform),
-           "--label", "%s.options=%s" % (LABEL, spec.options_text()),
-           "--network", NETWORK, "--init", "--cgroupns", "host",
-           # `--privileged` cannot work in this sandbox (no CAP_SYS_RESOURCE): the flags that do.
-           "--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE",
-           "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
-           "--device-cgroup-rule", "a *:* rwm",
-           "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw",
-           *spec.docker_run_options(),
-           "-v", "%s:/var/lib/docker" % spec.volume,
-           "-e", "ASCEND_SIM_NODE=" + spec.name, "-e", "ASCEND_SIM_PLATFORM=" + spec.platform,
-           "-e", "ASCEND_SIM_OPTIONS=" + ",".join("%s=%s" % kv for kv in spec.npu_options().items()), "-e", "ASCEND_SIM_REGISTRIES=" + registry,
-           node_image)
+    if spec.systemd:
+        # systemd is PID 1 (no --init) in the node's own cgroup namespace; `ascend-sim init` mounts
+        # the node's cgroup subtree read-write, then execs /sbin/init. Tmpfs /run as systemd expects.
+        pid1, mounts = ["--cgroupns", "private"], ["--tmpfs", "/run", "--tmpfs", "/run/lock"]
+    else:
+        pid1, mounts = ["--init", "--cgroupns", "host"], ["-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw"]
+    argv = ["--name", cname, "--hostname", spec.name,
+            "--label", "%s=1" % LABEL, "--label", "%s.node=%s" % (LABEL, spec.name),
+            "--label", "%s.platform=%s" % (LABEL, spec.platform),
+            "--label", "%s.options=%s" % (LABEL, spec.options_text()),
+            "--network", NETWORK, *pid1,
+            # `--privileged` cannot work in this sandbox (no CAP_SYS_RESOURCE): the flags that do.
+            "--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE",
+            "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
+            "--device-cgroup-rule", "a *:* rwm",
+            *mounts,
+            *spec.docker_run_options(),
+            *(["-v", "%s:/var/lib/docker" % spec.volume] if spec.docker else []),
+            "-e", "ASCEND_SIM_NODE=" + spec.name, "-e", "ASCEND_SIM_PLATFORM=" + spec.platform,
+            "-e", "ASCEND_SIM_OPTIONS=" + ",".join("%s=%s" % kv for kv in spec.npu_options().items()), "-e", "ASCEND_SIM_REGISTRIES=" + registry,
+            *spec.init_env(),
+            node_image]
+    if spec.wheelhouse:
+        # There before the node's first process runs: created, filled, then started.
+        docker("create", *argv)
+        copy_wheelhouse(cname, spec.wheelhouse)
+        docker("start", cname)
+    else:
+        docker("run", "-d", *argv)
 
     def ready():
         state = docker("inspect", "--format", "{{.State.Status}}", cname, check=False).stdout.strip()
         if state in ("exited", "dead"):
             logs = docker("logs", "--tail", "30", cname, check=False)
             raise SimError("node %s exited while starting:\n%s%s" % (spec.name, logs.stdout, logs.stderr))
-        return engine_ready(cname)
-    _wait(ready, timeout, "the Docker Engine of node %s" % spec.name, 0.5)
+        return node_ready(cname, spec.systemd, spec.docker)
+    _wait(ready, timeout, _what(spec), 0.5)
 
 
 def _cleanup_cgroups(node: str) -> None:
@@ -749,11 +909,14 @@ def _up(specs, inventory, port, recreate) -> dict:
     t0 = time.time()
     gw = ensure_network()
     registry_info_ = start_registry(port)
-    refs = build()
+    refs = build(systemd=any(s.systemd for s in specs))
+    if any(s.wheelhouse for s in specs):
+        build_wheelhouse_cached()
     registry = "%s:%d" % (gw, port)
     with concurrent.futures.ThreadPoolExecutor(max(1, len(specs)) + 1) as pool:
         push = pool.submit(push_images, refs, port)
-        futs = {pool.submit(start_node, s, refs.node, registry, recreate): s for s in specs}
+        futs = {pool.submit(start_node, s, refs.node_systemd if s.systemd else refs.node, registry, recreate): s
+                for s in specs}
         errors = []
         for fut, spec in futs.items():
             try:
@@ -799,7 +962,10 @@ def status() -> dict:
     info = registry_running()
     nodes = node_containers()
     for n in nodes:
-        n["engine"] = n["state"] == "running" and engine_ready(n["container"])
+        spec = _spec_of(n)
+        n["systemd"] = spec.systemd
+        # None: the node has no engine (docker=0).
+        n["engine"] = (n["state"] == "running" and engine_ready(n["container"])) if spec.docker else None
     return {"registry": info and {**info, "answers": _registry_answers(int(info["port"]))},
             "network": NETWORK if gateway() else None, "gateway": gateway(), "nodes": nodes,
             "inventory": str(default_inventory_path()) if default_inventory_path().exists() else None}

@@ -9,8 +9,12 @@
   simctl inventory [--inventory PATH]
   simctl down [NODE ...] [--all] [--keep-registry]
   simctl registry start|stop|status [--registry-port N]
+  simctl wheelhouse DIR                 write the stand-in wheelhouse (vllm, vllm-ascend, triton-ascend, triton)
 
-Platforms: atlas_300i_duo, atlas_200i_pro, atlas_200i_pro_openeuler. See tests/sim/README.md.
+Platforms: atlas_300i_duo, atlas_300i_pro, atlas_200i_pro, atlas_200i_pro_openeuler.
+Harness options (any platform): systemd=1 (systemd is PID 1), docker=0 (no Docker Engine),
+wheelhouse=PATH (the stand-in wheelhouse there), cann=VERSION|0 (stand-in CANN tree; 9.1.0 on
+systemd nodes), ipv6=1. See tests/sim/README.md.
 """
 import argparse
 import json
@@ -50,6 +54,9 @@ def main(argv=None):
     p.add_argument("nodes", nargs="*")
     p.add_argument("--all", action="store_true", help="remove every ascend-sim container, volume and network")
     p.add_argument("--keep-registry", action="store_true")
+    p = sub.add_parser("wheelhouse", help="write the stand-in wheelhouse (vllm, vllm-ascend 0.22.0/0.23.0, "
+                                          "triton-ascend, triton) into DIR")
+    p.add_argument("dir")
     p = sub.add_parser("registry", help="start or stop the local registry by itself")
     p.add_argument("action", choices=["start", "stop", "status"])
     p.add_argument("--registry-port", type=int, default=None)
@@ -58,7 +65,7 @@ def main(argv=None):
     try:
         if args.cmd == "build":
             refs = sim.build(force=args.force)
-            print("\n".join([refs.base, refs.node, refs.vllm, *refs.variants.values(), refs.haproxy]))
+            print("\n".join([refs.base, refs.node, refs.node_systemd, refs.vllm, *refs.variants.values(), refs.haproxy]))
         elif args.cmd == "up":
             specs = [sim.NodeSpec.parse(text) for text in args.node]
             info = sim.up(specs, inventory=args.inventory, port=args.registry_port, recreate=args.recreate)
@@ -91,8 +98,9 @@ def main(argv=None):
                 print("registry: %s" % where)
                 print("network:  %s%s" % (st["network"] or "none", " (gateway %s)" % st["gateway"] if st["gateway"] else ""))
                 for n in st["nodes"]:
-                    print("node:     %-20s %-26s %-8s engine=%s" % (
-                        n["name"], n["platform"], n["state"], "up" if n["engine"] else "down"))
+                    engine = "none" if n["engine"] is None else "up" if n["engine"] else "down"
+                    print("node:     %-20s %-26s %-8s engine=%s%s" % (
+                        n["name"], n["platform"], n["state"], engine, " systemd" if n["systemd"] else ""))
                 if not st["nodes"]:
                     print("node:     (none)")
         elif args.cmd == "inventory":
@@ -104,6 +112,9 @@ def main(argv=None):
                 print("left behind: %s" % json.dumps(left))
                 return 1
             print("removed: %s" % (", ".join(res["removed"]) or "(nothing)"))
+        elif args.cmd == "wheelhouse":
+            for wheel in sim.build_wheelhouse(args.dir):
+                print(wheel)
         elif args.cmd == "registry":
             if args.action == "start":
                 info = sim.start_registry(args.registry_port)
