@@ -1,0 +1,190 @@
+"""The source install method, end to end: vLLM as a systemd service on a node without Docker.
+
+A simulated Atlas 300I DUO node whose PID 1 is systemd and that has no Docker Engine at all
+(``systemd=1,docker=0``), with a stand-in CANN 9.1.0 tree and a wheelhouse of stand-in ``vllm``,
+``vllm-ascend``, ``triton-ascend`` and ``triton`` wheels at ``/srv/wheelhouse`` (tests/sim/README.md).
+pip, venv, systemd and journald are real; only what needs an NPU stands in. The stand-in vLLM
+refuses to start while ``import triton`` works, as vllm-ascend does on the 310P.
+
+The operator sets ``ascend_vllm_install_method: source`` and the wheelhouse, and runs site.yml:
+preflight refuses a wheelhouse without the planned version (nothing changes), the deploy installs
+the virtualenv, removes triton, writes the unit, and readiness and the guide's smoke tests pass; the
+unit runs exactly the command preflight printed; a re-run changes nothing; a change that crashes is
+rolled back to the unit that served; the teardown leaves no unit and no listener.
+A second node (``systemd=1`` with Docker) runs two instances behind the balancer (HAProxy in a
+container) and rolls a change through it.
+"""
+import json
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "sim"))
+import sim  # noqa: E402  pylint: disable=wrong-import-position
+from site_run import run_site  # noqa: E402  pylint: disable=wrong-import-position
+
+PREFIX = os.environ.get("ASCEND_E2E_PREFIX", "e2e")
+NODE = PREFIX + "-src"
+BAL = PREFIX + "-srcbal"
+GROUP = "atlas_300i_duo"
+WHEELHOUSE = "/srv/wheelhouse"
+VENV = "/opt/ascend-vllm/venv/vllm-ascend-0.23.0"
+UNIT = "/etc/systemd/system/vllm-ascend.service"
+BASE = {"ascend_vllm_install_method": "source", "vllm_serve_source_wheelhouse": WHEELHOUSE,
+        "vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120}
+
+
+def node_sh(node, script, timeout=60):
+    return sim.exec_node(node, ["bash", "-c", script], timeout=timeout)
+
+
+def completion(node, port):
+    """The guide's completion request from the node itself (vLLM binds the publish address, 127.0.0.1)."""
+    client = ("import json, sys, urllib.request\n"
+              "req = urllib.request.Request('http://127.0.0.1:%d/v1/completions', data=json.dumps({'model': "
+              "'qwen3.5', 'prompt': 'The future of AI is', 'max_tokens': 8}).encode(), "
+              "headers={'Content-Type': 'application/json'})\n"
+              "print(json.load(urllib.request.urlopen(req, timeout=30))['choices'][0]['text'])\n" % port)
+    return sim.exec_node(node, ["python3", "-c", client], timeout=60)
+
+
+def printed_command(stdout):
+    """The `vllm serve` line preflight showed for the instance (its debug output, read as the YAML it is)."""
+    block = stdout.split("TASK [Preflight | Show what each node has", 1)[1].split("\nTASK [", 1)[0]
+    lines = yaml.safe_load(block.split("=>", 1)[1])["msg"]
+    found = [line.split(": ", 1)[1] for line in lines if " port 8080: vllm serve " in line]
+    assert len(found) == 1, lines
+    return found[0]
+
+
+def main_pid(node, unit="vllm-ascend.service"):
+    return int(node_sh(node, "systemctl show -p MainPID --value %s" % unit).stdout.strip() or 0)
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory):
+    if not sim.docker_ok():
+        pytest.skip("no Docker Engine answers")
+    sim.up([sim.NodeSpec.parse("%s:atlas_300i_duo:systemd=1,docker=0,wheelhouse=%s" % (NODE, WHEELHOUSE))],
+           inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
+    yield tmp_path_factory.mktemp("e2e")
+    sim.down([NODE])
+
+
+def test_the_node_has_systemd_and_no_docker(node):
+    assert node_sh(NODE, "systemctl is-system-running").stdout.strip() == "running"
+    assert node_sh(NODE, "command -v docker || test -S /var/run/docker.sock").returncode != 0
+
+
+def test_a_wheelhouse_without_the_planned_version_is_refused_before_anything_changes(node):
+    proc, recap = run_site(node, NODE, GROUP, dict(BASE, vllm_serve_source_versions={"vllm_ascend": "0.24.0",
+                                                                                     "vllm": "0.24.0"}))
+    assert proc.returncode != 0
+    assert re.search(r"the wheelhouse /srv/wheelhouse has no wheel of vllm-ascend==0\.24\.0", proc.stdout), \
+        proc.stdout[-4000:]
+    assert "PLAY [Deploy" not in proc.stdout and recap[NODE]["changed"] == 0
+    assert node_sh(NODE, "test -e /opt/ascend-vllm || test -e %s" % UNIT).returncode != 0
+
+
+def test_the_deploy_installs_the_virtualenv_and_serves_as_a_unit(node):
+    proc, recap = run_site(node, NODE, GROUP, BASE)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert recap[NODE]["failed"] == 0
+    assert "completions: The future of AI is" in proc.stdout
+    assert node_sh(NODE, "systemctl is-active vllm-ascend.service").stdout.strip() == "active"
+    assert node_sh(NODE, "systemctl is-enabled vllm-ascend.service").stdout.strip() == "enabled"
+    # The guide's step: triton-ascend and triton removed; pip show names the installed version.
+    listed = node_sh(NODE, "%s/bin/python -m pip list --format=json" % VENV).stdout
+    names = dict((p["name"].lower(), p["version"]) for p in json.loads(listed))
+    assert names["vllm"] == "0.23.0" and names["vllm-ascend"] == "0.23.0"
+    assert "triton" not in names and "triton-ascend" not in names
+    # Secrets and settings live in a file only root reads.
+    mode = node_sh(NODE, "stat -c %a /opt/ascend-vllm/instances/vllm-ascend.env").stdout.strip()
+    assert mode == "600"
+    res = completion(NODE, 8080)
+    assert res.returncode == 0 and res.stdout.strip(), res.stderr
+
+
+def test_the_unit_runs_exactly_the_command_preflight_printed(node):
+    proc, _recap = run_site(node, NODE, GROUP, BASE)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    planned = shlex.split(printed_command(proc.stdout))
+    cmdline = node_sh(NODE, "cat /proc/%d/cmdline" % main_pid(NODE)).stdout.split("\0")[:-1]
+    # The launcher execs vLLM's console script: python, the script, then vllm's own argv.
+    assert cmdline[1] == VENV + "/bin/vllm"
+    assert cmdline[2:] == planned[1:]
+    assert "--additional-config" in cmdline
+    # The environment the image would give: CANN's set_env.sh, then the image's .bashrc lines.
+    environ = dict(item.split("=", 1) for item in
+                   node_sh(NODE, "cat /proc/%d/environ" % main_pid(NODE)).stdout.split("\0") if "=" in item)
+    assert environ["ASCEND_TOOLKIT_HOME"].startswith("/usr/local/Ascend/")
+    assert environ["LD_LIBRARY_PATH"].startswith("/usr/local/Ascend/driver/lib64:/usr/lib64:")
+    assert environ["LD_PRELOAD"] == "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2:"
+    assert environ["TASK_QUEUE_ENABLE"] == "1" and environ["ASCEND_RT_VISIBLE_DEVICES"] == "0"
+
+
+def test_a_re_run_changes_nothing(node):
+    before = main_pid(NODE)
+    proc, recap = run_site(node, NODE, GROUP, BASE)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert recap[NODE]["changed"] == 0, proc.stdout[-6000:]
+    assert main_pid(NODE) == before
+    assert "Install vLLM and vllm-ascend into the virtualenv] ***\nskipping" in proc.stdout
+
+
+def test_a_change_that_crashes_is_rolled_back_to_the_unit_that_served(node):
+    before = node_sh(NODE, "cat %s" % UNIT).stdout
+    proc, _recap = run_site(node, NODE, GROUP, dict(BASE, vllm_serve_max_model_len=4096,
+                                                    vllm_serve_env={"VLLM_SIM_CRASH": "oom"}))
+    assert proc.returncode != 0
+    text = re.sub(r"\s+", " ", proc.stdout)
+    assert "RuntimeError: NPU out of memory" in text
+    assert "the previous service was restored: it serves again" in text, text[-3000:]
+    assert node_sh(NODE, "cat %s" % UNIT).stdout == before
+    assert node_sh(NODE, "test -e %s.previous" % UNIT).returncode != 0
+    assert completion(NODE, 8080).returncode == 0
+
+
+def test_the_teardown_removes_the_service(node):
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"))
+    import subprocess  # pylint: disable=import-outside-toplevel
+    proc = subprocess.run([str(Path(sys.executable).parent / "ansible-playbook"), "playbooks/teardown.yml", "-i",
+                           str(node / "inventory.yml")], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert node_sh(NODE, "test -e %s || ls /opt/ascend-vllm/instances/*.env" % UNIT).returncode != 0
+    assert completion(NODE, 8080).returncode != 0
+    # The virtualenv stays for the next deploy.
+    assert node_sh(NODE, "test -x %s/bin/vllm" % VENV).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def balanced(tmp_path_factory):
+    if not sim.docker_ok():
+        pytest.skip("no Docker Engine answers")
+    info = sim.up([sim.NodeSpec.parse("%s:atlas_300i_duo:systemd=1,wheelhouse=%s" % (BAL, WHEELHOUSE))],
+                  inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
+    # HAProxy's image comes from the harness's registry (Docker Hub is out of reach).
+    yield tmp_path_factory.mktemp("e2e"), [info["registry"]]
+    sim.down([BAL])
+
+
+def test_two_services_behind_the_balancer_roll_a_change(balanced):
+    balanced, registries = balanced
+    settings = dict(BASE, ascend_vllm_instances=[{"name": "a"}, {"name": "b"}], balancer_registries=registries)
+    proc, _recap = run_site(balanced, BAL, GROUP, settings)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert completion(BAL, 8000).returncode == 0
+    for unit in ("vllm-ascend-a.service", "vllm-ascend-b.service"):
+        assert node_sh(BAL, "systemctl is-active %s" % unit).stdout.strip() == "active", unit
+    proc, _recap = run_site(balanced, BAL, GROUP, dict(settings, vllm_serve_max_model_len=8192))
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert len(re.findall(r"upgraded; back in the balancer", proc.stdout)) == 2, proc.stdout[-6000:]
+    assert completion(BAL, 8000).returncode == 0
+    assert '"--max-model-len" "8192"' in node_sh(BAL, "cat /etc/systemd/system/vllm-ascend-a.service").stdout
