@@ -17,8 +17,10 @@ description:
     C(npu-smi info) and C(npu-smi info -t board -i ID) for every NPU id it lists, the driver's C(version.info) and
     C(/etc/ascend_install.info), O(plan) (the host plan the controller computed), C(docker inspect) and the last
     O(log_lines) log lines of every container labelled C(ascend.vllm.managed-by=ascend.vllm) (instances, balancer,
-    a kept C(<name>-previous)), the engine's version and a summary of every container, and the files under
-    O(log_paths) (newest first, each cut to its last O(max_file_bytes), O(max_total_bytes) in all).
+    a kept C(<name>-previous)), the engine's version and a summary of every container, the unit file, C(systemctl
+    status) and the last O(log_lines) journal lines of every systemd unit the collection wrote (the source install
+    method, M(ascend.vllm.vllm_service)), and the files under O(log_paths) (newest first, each cut to its last
+    O(max_file_bytes), O(max_total_bytes) in all).
   - >-
     Every byte is redacted first - the values in O(secrets) wherever they occur; the values of environment
     variables, keys, options and C(name=value) text whose name says secret (C(VLLM_API_KEY), C(*_KEY), C(*TOKEN*),

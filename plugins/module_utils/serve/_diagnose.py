@@ -44,6 +44,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import demux
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info, parse_version_info
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import MANAGED_KEY, MANAGED_VALUE, UNIT_DIR
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 INSTALL_INFO_FILE = '/etc/ascend_install.info'
@@ -257,6 +258,25 @@ class Collector(object):
         tty = bool((inspect.get('Config') or {}).get('Tty'))
         self.add('logs/%s.log' % safe_name(name), demux(body, tty), 'docker logs --timestamps --tail %d %s' % (lines, name))
 
+    def services(self):
+        # type: () -> None
+        """The source install method's units (ours: serve/_source.py's marker line) and their journals."""
+        unit_dir = self.path(UNIT_DIR)
+        if not os.path.isdir(self.path('/run/systemd/system')) or not os.path.isdir(unit_dir):
+            return
+        names = []
+        for name in sorted(os.listdir(unit_dir)):
+            text = self.read_quietly(os.path.join(UNIT_DIR, name)) if name.endswith('.service') else None
+            if text is not None and ('%s=%s' % (MANAGED_KEY, MANAGED_VALUE)).encode('utf-8') in text:
+                names.append(name)
+                self.add('systemd/%s' % safe_name(name), text, os.path.join(UNIT_DIR, name))
+        self.summary['services'] = names
+        lines = int(self.params.get('log_lines') or LOG_LINES)
+        for name in names:
+            self.command('logs/%s.log' % safe_name(name),
+                         ['journalctl', '--no-pager', '-u', name, '-n', str(lines), '-o', 'short-iso-precise'])
+            self.command('systemd/%s.status' % safe_name(name), ['systemctl', 'status', '--no-pager', name])
+
     def log_paths(self):
         # type: () -> None
         budget = int(self.params.get('max_total_bytes') or MAX_TOTAL_BYTES)
@@ -307,6 +327,7 @@ class Collector(object):
         self.npu()
         self.versions()
         self.containers()
+        self.services()
         self.log_paths()
         self.summary['problems'] = [entry for entry in self.manifest if entry.get('error')]
         self.add('summary.json', self.summary, 'this collection')

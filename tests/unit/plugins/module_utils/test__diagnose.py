@@ -252,3 +252,33 @@ def test_the_role_default_log_paths_are_the_modules(tmp_path):
         data = yaml.safe_load(handle)
     assert [data['vllm_serve_failed_log_dir']] + data['vllm_serve_diagnose_log_paths'] == list(_diagnose.LOG_PATHS)
     assert data['vllm_serve_diagnose_log_lines'] == _diagnose.LOG_LINES
+
+
+def test_the_source_install_methods_units_and_their_journals_are_collected(node):
+    """Ours only (the unit's marker line), the unit text redacted, its journal and status from the node."""
+    root, run_command, ran = node
+    (root / 'run/systemd/system').mkdir(parents=True)
+    units = root / 'etc/systemd/system'
+    units.mkdir(parents=True)
+    (units / 'vllm-ascend.service').write_text(
+        '[Unit]\nX-Ascend-Vllm-Managed-By=ascend.vllm\n[Service]\nExecStart="/v/bin/vllm" "serve" "--api-key" "%s"\n'
+        % KEY)
+    (units / 'someone-else.service').write_text('[Service]\nExecStart=/bin/true\n')
+
+    def run(argv, environ_update=None):
+        if argv[0] == 'journalctl':
+            ran.append(list(argv))
+            return 0, 'Application startup complete. key %s\n' % KEY, ''
+        if argv[0] == 'systemctl':
+            ran.append(list(argv))
+            return 0, 'active (running)\n', ''
+        return run_command(argv, environ_update)
+    collector = Collector(params(root), run, Engine({}, {}, down=True), root=str(root))
+    summary = collector.run()
+    assert summary['services'] == ['vllm-ascend.service']
+    files = collector.files
+    assert b'"<redacted>"' in files['systemd/vllm-ascend.service']
+    assert 'Application startup complete.' in files['logs/vllm-ascend.service.log'].decode()
+    assert ['journalctl', '--no-pager', '-u', 'vllm-ascend.service', '-n', '50', '-o', 'short-iso-precise'] in ran
+    assert 'systemd/someone-else.service' not in files
+    assert not [name for name, data in files.items() if KEY.encode() in data]
