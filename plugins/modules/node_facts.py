@@ -114,7 +114,8 @@ options:
     description:
       - What the source install method needs read (only with V(source) in O(gather)) -- C(python) (the interpreter
         the virtualenv is made with), C(venv), C(wheelhouse), C(files) (the CANN version files, read whole),
-        C(unit_dir) and C(units) (each C(name), C(env_file), C(launcher)). See RV(source).
+        C(unit_dir), C(units) (each C(name), C(env_file), C(launcher)) and C(git) (true - look for git, which
+        building from the release tags clones with). See RV(source).
     type: dict
     version_added: 0.3.0
 attributes:
@@ -305,7 +306,8 @@ source:
     - What the source install method needs of the node -- C(systemd) (it is the init system), C(python) (C(version)
       of the interpreter, C(venv) whether it has the venv module), C(venv) (C(exists), C(packages) installed, by
       name), C(wheelhouse) (C(exists), C(files)), C(files) (each version file's text, null when missing) and
-      C(units) (per unit C(exists), C(managed), C(active), C(restarting), C(previous), C(digest)).
+      C(units) (per unit C(exists), C(managed), C(active), C(restarting), C(previous), C(digest)); with C(git)
+      asked for, C(git) (C(path) null when there is none, C(version)).
   returned: when V(source) is gathered
   type: dict
   version_added: 0.3.0

@@ -82,6 +82,27 @@ def _unit(run_command, unit_dir, unit):
     return found
 
 
+def _which(name):
+    for directory in (os.environ.get('PATH') or '/usr/local/bin:/usr/bin:/bin').split(os.pathsep):
+        path = os.path.join(directory, name)
+        if directory and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _git(run_command):
+    """{path, version} of the node's git (ansible.builtin.git runs it), path None when there is none (looked up
+    first: run_command fails the module for a program that does not exist)."""
+    path = _which('git')
+    if not path:
+        return {'path': None, 'version': None, 'error': 'no git on PATH'}
+    rc, out, err = run_command([path, '--version'])
+    if rc != 0:
+        return {'path': None, 'version': None, 'error': (err or out or 'git --version failed').strip()[-300:]}
+    match = re.search(r'(\d+(?:\.\d+)+)', out or '')
+    return {'path': path, 'version': match.group(1) if match else None}
+
+
 def gather_source(params, run_command):
     """The ``source`` facts for node_facts' ``source`` parameter (see plugins/modules/node_facts.py)."""
     params = params or {}
@@ -91,7 +112,7 @@ def gather_source(params, run_command):
     files = []
     if wheelhouse and os.path.isdir(wheelhouse):
         files = sorted(name for name in os.listdir(wheelhouse) if name.endswith(('.whl', '.tar.gz', '.zip')))
-    return {
+    out = {
         'systemd': os.path.isdir('/run/systemd/system'),
         'python': _python(run_command, params.get('python') or 'python3'),
         'venv': {'exists': bool(venv) and os.path.isfile(os.path.join(venv, 'bin', 'python')),
@@ -102,3 +123,6 @@ def gather_source(params, run_command):
         'units': dict((unit['name'], _unit(run_command, unit_dir, unit)) for unit in params.get('units') or []
                       if isinstance(unit, dict) and unit.get('name')),
     }
+    if params.get('git'):
+        out['git'] = _git(run_command)
+    return out

@@ -33,7 +33,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     config_problems, container_plan, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import SOURCE, env_problems, install_plan, service_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
+    SOURCE, env_problems, install_plan, service_plan, with_launcher)
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan as plan_config, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
@@ -413,6 +414,9 @@ def host_plan(request, specs, isfile, figures=None):
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)
     install = source_install(request, planned['image_tag'])
+    if install:
+        # One launcher text for the install (vllm-ascend is built through it) and every service.
+        install = with_launcher(install, configured)
     served = services(request, planned['plan'], configured, install)
     problems = (list((install or {}).get('problems') or [])
                 + [problem for name, service in sorted(served.items()) for problem in env_problems(name, service['env'])]

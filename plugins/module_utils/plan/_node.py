@@ -225,6 +225,12 @@ def install_line(install, facts):
     versions = 'vLLM %s and vllm-ascend %s' % (install['versions']['vllm'], install['versions']['vllm_ascend'])
     if installed_ok(install, (facts.get('venv') or {}).get('packages')):
         return '%s: installed in %s (source install)' % (versions, install['venv'])
+    build = install.get('build') or {}
+    if build:
+        return '%s: built from %s %s and %s %s into %s, dependencies from %s (source install)' % (
+            versions, build['vllm']['repo'], build['vllm']['tag'], build['vllm_ascend']['repo'],
+            build['vllm_ascend']['tag'], install['venv'],
+            'the wheelhouse %s' % install['wheelhouse'] if install['wheelhouse'] else "the node's package index")
     return '%s: installed into %s from the wheelhouse %s (source install)' % (
         versions, install['venv'], install['wheelhouse'])
 

@@ -43,6 +43,18 @@ REMOVE = ['triton-ascend', 'triton']
 SET_ENV = ('ascend-toolkit/set_env.sh', 'nnal/atb/set_env.sh')
 # vllm-ascend installation docs: Python >= 3.10, < 3.13 (versions.py, [INST]).
 PYTHON_RANGE = ((3, 10), (3, 13))
+# vllm_serve_source_build: the repositories vllm-ascend's installation docs at v0.23.0 ("Build from source",
+# docs/source/installation.md) clone at the release tag, each overridable in vllm_serve_source_repos.
+REPOS = {'vllm': 'https://github.com/vllm-project/vllm',
+         'vllm_ascend': 'https://github.com/vllm-project/vllm-ascend.git'}
+# What each build is run with. vLLM: installation.md at v0.23.0, "VLLM_TARGET_DEVICE=empty pip install -e ."
+# (vllm-ascend brings the device code). vllm-ascend: installation.md, "Atlas 300I DUO: export
+# SOC_VERSION=ascend310p1" where npu-smi is unavailable to ask; Dockerfile.310p at v0.23.0 always builds with
+# ARG SOC_VERSION="ascend310p1", which this follows (setup.py's soc_to_device then selects the _310P code).
+BUILD_ENV = {'vllm': {'VLLM_TARGET_DEVICE': 'empty'}, 'vllm_ascend': {'SOC_VERSION': 'ascend310p1'}}
+# A repository git can clone from anywhere the node stands: a URL with a scheme, scp-like user@host:path,
+# or an absolute path on the node.
+_REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|[^/\s:@]+@[^/\s:]+:\S+|/\S*)$')
 
 
 def bare(version):
@@ -101,8 +113,12 @@ def install_plan(request_get, image_tag, is_set):
                              'fix': 'give the version as pip shows it, e.g. 0.23.0'})
     root = request_get(prefix + 'root') or '/opt/ascend-vllm'
     wheelhouse = request_get(prefix + 'wheelhouse') or ''
-    for name, value in ((prefix + 'root', root), (prefix + 'wheelhouse', wheelhouse),
-                        ('vllm_serve_cann_root', request_get('vllm_serve_cann_root') or '/usr/local/Ascend')):
+    build = bool(request_get(prefix + 'build'))
+    checked = [(prefix + 'root', root), ('vllm_serve_cann_root', request_get('vllm_serve_cann_root') or '/usr/local/Ascend')]
+    if wheelhouse or not build:
+        # Building from the tags, the wheelhouse is optional (dependencies from the node's package index).
+        checked.insert(1, (prefix + 'wheelhouse', wheelhouse))
+    for name, value in checked:
         if not isinstance(value, str) or not value.startswith('/'):
             fix = ('put the wheels of vLLM, vllm-ascend and their dependencies in a directory on the node and name '
                    'it here (docs/source-install.md)' if name.endswith('wheelhouse') else 'give an absolute path')
@@ -112,6 +128,9 @@ def install_plan(request_get, image_tag, is_set):
     requirements = ['vllm==%s' % wanted['vllm'], 'vllm-ascend==%s' % wanted['vllm_ascend']]
     venv = posixpath.join(str(root), 'venv', 'vllm-ascend-%s' % wanted['vllm_ascend'])
     cann_root = request_get('vllm_serve_cann_root') or '/usr/local/Ascend'
+    repos = request_get(prefix + 'repos') or {}
+    problems += repo_problems(repos, build, is_set(prefix + 'repos'))
+    pip_args = ['--no-index', '--find-links', wheelhouse] if wheelhouse else []
     return {
         'method': SOURCE,
         'root': root,
@@ -125,8 +144,66 @@ def install_plan(request_get, image_tag, is_set):
         'cann': {'root': cann_root, 'version': entry.get('cann') or '',
                  'set_env': [posixpath.join(str(cann_root), path) for path in SET_ENV]},
         'launcher': launcher_path(str(root)),
+        'build': build_plan(repos, wanted, str(root), venv, launcher_path(str(root)), pip_args) if build else {},
+        'pip_args': pip_args,
         'problems': problems,
     }
+
+
+def repo_problems(repos, build, is_set):
+    """vllm_serve_source_repos: only the keys vllm and vllm_ascend, each a repository git can clone; set without
+    vllm_serve_source_build it has no effect (reported, never ignored)."""
+    name = 'vllm_serve_source_repos'
+    if not isinstance(repos, dict):
+        return [{'check': 'source', 'variable': name, 'msg': '%s=%s is not a dict' % (name, json.dumps(repos)),
+                 'fix': 'give {vllm: URL, vllm_ascend: URL}, each key optional'}]
+    out = []
+    if repos and is_set and not build:
+        out.append({'check': 'source', 'variable': name,
+                    'msg': '%s=%s has no effect: vllm_serve_source_build is false, so nothing is cloned'
+                           % (name, json.dumps(repos, sort_keys=True)),
+                    'fix': 'set vllm_serve_source_build: true to build from the release tags, or remove %s' % name})
+    unknown = sorted(set(repos) - set(REPOS))
+    if unknown:
+        out.append({'check': 'source', 'variable': name,
+                    'msg': '%s has unknown keys %s' % (name, ', '.join(str(key) for key in unknown)),
+                    'fix': 'give only vllm and vllm_ascend, e.g. {vllm_ascend: "https://git.example.com/vllm-ascend.git"}'})
+    for key in sorted(set(repos) & set(REPOS)):
+        value = repos[key]
+        if not isinstance(value, str) or not _REPO_RE.match(value):
+            out.append({'check': 'source', 'variable': name,
+                        'msg': '%s.%s=%s is not a repository git can clone from the node (empty or a relative path)'
+                               % (name, key, json.dumps(value)),
+                        'fix': 'give a URL (https://..., ssh://..., file:///...), user@host:path, or an absolute path '
+                               'on the node; leave the key out for %s' % REPOS[key]})
+    return out
+
+
+def build_plan(repos, versions, root, venv, launcher, pip_args):
+    """What vllm_serve_source_build clones and installs: per repository its URL, tag (``v`` + the version, the
+    release tags installation.md clones), checkout directory and build environment; vllm-ascend with its
+    submodules (installation.md: ``git submodule update --init --recursive``; csrc/third_party/catlass) and the
+    command that installs it through the launcher (the CANN environment: Dockerfile.310p sources
+    ascend-toolkit/set_env.sh and nnal/atb/set_env.sh before it builds vllm-ascend)."""
+    out = {}
+    for key, dist in (('vllm', 'vllm'), ('vllm_ascend', 'vllm-ascend')):
+        version = versions[key]
+        out[key] = {'repo': repos.get(key) or REPOS[key], 'tag': 'v%s' % version,
+                    'dir': posixpath.join(root, 'src', '%s-%s' % (dist, version)),
+                    'submodules': key == 'vllm_ascend', 'env': dict(BUILD_ENV[key])}
+    # Not editable (installation.md's -e): the virtualenv then holds everything, vllm-ascend's compiled
+    # operators included, and does not depend on the checkout staying where it is.
+    out['vllm_ascend']['command'] = ([launcher, posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
+                                     + list(pip_args) + [out['vllm_ascend']['dir']])
+    return out
+
+
+def with_launcher(install, configs):
+    """The install plan with the launcher's text (``launcher_text``): the one text both the install (which runs
+    vllm-ascend's build through it) and every instance's service use."""
+    profile_env = next(((config.get('profile') or {}).get('environment') for config in (configs or {}).values()
+                        if isinstance(config, dict) and config.get('profile')), None) or {}
+    return dict(install, launcher_text=launcher_text(install, profile_env))
 
 
 def _shell_word(value):
@@ -235,7 +312,7 @@ def service_plan(entry, config, install, host):
     env = service_env(config.get('env'), entry.get('env'), entry.get('chips'), host.get('model_cache_dir'))
     unit = unit_text(install, name, argv, 'vLLM %s (ascend.vllm instance %s)' % (
         (config.get('settings') or {}).get('model', ''), entry['name']))
-    launcher = launcher_text(install, (config.get('profile') or {}).get('environment') or {})
+    launcher = install['launcher_text']
     return {
         'name': unit_name(name),
         'unit': unit,
@@ -289,6 +366,8 @@ def source_query(install, services, preload):
     return {
         'python': install['python'], 'venv': install['venv'], 'wheelhouse': install['wheelhouse'],
         'files': sorted(cann_files(install).values()), 'preload': list(preload),
+        # Building from the tags clones with git (ansible.builtin.git runs the node's git).
+        'git': bool(install.get('build')),
         'units': [{'name': service['name'], 'env_file': service['env_file'], 'launcher': service['launcher']}
                   for service in services.values()],
     }
@@ -349,6 +428,12 @@ def source_problems(install, facts, services, needs_docker=False, docker=None):
         out.append(_p('%s has no venv module: the virtualenv %s cannot be made' % (install['python'], install['venv']),
                       'install it on the node (Ubuntu/Debian: apt-get install python3-venv)', 'vllm_serve_source_python'))
     out += _wheel_problems(install, facts)
+    if install.get('build') and not installed_ok(install, (facts.get('venv') or {}).get('packages')) \
+            and not (facts.get('git') or {}).get('path'):
+        out.append(_p('git is not on the node (%s): vllm_serve_source_build clones vLLM and vllm-ascend at their release '
+                      'tags with it (ansible.builtin.git)' % ((facts.get('git') or {}).get('error') or 'not found on PATH'),
+                      'install git on the node (Ubuntu/Debian: apt-get install git; openEuler: dnf install git), or set '
+                      'vllm_serve_source_build: false and give a wheelhouse with both wheels', 'vllm_serve_source_build'))
     out += _cann_problems(install, facts.get('files') or {})
     for pattern in sorted(facts.get('preload') or {}):
         found = facts['preload'][pattern] or {}
@@ -375,11 +460,13 @@ def _wheel_problems(install, facts):
         return []
     house = facts.get('wheelhouse') or {}
     if not install['wheelhouse']:
-        return []  # reported by install_plan: no wheelhouse named
+        return []  # reported by install_plan when needed: no wheelhouse named
     if not house.get('exists'):
         return [_p('vllm_serve_source_wheelhouse=%s is not a directory on the node' % json.dumps(install['wheelhouse']),
                    'copy the wheelhouse (docs/source-install.md says how to build it) to the node, or correct the path',
                    'vllm_serve_source_wheelhouse')]
+    if install.get('build'):
+        return []  # built from the tags: the wheelhouse holds the dependencies, not vLLM and vllm-ascend
     out = []
     files = house.get('files') or []
     for requirement, prefix in zip(install['requirements'], install['wheels']):

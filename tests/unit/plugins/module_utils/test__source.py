@@ -8,6 +8,8 @@ __metaclass__ = type
 
 import shlex
 
+import pytest
+
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve import _source
@@ -189,3 +191,121 @@ def test_systemctl_show_reads_like_docker_inspect():
     assert unit_view({'LoadState': 'not-found', 'FragmentPath': ''}) is None
     stopped = unit_view({'LoadState': 'loaded', 'ActiveState': 'failed', 'SubState': 'failed'})
     assert stopped['State']['Status'] == 'exited'
+
+
+# ------------------------------------------------------------------ vllm_serve_source_build
+def test_building_from_the_tags_plans_the_public_repositories_their_tags_and_the_310p_build():
+    install = plan(vllm_serve_source_build=True, vllm_serve_source_wheelhouse='')
+    assert install['problems'] == [] and install['pip_args'] == []
+    vllm, ascend = install['build']['vllm'], install['build']['vllm_ascend']
+    assert vllm == {'repo': 'https://github.com/vllm-project/vllm', 'tag': 'v0.23.0',
+                    'dir': '/opt/ascend-vllm/src/vllm-0.23.0', 'submodules': False,
+                    'env': {'VLLM_TARGET_DEVICE': 'empty'}}
+    assert ascend['repo'] == 'https://github.com/vllm-project/vllm-ascend.git' and ascend['tag'] == 'v0.23.0'
+    assert ascend['dir'] == '/opt/ascend-vllm/src/vllm-ascend-0.23.0' and ascend['submodules'] is True
+    assert ascend['env'] == {'SOC_VERSION': 'ascend310p1'}
+    # pip runs through the launcher (the CANN environment), a regular install of the checkout.
+    assert ascend['command'] == ['/opt/ascend-vllm/bin/ascend-vllm-launch',
+                                 '/opt/ascend-vllm/venv/vllm-ascend-0.23.0/bin/python', '-m', 'pip', 'install',
+                                 '/opt/ascend-vllm/src/vllm-ascend-0.23.0']
+    assert '-e' not in ascend['command']
+
+
+def test_a_wheelhouse_given_with_the_build_is_where_every_dependency_comes_from():
+    install = plan(vllm_serve_source_build=True,
+                   vllm_serve_source_repos={'vllm_ascend': 'file:///srv/src/vllm-ascend.git'},
+                   vllm_serve_source_versions={'vllm': '0.22.0', 'vllm_ascend': '0.22.0'})
+    assert install['pip_args'] == ['--no-index', '--find-links', '/srv/wheels']
+    assert install['build']['vllm_ascend']['command'][-4:] == ['--no-index', '--find-links', '/srv/wheels',
+                                                               '/opt/ascend-vllm/src/vllm-ascend-0.22.0']
+    assert install['build']['vllm_ascend']['repo'] == 'file:///srv/src/vllm-ascend.git'
+    assert install['build']['vllm']['repo'] == 'https://github.com/vllm-project/vllm'
+    assert install['build']['vllm']['tag'] == 'v0.22.0'
+
+
+def test_without_the_build_nothing_is_cloned_and_the_wheelhouse_stays_needed():
+    assert plan()['build'] == {}
+    assert [p['variable'] for p in plan(vllm_serve_source_build=False, vllm_serve_source_wheelhouse='')['problems']] \
+        == ['vllm_serve_source_wheelhouse']
+
+
+@pytest.mark.parametrize('repos, words', [
+    ({'vllm-ascend': 'https://example.com/a.git'}, 'unknown keys vllm-ascend'),
+    ({'vllm': ''}, 'vllm_serve_source_repos.vllm=""'),
+    ({'vllm_ascend': 'mirrors/vllm-ascend.git'}, 'vllm_serve_source_repos.vllm_ascend="mirrors/vllm-ascend.git"'),
+    ({'vllm': './vllm'}, 'vllm_serve_source_repos.vllm="./vllm"'),
+    ({'vllm': 42}, 'vllm_serve_source_repos.vllm=42'),
+])
+def test_a_bad_repository_is_one_problem_naming_the_variable_its_value_and_the_fix(repos, words):
+    problems = plan(vllm_serve_source_build=True, vllm_serve_source_repos=repos)['problems']
+    assert len(problems) == 1, problems
+    assert problems[0]['variable'] == 'vllm_serve_source_repos' and words in problems[0]['msg'], problems
+    assert problems[0]['fix']
+
+
+@pytest.mark.parametrize('repo', ['https://github.com/vllm-project/vllm', 'ssh://git@git.example.com/v.git',
+                                  'git@git.example.com:mirror/vllm.git', 'file:///srv/src/vllm.git', '/srv/src/vllm.git'])
+def test_repositories_git_clones_are_accepted(repo):
+    assert plan(vllm_serve_source_build=True, vllm_serve_source_repos={'vllm': repo})['problems'] == []
+
+
+def test_repositories_without_the_build_have_no_effect_and_say_so():
+    problems = plan(vllm_serve_source_repos={'vllm': 'https://git.example.com/vllm.git'})['problems']
+    assert [p['variable'] for p in problems] == ['vllm_serve_source_repos']
+    assert 'has no effect' in problems[0]['msg'] and 'vllm_serve_source_build: true' in problems[0]['fix']
+
+
+def _build_facts(**changes):
+    install, facts = _facts(**changes)
+    return _source.install_plan(dict(DEFAULTS, vllm_serve_source_build=True).get, 'v0.23.0-310p',
+                                lambda name: False), facts
+
+
+def test_a_build_needs_no_wheel_of_vllm_but_git_on_the_node():
+    install, facts = _build_facts(wheelhouse={'exists': True, 'files': ['triton-3.2.0-py3-none-any.whl']},
+                                  git={'path': '/usr/bin/git', 'version': '2.39.5'})
+    assert _source.source_problems(install, facts, {}) == []
+    assert _source.source_query(install, {}, [])['git'] is True
+    install, facts = _build_facts(git={'path': None, 'version': None, 'error': 'no git on PATH'})
+    problems = _source.source_problems(install, facts, {})
+    assert [p['variable'] for p in problems] == ['vllm_serve_source_build'], problems
+    assert 'git is not on the node (no git on PATH)' in problems[0]['msg']
+    assert 'apt-get install git' in problems[0]['fix']
+
+
+def test_a_build_with_a_wheelhouse_that_is_not_there_is_refused():
+    install, facts = _build_facts(wheelhouse={'exists': False, 'files': []}, git={'path': '/usr/bin/git'})
+    assert [p['variable'] for p in _source.source_problems(install, facts, {})] == ['vllm_serve_source_wheelhouse']
+
+
+def test_an_installed_venv_needs_neither_git_nor_a_wheelhouse():
+    install, facts = _build_facts(wheelhouse={'exists': False, 'files': []}, git={'path': None},
+                                  venv={'exists': True, 'packages': {'vllm': '0.23.0+empty', 'vllm-ascend': '0.23.0'}})
+    assert _source.source_problems(install, facts, {}) == []
+
+
+def test_the_install_and_every_service_share_one_launcher_text():
+    install = plan()
+    configs = {'a': {'profile': {'environment': {'OMP_NUM_THREADS': '1'}}, 'argv': ['vllm', 'serve', 'm']}}
+    install = _source.with_launcher(install, configs)
+    assert 'export OMP_NUM_THREADS="1"' in install['launcher_text'].splitlines()
+    service = _source.service_plan({'container_name': 'vllm-ascend', 'name': 'a', 'chips': [0]}, configs['a'],
+                                   install, {})
+    assert service['launcher_text'] == install['launcher_text'] and service['launcher'] == install['launcher']
+
+
+def test_the_node_read_looks_for_git_only_when_asked(tmp_path, monkeypatch):
+    from ansible_collections.ascend.vllm.plugins.module_utils.node._node_source import gather_source
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        return (0, 'git version 2.39.5\n', '') if argv[-1] == '--version' and argv[0].endswith('git') else (1, '', 'no')
+    monkeypatch.setenv('PATH', str(tmp_path))
+    assert 'git' not in gather_source({'python': 'python3'}, run)
+    assert gather_source({'git': True}, run)['git'] == {'path': None, 'version': None, 'error': 'no git on PATH'}
+    git = tmp_path / 'git'
+    git.write_text('#!/bin/sh\n')
+    git.chmod(0o755)
+    assert gather_source({'git': True}, run)['git'] == {'path': str(git), 'version': '2.39.5'}
+    assert [str(git), '--version'] in calls
