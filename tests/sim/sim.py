@@ -227,8 +227,9 @@ def _dir_hash(path: Path, *extra: str) -> str:
 
 # Node options the harness itself acts on (not the simulated NPU's): ipv6=1, systemd=1 (systemd is
 # PID 1), docker=0 (no Docker Engine on the node), wheelhouse=PATH (a stand-in wheelhouse copied
-# there), cann=VERSION|0 (the stand-in CANN tree; default 9.1.0 on systemd nodes). README.md.
-HARNESS_OPTIONS = ("ipv6", "systemd", "docker", "wheelhouse", "cann")
+# there), cann=VERSION|0 (the stand-in CANN tree; default 9.1.0 on systemd nodes), sources=PATH (the
+# stand-in source repositories of vLLM and vllm-ascend there, and git on the node). README.md.
+HARNESS_OPTIONS = ("ipv6", "systemd", "docker", "wheelhouse", "cann", "sources")
 DEFAULT_CANN = "9.1.0"
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -242,6 +243,7 @@ class Images:
     variants: dict = field(default_factory=dict)  # registry tag -> local image ref
     haproxy: str = ""
     node_systemd: str = ""  # the node image plus systemd, venv and pip (node option systemd=1)
+    node_src: str = ""  # the node-systemd image plus git (node option sources=PATH)
 
 
 def image_refs() -> Images:
@@ -250,12 +252,13 @@ def image_refs() -> Images:
     bh = _hash("base", SUITE, mirror(), " ".join(base_pkgs), " ".join(MMDEBSTRAP_OPTS))
     nh = _dir_hash(IMAGES / "node", bh)
     sh = _dir_hash(IMAGES / "node-systemd", nh)
+    xh = _dir_hash(IMAGES / "node-src", sh)
     vh = _dir_hash(IMAGES / "vllm-ascend", bh)
     variants = {tag: "ascend-sim/vllm-ascend:%s-%s" % (vh, tag) for tag in IMAGE_TAGS}
     hh = _hash("haproxy", SUITE, mirror(), " ".join(_packages(IMAGES / "haproxy.packages")),
                " ".join(MMDEBSTRAP_OPTS), " ".join(HAPROXY_CHANGES))
     return Images("ascend-sim/base:" + bh, "ascend-sim/node:" + nh, "ascend-sim/vllm-ascend:" + vh, variants,
-                  "ascend-sim/haproxy:" + hh, "ascend-sim/node-systemd:" + sh)
+                  "ascend-sim/haproxy:" + hh, "ascend-sim/node-systemd:" + sh, "ascend-sim/node-src:" + xh)
 
 
 def _alias_latest(ref: str) -> None:
@@ -318,19 +321,21 @@ def _build_variant(ref: str, vllm_ref: str, tag: str, spec: dict) -> None:
         raise SimError("building %s failed: %s" % (ref, proc.stderr))
 
 
-def build(force: bool = False, systemd: bool = True) -> Images:
+def build(force: bool = False, systemd: bool = True, sources: bool | None = None) -> Images:
     """Build (or find cached) images; a second build with unchanged inputs takes seconds.
 
-    ``systemd=False`` leaves out the systemd node image (``up`` builds it only when a node asks for it).
+    ``systemd=False`` leaves out the systemd node image (``up`` builds it only when a node asks for it);
+    ``sources`` (default: as ``systemd``) the node-src image on top of it (a node with ``sources=PATH``).
     """
     with state_lock():
-        return _build(force, systemd)
+        return _build(force, systemd, systemd if sources is None else sources)
 
 
-def _build(force: bool, systemd: bool = True) -> Images:
+def _build(force: bool, systemd: bool = True, sources: bool = False) -> Images:
     refs = image_refs()
     if force:
-        for ref in [*refs.variants.values(), refs.vllm, refs.node_systemd, refs.node, refs.base, refs.haproxy]:
+        for ref in [*refs.variants.values(), refs.vllm, refs.node_src, refs.node_systemd, refs.node, refs.base,
+                    refs.haproxy]:
             docker("rmi", "-f", ref, check=False)
     _build_base(refs.base)
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
@@ -341,9 +346,12 @@ def _build(force: bool, systemd: bool = True) -> Images:
             fut.result()
     for tag, spec in IMAGE_TAGS.items():
         _build_variant(refs.variants[tag], refs.vllm, tag, spec)
-    if systemd:
+    if systemd or sources:
         _build_dockerfile(refs.node_systemd, IMAGES / "node-systemd", refs.node)
-    for ref in (refs.base, refs.node, refs.vllm, refs.haproxy) + ((refs.node_systemd,) if systemd else ()):
+    if sources:
+        _build_dockerfile(refs.node_src, IMAGES / "node-src", refs.node_systemd)
+    for ref in ((refs.base, refs.node, refs.vllm, refs.haproxy) + ((refs.node_systemd,) if systemd or sources else ())
+                + ((refs.node_src,) if sources else ())):
         _alias_latest(ref)
     _prune_stale(refs)
     return refs
@@ -351,10 +359,10 @@ def _build(force: bool, systemd: bool = True) -> Images:
 
 def _prune_stale(refs: Images) -> None:
     """Drop images of earlier build inputs; images a container still uses stay."""
-    keep = {refs.base, refs.node, refs.vllm, refs.haproxy, refs.node_systemd, *refs.variants.values()}
+    keep = {refs.base, refs.node, refs.vllm, refs.haproxy, refs.node_systemd, refs.node_src, *refs.variants.values()}
     out = docker("images", "--format", "{{.Repository}}:{{.Tag}}", check=False).stdout
     stale = [r for r in _lines(out) if r.split(":", 1)[0] in ("ascend-sim/base", "ascend-sim/node",
-                                                              "ascend-sim/node-systemd",
+                                                              "ascend-sim/node-systemd", "ascend-sim/node-src",
                                                               "ascend-sim/vllm-ascend", "ascend-sim/haproxy")
              and r not in keep and not r.endswith(":latest")]
     for ref in stale:
@@ -420,6 +428,57 @@ def copy_wheelhouse(node: str, path: str) -> None:
         tar.addfile(info)
         for wheel in sorted(source.glob("*.whl")):
             tar.add(str(wheel), arcname="/".join(parts + (wheel.name,)))
+    docker("cp", "-", "%s:/" % _container(node), input=buf.getvalue())
+
+
+# ------------------------------------------------------------------------------ sources
+def standin_sources():
+    """tests/sim/standin_sources.py as a module (whatever sys.path holds)."""
+    loader = importlib.machinery.SourceFileLoader("ascend_sim_standin_sources", str(ROOT / "standin_sources.py"))
+    spec = importlib.util.spec_from_loader("ascend_sim_standin_sources", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def build_sources(directory: str | Path) -> list[Path]:
+    """Write the stand-in source repositories (vllm.git, vllm-ascend.git, catlass.git; tags v0.22.0 and
+    v0.23.0) into ``directory``; see standin_sources.py. Returns their paths."""
+    return standin_sources().build_sources(directory)
+
+
+def build_sources_cached() -> Path:
+    """The stand-in source repositories for the current inputs, built once under the state directory."""
+    target = STATE_DIR / "sources" / standin_sources().inputs_hash()
+    if (target / ".complete").exists():
+        return target
+    with state_lock():
+        if not (target / ".complete").exists():
+            tmp = target.with_name(target.name + ".tmp")
+            shutil.rmtree(tmp, ignore_errors=True)
+            build_sources(tmp)
+            (tmp / ".complete").write_text("")
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(tmp, target)
+            for old in target.parent.iterdir():
+                if old != target:
+                    shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def copy_sources(node: str, path: str) -> None:
+    """Put the stand-in source repositories at ``path`` on a node (a created or running container)."""
+    import io  # pylint: disable=import-outside-toplevel
+    import tarfile  # pylint: disable=import-outside-toplevel
+    source = build_sources_cached()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        parts = Path(path.strip("/")).parts
+        info = tarfile.TarInfo("/".join(parts))
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+        tar.addfile(info)
+        for repo in sorted(source.glob("*.git")):
+            tar.add(str(repo), arcname="/".join(parts + (repo.name,)))
     docker("cp", "-", "%s:/" % _container(node), input=buf.getvalue())
 
 
@@ -630,6 +689,12 @@ class NodeSpec:
         return self.options.get("wheelhouse") or None
 
     @property
+    def sources(self) -> str | None:
+        """sources=PATH: where on the node the stand-in source repositories are copied (absolute path); the
+        node then runs the node-src image (git). Needs systemd=1."""
+        return self.options.get("sources") or None
+
+    @property
     def cann(self) -> str | None:
         """The stand-in CANN version to install on the node (cann=VERSION; cann=0 none), or None.
 
@@ -686,6 +751,11 @@ class NodeSpec:
         self.systemd, self.docker  # noqa: B018 - raise on a bad value now, not at start
         if self.wheelhouse is not None and not self.wheelhouse.startswith("/"):
             raise SimError("node %s: wheelhouse=%s is not an absolute path" % (self.name, self.wheelhouse))
+        if self.sources is not None and not self.sources.startswith("/"):
+            raise SimError("node %s: sources=%s is not an absolute path" % (self.name, self.sources))
+        if self.sources and not self.systemd:
+            raise SimError("node %s: sources=%s needs systemd=1 (the source install method's node)"
+                           % (self.name, self.sources))
         if self.cann and not re.fullmatch(r"\d+\.\d+\.\d+(\.\w+)*", self.cann):
             raise SimError("node %s: cann=%s: give a version like 9.1.0, or 0 for none" % (self.name, self.cann))
 
@@ -798,10 +868,13 @@ def start_node(spec: NodeSpec, node_image: str, registry: str, recreate: bool = 
             "-e", "ASCEND_SIM_OPTIONS=" + ",".join("%s=%s" % kv for kv in spec.npu_options().items()), "-e", "ASCEND_SIM_REGISTRIES=" + registry,
             *spec.init_env(),
             node_image]
-    if spec.wheelhouse:
+    if spec.wheelhouse or spec.sources:
         # There before the node's first process runs: created, filled, then started.
         docker("create", *argv)
-        copy_wheelhouse(cname, spec.wheelhouse)
+        if spec.wheelhouse:
+            copy_wheelhouse(cname, spec.wheelhouse)
+        if spec.sources:
+            copy_sources(cname, spec.sources)
         docker("start", cname)
     else:
         docker("run", "-d", *argv)
@@ -909,13 +982,16 @@ def _up(specs, inventory, port, recreate) -> dict:
     t0 = time.time()
     gw = ensure_network()
     registry_info_ = start_registry(port)
-    refs = build(systemd=any(s.systemd for s in specs))
+    refs = build(systemd=any(s.systemd for s in specs), sources=any(s.sources for s in specs))
     if any(s.wheelhouse for s in specs):
         build_wheelhouse_cached()
+    if any(s.sources for s in specs):
+        build_sources_cached()
     registry = "%s:%d" % (gw, port)
     with concurrent.futures.ThreadPoolExecutor(max(1, len(specs)) + 1) as pool:
         push = pool.submit(push_images, refs, port)
-        futs = {pool.submit(start_node, s, refs.node_systemd if s.systemd else refs.node, registry, recreate): s
+        futs = {pool.submit(start_node, s, refs.node_src if s.sources else refs.node_systemd if s.systemd else refs.node,
+                            registry, recreate): s
                 for s in specs}
         errors = []
         for fut, spec in futs.items():

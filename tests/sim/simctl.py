@@ -10,11 +10,13 @@
   simctl down [NODE ...] [--all] [--keep-registry]
   simctl registry start|stop|status [--registry-port N]
   simctl wheelhouse DIR                 write the stand-in wheelhouse (vllm, vllm-ascend, triton-ascend, triton)
+  simctl sources DIR                    write the stand-in source repositories (vllm.git, vllm-ascend.git, catlass.git)
 
 Platforms: atlas_300i_duo, atlas_300i_pro, atlas_200i_pro, atlas_200i_pro_openeuler.
 Harness options (any platform): systemd=1 (systemd is PID 1), docker=0 (no Docker Engine),
 wheelhouse=PATH (the stand-in wheelhouse there), cann=VERSION|0 (stand-in CANN tree; 9.1.0 on
-systemd nodes), ipv6=1. See tests/sim/README.md.
+systemd nodes), sources=PATH (the stand-in source repositories there, and git; needs systemd=1),
+ipv6=1. See tests/sim/README.md.
 """
 import argparse
 import json
@@ -57,6 +59,9 @@ def main(argv=None):
     p = sub.add_parser("wheelhouse", help="write the stand-in wheelhouse (vllm, vllm-ascend 0.22.0/0.23.0, "
                                           "triton-ascend, triton) into DIR")
     p.add_argument("dir")
+    p = sub.add_parser("sources", help="write the stand-in source repositories of vllm and vllm-ascend (tags v0.22.0, "
+                                       "v0.23.0; the catlass submodule) into DIR")
+    p.add_argument("dir")
     p = sub.add_parser("registry", help="start or stop the local registry by itself")
     p.add_argument("action", choices=["start", "stop", "status"])
     p.add_argument("--registry-port", type=int, default=None)
@@ -65,7 +70,8 @@ def main(argv=None):
     try:
         if args.cmd == "build":
             refs = sim.build(force=args.force)
-            print("\n".join([refs.base, refs.node, refs.node_systemd, refs.vllm, *refs.variants.values(), refs.haproxy]))
+            print("\n".join([refs.base, refs.node, refs.node_systemd, refs.node_src, refs.vllm, *refs.variants.values(),
+                             refs.haproxy]))
         elif args.cmd == "up":
             specs = [sim.NodeSpec.parse(text) for text in args.node]
             info = sim.up(specs, inventory=args.inventory, port=args.registry_port, recreate=args.recreate)
@@ -112,6 +118,9 @@ def main(argv=None):
                 print("left behind: %s" % json.dumps(left))
                 return 1
             print("removed: %s" % (", ".join(res["removed"]) or "(nothing)"))
+        elif args.cmd == "sources":
+            for repo in sim.build_sources(args.dir):
+                print(repo)
         elif args.cmd == "wheelhouse":
             for wheel in sim.build_wheelhouse(args.dir):
                 print(wheel)

@@ -22,11 +22,21 @@ def test_systemd_node_defaults_to_cann_9_1_0():
     assert sim.NodeSpec.parse("n1:atlas_300i_duo:cann=8.5.0").cann == "8.5.0"
 
 
+def test_a_node_with_the_stand_in_sources_runs_the_image_with_git():
+    spec = sim.NodeSpec.parse("n1:atlas_300i_duo:systemd=1,docker=0,sources=/srv/src")
+    assert spec.sources == "/srv/src" and spec.npu_options() == {}
+    refs = sim.image_refs()
+    assert refs.node_src.startswith("ascend-sim/node-src:") and refs.node_src != refs.node_systemd
+    assert "git" in (sim.IMAGES / "node-src" / "packages").read_text().split()
+
+
 @pytest.mark.parametrize("text, message", [
     ("n1:atlas_300i_duo:systemd=maybe", "option systemd takes 1 or 0"),
     ("n1:atlas_300i_duo:docker=2", "option docker takes 1 or 0"),
     ("n1:atlas_300i_duo:wheelhouse=wh", "is not an absolute path"),
     ("n1:atlas_300i_duo:systemd=1,cann=latest", "give a version like 9.1.0"),
+    ("n1:atlas_300i_duo:systemd=1,sources=src", "sources=src is not an absolute path"),
+    ("n1:atlas_300i_duo:sources=/srv/src", "sources=/srv/src needs systemd=1"),
 ])
 def test_bad_values_are_refused(text, message):
     with pytest.raises(sim.SimError, match=message):
