@@ -13,6 +13,13 @@ unit runs exactly the command preflight printed; a re-run changes nothing; a cha
 rolled back to the unit that served; the teardown leaves no unit and no listener.
 A second node (``systemd=1`` with Docker) runs two instances behind the balancer (HAProxy in a
 container) and rolls a change through it.
+
+Building from the release tags (``vllm_serve_source_build``): the first node has no git, so preflight refuses
+it before anything changes; a third node (``sources=/srv/src``: the stand-in repositories of vLLM and vllm-ascend
+with tags v0.22.0 and v0.23.0 and vllm-ascend's catlass submodule, git installed; tests/sim/standin_sources.py)
+clones them at v0.23.0 and pip builds them offline with the wheelhouse for the dependencies. The stand-in builds
+fail without ``VLLM_TARGET_DEVICE=empty``, without a 310P ``SOC_VERSION``, without the CANN environment the
+launcher gives, or without the submodule, so a deploy that serves shows each was given.
 """
 import json
 import os
@@ -38,6 +45,11 @@ VENV = "/opt/ascend-vllm/venv/vllm-ascend-0.23.0"
 UNIT = "/etc/systemd/system/vllm-ascend.service"
 BASE = {"ascend_vllm_install_method": "source", "vllm_serve_source_wheelhouse": WHEELHOUSE,
         "vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 120}
+BUILD_NODE = PREFIX + "-srcbuild"
+SOURCES = "/srv/src"
+BUILD = dict(BASE, vllm_serve_source_build=True,
+             vllm_serve_source_repos={"vllm": "file://%s/vllm.git" % SOURCES,
+                                      "vllm_ascend": "file://%s/vllm-ascend.git" % SOURCES})
 
 
 def node_sh(node, script, timeout=60):
@@ -88,6 +100,15 @@ def test_a_wheelhouse_without_the_planned_version_is_refused_before_anything_cha
     assert proc.returncode != 0
     assert re.search(r"the wheelhouse /srv/wheelhouse has no wheel of vllm-ascend==0\.24\.0", proc.stdout), \
         proc.stdout[-4000:]
+    assert "PLAY [Deploy" not in proc.stdout and recap[NODE]["changed"] == 0
+    assert node_sh(NODE, "test -e /opt/ascend-vllm || test -e %s" % UNIT).returncode != 0
+
+
+def test_building_from_the_tags_on_a_node_without_git_is_refused_before_anything_changes(node):
+    proc, recap = run_site(node, NODE, GROUP, BUILD)
+    assert proc.returncode != 0
+    text = re.sub(r"\s+", " ", proc.stdout)
+    assert "git is not on the node (no git on PATH)" in text, proc.stdout[-4000:]
     assert "PLAY [Deploy" not in proc.stdout and recap[NODE]["changed"] == 0
     assert node_sh(NODE, "test -e /opt/ascend-vllm || test -e %s" % UNIT).returncode != 0
 
@@ -190,3 +211,42 @@ def test_two_services_behind_the_balancer_roll_a_change(balanced):
     assert len(re.findall(r"upgraded; back in the balancer", proc.stdout)) == 2, proc.stdout[-6000:]
     assert completion(BAL, 8000).returncode == 0
     assert '"--max-model-len" "8192"' in node_sh(BAL, "cat /etc/systemd/system/vllm-ascend-a.service").stdout
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if not sim.docker_ok():
+        pytest.skip("no Docker Engine answers")
+    sim.up([sim.NodeSpec.parse("%s:atlas_300i_duo:systemd=1,docker=0,wheelhouse=%s,sources=%s"
+                               % (BUILD_NODE, WHEELHOUSE, SOURCES))],
+           inventory=tmp_path_factory.mktemp("sim") / "sim.yml")
+    yield tmp_path_factory.mktemp("e2e")
+    sim.down([BUILD_NODE])
+
+
+def test_the_deploy_builds_vllm_and_vllm_ascend_from_the_release_tags_and_serves(built):
+    proc, recap = run_site(built, BUILD_NODE, GROUP, BUILD)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert recap[BUILD_NODE]["failed"] == 0
+    assert ("vLLM 0.23.0 and vllm-ascend 0.23.0: built from file:///srv/src/vllm.git v0.23.0 and "
+            "file:///srv/src/vllm-ascend.git v0.23.0 into %s, dependencies from the wheelhouse %s" % (VENV, WHEELHOUSE)
+            in re.sub(r"\s+", " ", proc.stdout)), proc.stdout[-6000:]
+    assert "completions: The future of AI is" in proc.stdout
+    # The checkouts are the release tags; vllm-ascend's with its submodule.
+    for tree in ("vllm-0.23.0", "vllm-ascend-0.23.0"):
+        assert node_sh(BUILD_NODE, "git -C /opt/ascend-vllm/src/%s describe --tags" % tree).stdout.strip() == "v0.23.0"
+    assert node_sh(BUILD_NODE, "test -s /opt/ascend-vllm/src/vllm-ascend-0.23.0/csrc/third_party/catlass/include/"
+                               "catlass/catlass.hpp").returncode == 0
+    # pip show names the planned versions; triton-ascend (a dependency of vllm-ascend) and triton are gone.
+    listed = node_sh(BUILD_NODE, "%s/bin/python -m pip list --format=json" % VENV).stdout
+    names = dict((p["name"].lower(), p["version"]) for p in json.loads(listed))
+    assert names["vllm"] == "0.23.0" and names["vllm-ascend"] == "0.23.0"
+    assert "triton" not in names and "triton-ascend" not in names
+    # Installed from the checkouts (pip's direct_url.json), not editable, and not the wheelhouse's wheels of the
+    # same versions.
+    for dist, tree in (("vllm", "vllm-0.23.0"), ("vllm_ascend", "vllm-ascend-0.23.0")):
+        origin = json.loads(node_sh(BUILD_NODE, "cat %s/lib/python3*/site-packages/%s-0.23.0.dist-info/direct_url.json"
+                                    % (VENV, dist)).stdout)
+        assert origin["url"] == "file:///opt/ascend-vllm/src/" + tree and not origin["dir_info"].get("editable")
+    res = completion(BUILD_NODE, 8080)
+    assert res.returncode == 0 and res.stdout.strip(), res.stderr
