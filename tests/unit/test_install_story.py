@@ -51,6 +51,8 @@ EXTERNAL = {
     'https://github.com/vllm-project/vllm': 'vLLM, cloned at the release tag by vllm-ascend\'s source install',
     'https://github.com/vllm-project/vllm-ascend.git': 'vllm-ascend, cloned at the release tag (installation.md)',
     'https://download.pytorch.org/whl/cpu/': "PyTorch's CPU index, Dockerfile.310p's --extra-index for vLLM",
+    # vllm-ascend .gitmodules at tag v0.23.0 (read in the stored copy of the repository): its catlass submodule.
+    'https://gitcode.com/cann/catlass.git': "the catlass submodule vllm-ascend's .gitmodules names at v0.23.0",
 }
 LOCAL_HOSTS = ('127.0.0.1', 'localhost', '[::1]')
 URL = re.compile(r'https?://[^\s)"\'<>`\]]+')
