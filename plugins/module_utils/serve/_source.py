@@ -52,9 +52,9 @@ REPOS = {'vllm': 'https://github.com/vllm-project/vllm',
 # SOC_VERSION=ascend310p1" where npu-smi is unavailable to ask; Dockerfile.310p at v0.23.0 always builds with
 # ARG SOC_VERSION="ascend310p1", which this follows (setup.py's soc_to_device then selects the _310P code).
 BUILD_ENV = {'vllm': {'VLLM_TARGET_DEVICE': 'empty'}, 'vllm_ascend': {'SOC_VERSION': 'ascend310p1'}}
-# A repository git can clone from anywhere the node stands: a URL with a scheme, scp-like user@host:path,
-# or an absolute path on the node.
-_REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|[^/\s:@]+@[^/\s:]+:\S+|/\S*)$')
+# A repository git can clone wherever the node is: a URL with a scheme, scp-like [user@]host:path (git-clone(1),
+# "GIT URLS": no slash before the first colon), or an absolute path on the node.
+_REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|(?:[^/\s:@]+@)?[^/\s:@]+:\S+|/\S*)$')
 
 
 def bare(version):

@@ -244,7 +244,8 @@ def test_a_bad_repository_is_one_problem_naming_the_variable_its_value_and_the_f
 
 
 @pytest.mark.parametrize('repo', ['https://github.com/vllm-project/vllm', 'ssh://git@git.example.com/v.git',
-                                  'git@git.example.com:mirror/vllm.git', 'file:///srv/src/vllm.git', '/srv/src/vllm.git'])
+                                  'git@git.example.com:mirror/vllm.git', 'git.example.com:mirror/vllm.git',
+                                  'file:///srv/src/vllm.git', '/srv/src/vllm.git'])
 def test_repositories_git_clones_are_accepted(repo):
     assert plan(vllm_serve_source_build=True, vllm_serve_source_repos={'vllm': repo})['problems'] == []
 
