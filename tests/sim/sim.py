@@ -779,7 +779,7 @@ def _spec_of(node: dict) -> "NodeSpec":
     """The NodeSpec a running node was created with (from its labels)."""
     spec = NodeSpec(node["name"], node["platform"], {})
     for word in [w for w in (node.get("options") or "").split(",") if w]:
-        key, _, value = word.partition("=")
+        key, _sep, value = word.partition("=")
         spec.options[key] = value
     return spec
 

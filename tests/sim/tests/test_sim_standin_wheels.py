@@ -14,7 +14,8 @@ import pytest
 
 import sim
 from simtestlib import SIMCTL
-from test_sim_vllm_standin import Server, devroot, fake_lspci, run_cli  # noqa: F401  (devroot: a fixture)
+# devroot is a fixture the tests below take by name.
+from test_sim_vllm_standin import Server, devroot, fake_lspci, run_cli  # noqa: F401  pylint: disable=unused-import
 
 NAMES = ["triton-3.2.0-py3-none-any.whl", "triton_ascend-3.2.0-py3-none-any.whl",
          "vllm-0.22.0-py3-none-any.whl", "vllm-0.23.0-py3-none-any.whl",
@@ -93,7 +94,7 @@ def test_pip_installs_the_pair_with_triton_and_removes_triton(venv, wheelhouse):
     assert out.split() == ["0.23.0", "0.23.0", "_310P"]
     assert subprocess.run([str(venv / "bin" / "vllm"), "--version"], capture_output=True, text=True,
                           check=True).stdout.strip() == "0.23.0"
-    assert subprocess.run([pip, "check"], capture_output=True, text=True).returncode == 0
+    assert subprocess.run([pip, "check"], capture_output=True, text=True, check=False).returncode == 0
 
 
 def _host_vllm(venv, devroot_, tmp_path, *args, **env):  # noqa: F811
