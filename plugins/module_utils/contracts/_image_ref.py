@@ -324,6 +324,11 @@ def failure_message(host, refs, errors, inputs, tag):
     ``errors`` are the failed attempts [{ref, attempt, reason, missing}]; a reference that
     answered "not found" from every registry is a wrong reference, not the network.
     """
+    # The balancer's HAProxy image names its own variables (``inputs['names']``, plan/_host.balancer_image).
+    names = dict({'image': 'vllm-ascend image', 'image_pull_tag': 'image_pull_tag',
+                  'image_pull_registries': 'image_pull_registries', 'image_pull_archive': 'image_pull_archive',
+                  'image_pull_digest': 'image_pull_digest', 'image_pull_image': 'image_pull_image'},
+                 **(inputs.get('names') or {}))
     missing = [e['ref'] for e in errors if e.get('missing')]
     parts = []
     for index, ref in enumerate(refs):
@@ -332,15 +337,17 @@ def failure_message(host, refs, errors, inputs, tag):
         parts.append('%s: %s after %d attempt(s) (%s)%s' % (
             ref, state, len(tries), tries[-1]['reason'] if tries else 'not tried', '.' if index == len(refs) - 1 else ';'))
     if len(missing) == len(refs):
-        fix = ("the image reference does not exist: check image_pull_tag (%s, tag %s with the platform's suffix), "
-               "image_pull_digest or image_pull_image against the tags the registry lists (GET /v2/%s/tags/list)"
-               % (_str(inputs.get('image_pull_tag')), tag, _str(inputs.get('image_pull_repository'))))
+        fix = ("the image reference does not exist: check %s (%s, tag %s with the platform's suffix), "
+               "%s or %s against the tags the registry lists (GET /v2/%s/tags/list)"
+               % (names['image_pull_tag'], _str(inputs.get('image_pull_tag')), tag, names['image_pull_digest'],
+                  names['image_pull_image'], _str(inputs.get('image_pull_repository'))))
     else:
         fix = ("check the node's network/proxy to the registries, put a reachable mirror first in "
-               "image_pull_registries, or load the image offline with image_pull_archive (docker save tarball)")
+               "%s, or load the image offline with %s (docker save tarball)"
+               % (names['image_pull_registries'], names['image_pull_archive']))
         if missing:
-            fix += '; the registries that answered do not have %s: check image_pull_tag' % tag
-    return ' '.join(['Could not pull the vllm-ascend image on %s from any registry (%s).' % (host, ', '.join(refs))]
+            fix += '; the registries that answered do not have %s: check %s' % (tag, names['image_pull_tag'])
+    return ' '.join(['Could not pull the %s on %s from any registry (%s).' % (names['image'], host, ', '.join(refs))]
                     + parts + ['Fix: %s.' % fix])
 
 

@@ -255,7 +255,12 @@ def balancer_image(request):
         'candidates': refs, 'image_tag': tag, 'policy': request.get('image_pull_policy'),
         'retries': request.get('image_pull_retries'), 'delay': request.get('image_pull_delay'),
         'timeout': request.get('image_pull_timeout'), 'report_after': request.get('image_pull_poll_interval'),
-        'inputs': {'image_pull_tag': request.get('balancer_tag'), 'image_pull_repository': request.get('balancer_repository')},
+        'inputs': {'image_pull_tag': request.get('balancer_tag'), 'image_pull_repository': request.get('balancer_repository'),
+                   # The variables a failed pull's fix names (contracts/_image_ref.failure_message).
+                   'names': {'image': 'HAProxy image of the balancer', 'image_pull_tag': 'balancer_tag',
+                             'image_pull_registries': 'balancer_registries',
+                             'image_pull_archive': 'balancer_image_archive', 'image_pull_digest': 'balancer_image',
+                             'image_pull_image': 'balancer_image'}},
         'archive': request.get('balancer_image_archive') or '',
         'archive_on_node': bool(request.get('image_pull_archive_on_node')),
         'archive_dir': request.get('image_pull_archive_dir'),

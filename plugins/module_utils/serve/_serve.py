@@ -422,7 +422,8 @@ def summary_lines(plan, status, check_mode=False, exposure=None):
         if 'served_model_name' in state:
             served = state['served_model_name']
         line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
-            entry['name'], options.get('model', '?'), served, entry['container_name'],
+            # The container, or the systemd unit the status names (the source install method).
+            entry['name'], options.get('model', '?'), served, state.get('container') or entry['container_name'],
             ','.join(str(chip) for chip in entry['chips']), entry['port'],
             state.get('state', 'check mode: not verified' if check_mode else 'not verified'))
         if state.get('completion'):

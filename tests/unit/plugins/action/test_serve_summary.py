@@ -56,6 +56,12 @@ def test_one_line_per_instance(status, check_mode, expected):
     assert lines(PLAN, status, check_mode) == expected
 
 
+def test_a_service_is_named_by_its_unit():
+    # The source install method: ready_instance.yml records the unit as the instance's container.
+    status = {'a': {'state': 'ready', 'container': 'vllm-ascend-a.service', 'served_model_name': 'qwen3.5'}}
+    assert lines(PLAN, status)[0] == 'a: Qwen/Qwen3.5-2B as qwen3.5 in vllm-ascend-a.service on chips 0,1, port 8080: ready'
+
+
 def test_model_unknown():
     assert lines([dict(PLAN[0], options={})])[0].startswith('a: ? as qwen3.5 ')
 

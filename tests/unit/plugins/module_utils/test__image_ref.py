@@ -212,6 +212,21 @@ def test_failure_message_when_every_registry_says_not_found():
     assert msg.count('no such tag or digest after 1 attempt(s) (manifest unknown)') == 2
 
 
+def test_the_balancers_failure_names_the_balancers_variables():
+    # The balancer's HAProxy image (plan/_host.balancer_image): its own variables, never image_pull_*.
+    from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer_image
+    values = {'balancer_tag': '2.6', 'balancer_repository': 'library/haproxy', 'balancer_registries': ['r1'],
+              'balancer_image': '', 'image_pull_policy': 'not_present'}
+    inputs = balancer_image(type('R', (), {'get': staticmethod(values.get)}))['inputs']
+    refs = ['r1/library/haproxy:2.6']
+    network = failure_message('n', refs, [_error(refs[0], 1, 'refused')], inputs, '2.6')
+    assert network.startswith('Could not pull the HAProxy image of the balancer on n from any registry')
+    assert 'mirror first in balancer_registries, or load the image offline with balancer_image_archive' in network
+    absent = failure_message('n', refs, [_error(refs[0], 1, 'manifest unknown', True)], inputs, '2.6')
+    assert 'check balancer_tag (2.6, tag 2.6' in absent and '/v2/library/haproxy/tags/list' in absent
+    assert 'image_pull' not in network + absent
+
+
 def test_failure_message_names_untried_registries():
     msg = failure_message('n', REFS, [_error(REFS[0], 1, 'refused')], BASE, 't')
     assert '%s: failed after 0 attempt(s) (not tried).' % REFS[1] in msg
