@@ -77,14 +77,10 @@ options:
     default: /etc/systemd/system
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
-    description: Target OS/families that can be operated against.
-    support: full
     platforms: posix
 notes:
   - Needs root and systemd as the node's init (C(/run/systemd/system)).
