@@ -379,66 +379,32 @@ def remove_images() -> None:
     docker("image", "prune", "-f", "--filter", "label=%s=1" % LABEL, check=False)
 
 
-# ---------------------------------------------------------------------------- wheelhouse
+# ------------------------------------------------------------------- wheelhouse and sources
+# Two stand-ins a node of the source install method is given (node options wheelhouse=PATH and
+# sources=PATH): built once per set of inputs under the state directory, then copied in.
+def _harness_module(name: str):
+    """tests/sim/<name>.py as a module (whatever sys.path holds)."""
+    loader = importlib.machinery.SourceFileLoader("ascend_sim_" + name, str(ROOT / (name + ".py")))
+    spec = importlib.util.spec_from_loader("ascend_sim_" + name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def standin_wheels():
+    """tests/sim/standin_wheels.py as a module."""
+    return _harness_module("standin_wheels")
+
+
+def standin_sources():
+    """tests/sim/standin_sources.py as a module."""
+    return _harness_module("standin_sources")
+
+
 def build_wheelhouse(directory: str | Path) -> list[Path]:
     """Write the stand-in wheelhouse (vllm and vllm-ascend 0.22.0 / 0.23.0, triton-ascend, triton 3.2.0)
     into ``directory``; see standin_wheels.py. Returns the wheels' paths."""
     return standin_wheels().build_wheelhouse(directory)
-
-
-def standin_wheels():
-    """tests/sim/standin_wheels.py as a module (whatever sys.path holds)."""
-    loader = importlib.machinery.SourceFileLoader("ascend_sim_standin_wheels", str(ROOT / "standin_wheels.py"))
-    spec = importlib.util.spec_from_loader("ascend_sim_standin_wheels", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-def build_wheelhouse_cached() -> Path:
-    """The stand-in wheelhouse for the current inputs, built once under the state directory."""
-    target = STATE_DIR / "wheelhouse" / standin_wheels().inputs_hash()
-    if (target / ".complete").exists():
-        return target
-    with state_lock():
-        if not (target / ".complete").exists():
-            tmp = target.with_name(target.name + ".tmp")
-            shutil.rmtree(tmp, ignore_errors=True)
-            build_wheelhouse(tmp)
-            (tmp / ".complete").write_text("")
-            shutil.rmtree(target, ignore_errors=True)
-            os.replace(tmp, target)
-            for old in target.parent.iterdir():
-                if old != target:
-                    shutil.rmtree(old, ignore_errors=True)
-    return target
-
-
-def copy_wheelhouse(node: str, path: str) -> None:
-    """Put the stand-in wheelhouse at ``path`` on a node (a created or running container)."""
-    import io  # pylint: disable=import-outside-toplevel
-    import tarfile  # pylint: disable=import-outside-toplevel
-    source = build_wheelhouse_cached()
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        # Docker's untar makes missing parents (0755) and leaves existing ones as they are.
-        parts = Path(path.strip("/")).parts
-        info = tarfile.TarInfo("/".join(parts))
-        info.type, info.mode = tarfile.DIRTYPE, 0o755
-        tar.addfile(info)
-        for wheel in sorted(source.glob("*.whl")):
-            tar.add(str(wheel), arcname="/".join(parts + (wheel.name,)))
-    docker("cp", "-", "%s:/" % _container(node), input=buf.getvalue())
-
-
-# ------------------------------------------------------------------------------ sources
-def standin_sources():
-    """tests/sim/standin_sources.py as a module (whatever sys.path holds)."""
-    loader = importlib.machinery.SourceFileLoader("ascend_sim_standin_sources", str(ROOT / "standin_sources.py"))
-    spec = importlib.util.spec_from_loader("ascend_sim_standin_sources", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def build_sources(directory: str | Path) -> list[Path]:
@@ -447,16 +413,16 @@ def build_sources(directory: str | Path) -> list[Path]:
     return standin_sources().build_sources(directory)
 
 
-def build_sources_cached() -> Path:
-    """The stand-in source repositories for the current inputs, built once under the state directory."""
-    target = STATE_DIR / "sources" / standin_sources().inputs_hash()
+def _built_once(kind: str, inputs_hash: str, build) -> Path:
+    """``build(directory)``'s output for these inputs, made once under STATE_DIR/<kind>/<hash> (older ones go)."""
+    target = STATE_DIR / kind / inputs_hash
     if (target / ".complete").exists():
         return target
     with state_lock():
         if not (target / ".complete").exists():
             tmp = target.with_name(target.name + ".tmp")
             shutil.rmtree(tmp, ignore_errors=True)
-            build_sources(tmp)
+            build(tmp)
             (tmp / ".complete").write_text("")
             shutil.rmtree(target, ignore_errors=True)
             os.replace(tmp, target)
@@ -466,20 +432,40 @@ def build_sources_cached() -> Path:
     return target
 
 
-def copy_sources(node: str, path: str) -> None:
-    """Put the stand-in source repositories at ``path`` on a node (a created or running container)."""
+def build_wheelhouse_cached() -> Path:
+    """The stand-in wheelhouse for the current inputs, built once under the state directory."""
+    return _built_once("wheelhouse", standin_wheels().inputs_hash(), build_wheelhouse)
+
+
+def build_sources_cached() -> Path:
+    """The stand-in source repositories for the current inputs, built once under the state directory."""
+    return _built_once("sources", standin_sources().inputs_hash(), build_sources)
+
+
+def _copy_into(node: str, path: str, entries: list[Path]) -> None:
+    """Put ``entries`` (files or directories) into the directory ``path`` on a node (a created or running
+    container). Docker's untar makes missing parents (0755) and leaves existing ones as they are."""
     import io  # pylint: disable=import-outside-toplevel
     import tarfile  # pylint: disable=import-outside-toplevel
-    source = build_sources_cached()
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         parts = Path(path.strip("/")).parts
         info = tarfile.TarInfo("/".join(parts))
         info.type, info.mode = tarfile.DIRTYPE, 0o755
         tar.addfile(info)
-        for repo in sorted(source.glob("*.git")):
-            tar.add(str(repo), arcname="/".join(parts + (repo.name,)))
+        for entry in entries:
+            tar.add(str(entry), arcname="/".join(parts + (entry.name,)))
     docker("cp", "-", "%s:/" % _container(node), input=buf.getvalue())
+
+
+def copy_wheelhouse(node: str, path: str) -> None:
+    """Put the stand-in wheelhouse at ``path`` on a node."""
+    _copy_into(node, path, sorted(build_wheelhouse_cached().glob("*.whl")))
+
+
+def copy_sources(node: str, path: str) -> None:
+    """Put the stand-in source repositories at ``path`` on a node."""
+    _copy_into(node, path, sorted(build_sources_cached().glob("*.git")))
 
 
 # ------------------------------------------------------------------------------- network
