@@ -21,7 +21,6 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import as_service
 
 
 class ActionModule(ActionBase):
@@ -42,9 +41,7 @@ class ActionModule(ActionBase):
         seconds = None if args['stopped_at'] is None else time.time() - args['stopped_at']
         outcome = upgrade_outcome(plain(args['status']), plain(args['drained']), seconds, plain(args['restored']),
                                   task_vars.get('inventory_hostname', '?'), args['left'], self._task.check_mode,
-                                  args['name'], args['error'])
-        if args['service']:
-            outcome['msg'] = as_service(outcome['msg'])
+                                  args['name'], args['error'], args['service'])
         out = dict(outcome, changed=False)
         if outcome['put_back'] and args['backend'] and args['server']:
             try:

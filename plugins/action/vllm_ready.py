@@ -27,7 +27,6 @@ from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, ready_notes, restore_note
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import ready_line, wait_ready
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import as_service
 
 display = Display()
 
@@ -74,11 +73,8 @@ class ActionModule(ActionBase):
         result.update(ready_notes(result, host))
         result['after'] = after_ready(kept, result.get('state') != 'ready', self._task.check_mode)
         if restoring:
-            result['restore_note'] = restore_note('restore', result)
-        if boolean(args.get('service', False) or False, strict=False):
-            for key in ('msg', 'error', 'reason', 'task', 'restore_note', 'log_note'):
-                if key in result:
-                    result[key] = as_service(result[key])
+            service = boolean(args.get('service', False) or False, strict=False)
+            result['restore_note'] = restore_note('restore', result, service)
         return result
 
 

@@ -18,6 +18,8 @@ __metaclass__ = type
 
 from typing import Any, Dict, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
+
 # Fixed, so that teardown finds a kept container from the instance's name alone.
 PREVIOUS_SUFFIX = '-previous'
 MANAGED_LABEL = 'ascend.vllm.managed-by'
@@ -157,23 +159,25 @@ def served_model_name(argv, default=''):
     return default
 
 
-def restore_note(after, restored=None):
-    # type: (str, Any) -> str
+def restore_note(after, restored=None, service=False):
+    # type: (str, Any, bool) -> str
     """The sentence the failure message ends with when the kept container was put back.
 
     ``after`` is after_ready's answer, ``restored`` the vllm_ready result of the restored
-    container (previous.yml).  Empty when nothing was restored.
+    container (previous.yml).  Empty when nothing was restored. ``service``: the instance is a
+    systemd service (serve/_words.py).
     """
     if after != 'restore':
         return ''
+    said = words(service)
     restored = restored if isinstance(restored, dict) else {}
     if restored.get('state') == 'ready':
-        return (' It was removed and the previous container was restored: it serves again (same container, image '
-                'and settings as before this run); fix the change and run again.')
-    note = (' It was removed and the previous container was restored, but does not serve either: %s.'
-            % (restored.get('error') or restored.get('msg') or 'it was not checked'))
+        return (' It was removed and the previous %s was restored: it serves again (%s as before this run); fix '
+                'the change and run again.' % (said['served_by'], said['same']))
+    note = (' It was removed and the previous %s was restored, but does not serve either: %s.'
+            % (said['served_by'], restored.get('error') or restored.get('msg') or 'it was not checked'))
     if restored.get('state') == 'crashed':
-        note += ' It is stopped and kept with its logs.'
+        note += ' %s.' % said['kept']
     return note
 
 

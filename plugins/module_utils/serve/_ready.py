@@ -34,6 +34,7 @@ from urllib.request import ProxyHandler, Request, build_opener
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
 # What vLLM logs once the API server listens (uvicorn).
 MARKER = 'Application startup complete.'
@@ -141,18 +142,20 @@ def judge_container(view, baseline):
     return None
 
 
-def marker_error(state, view, baseline, name, timeout, marker=MARKER):
-    # type: (str, Optional[Dict[str, Any]], int, str, float, str) -> str
-    """Why the wait for the startup line ended, in the words the role always used."""
+def marker_error(state, view, baseline, name, timeout, marker=MARKER, service=False):
+    # type: (str, Optional[Dict[str, Any]], int, str, float, str, bool) -> str
+    """Why the wait for the startup line ended, in the words the role always used (a container's, or with
+    ``service`` a systemd service's, serve/_words.py)."""
+    said = words(service)
     if state == 'gone':
-        reason = 'the container is gone'
+        reason = 'the %s is gone' % said['it']
     elif state == 'crashed':
         exit_part = ' (exit code %s)' % view['exit_code'] if view['restarting'] else ''
-        reason = 'vLLM crashed while starting%s and Docker restarted it %d time(s)' % (
-            exit_part, max(view['restart_count'] - baseline, 1))
+        reason = 'vLLM crashed while starting%s and %s restarted it %d time(s)' % (
+            exit_part, said['restarter'], max(view['restart_count'] - baseline, 1))
     elif state == 'exited':
-        reason = 'vLLM crashed while starting: the container stopped (state %s, exit code %s)' % (
-            view['status'], view['exit_code'])
+        reason = 'vLLM crashed while starting: the %s stopped (state %s, exit code %s)' % (
+            said['served_by'], view['status'], view['exit_code'])
     else:
         reason = 'still not up after %ss' % _seconds_text(timeout)
     return "vLLM in %s did not log '%s': %s" % (name, marker, reason)
@@ -227,12 +230,13 @@ class Watch(object):
         # type: () -> Dict[str, Any]
         self.view = self.first = container_view(self.probe.inspect())
         name = self.params['name']
+        said = words(self.params.get('service'))
         if self.first is None:
-            return self.finish('absent', 'Check that the container %s exists' % name,
-                               'Container %s does not exist; run playbooks/deploy.yml (or site.yml) first' % name)
+            return self.finish('absent', 'Check that the %s %s exists' % (said['it'], name),
+                               '%s %s does not exist; run playbooks/deploy.yml (or site.yml) first' % (said['It'], name))
         if self.params.get('check_mode') and self.first['status'] != 'running':
-            return self.finish('not_running', 'Check that the container %s runs' % name,
-                               'Container %s is %s (a real run would start it)' % (name, self.first['status']))
+            return self.finish('not_running', 'Check that the %s %s runs' % (said['it'], name),
+                               '%s %s is %s (a real run would start it)' % (said['It'], name, self.first['status']))
         self.baseline = self.first['restart_count']
         self.since = _start_since(self.first)
         if not self.params.get('just_started', True):
@@ -273,7 +277,8 @@ class Watch(object):
             state = judge_container(self.view, self.baseline)
             if state:
                 return self.finish(state, self.marker_task(), marker_error(
-                    state, self.view, self.baseline, self.params['name'], timeout, self.marker()))
+                    state, self.view, self.baseline, self.params['name'], timeout, self.marker(),
+                    self.params.get('service')))
             if not self.marker_seen:
                 self.marker_seen = self.look_for_marker()
             if self.marker_seen:

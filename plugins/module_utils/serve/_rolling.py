@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, spec_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
     RUN_SETTINGS, container_run_vars, instance_container)
 
@@ -159,8 +160,8 @@ def in_flight(rows, backend, server):
 
 
 def upgrade_outcome(status, drained, seconds=None, restored=None, host='', left=(), check_mode=False, name='',
-                    error=''):
-    # type: (Any, Any, Any, Any, str, Any, bool, str, str) -> Dict[str, Any]
+                    error='', service=False):
+    # type: (Any, Any, Any, Any, str, Any, bool, str, str, bool) -> Dict[str, Any]
     """What the rolling step does after one instance was replaced and checked.
 
     ``status``: vllm_serve_status of the instance (state ready/failed, error);
@@ -202,9 +203,11 @@ def upgrade_outcome(status, drained, seconds=None, restored=None, host='', left=
     elif ok:
         out['msg'] = '%s on %s upgraded; back in the balancer' % (name, host) if was_drained else ''
     else:
-        back = ('the previous container serves again%s' % (' and is back in the balancer' if was_drained else '')
-                if restored_ok else 'the previous container could not be brought back' if restored else
-                'there was no previous container to go back to')
+        # ``service``: a systemd service, not a container (serve/_words.py).
+        what = words(service)['served_by']
+        back = ('the previous %s serves again%s' % (what, ' and is back in the balancer' if was_drained else '')
+                if restored_ok else 'the previous %s could not be brought back' % what if restored else
+                'there was no previous %s to go back to' % what)
         out['msg'] = ('Rolling upgrade stopped at %s on %s: %s. Rolled back: %s. Not upgraded (untouched): %s '
                       'and the hosts after %s.' % (name, host, status.get('error', 'it did not become ready'), back,
                                                    ', '.join(left) or 'no other instance of this host', host))

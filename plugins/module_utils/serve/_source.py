@@ -510,28 +510,3 @@ def own_services(units, instances, device_template):
                                  'devices': [device_template.replace('{index}', str(chip)) for chip in inst.get('chips') or []],
                                  'ports': [str(inst['port'])] if inst.get('port') is not None else [], 'pids': []}
     return out
-
-
-# The readiness check and the rolling upgrade speak of containers; for a service the same sentences name what
-# stands in their place (the journal keeps a stopped unit's log; systemd restarts it on failure).
-SERVICE_WORDS = (
-    ('Docker restarted it', 'systemd restarted it'),
-    ('the container stopped', 'the service stopped'),
-    ('the container is gone', 'the unit is gone'),
-    ('same container, image and settings', 'same unit, virtualenv and settings'),
-    ('The container is stopped and kept with its logs', 'The service is stopped; the journal keeps its log'),
-    ('It is stopped and kept with its logs', 'It is stopped; the journal keeps its log'),
-    ('the previous container', 'the previous service'),
-    ('no previous container', 'no previous service'),
-    ('Check that the container', 'Check that the unit'),
-    ('Container ', 'Unit '),
-)
-
-
-def as_service(text):
-    """A sentence about a container, said of the systemd service that stands in its place."""
-    if not isinstance(text, str):
-        return text
-    for container, service in SERVICE_WORDS:
-        text = text.replace(container, service)
-    return text

@@ -310,3 +310,19 @@ def test_the_node_read_looks_for_git_only_when_asked(tmp_path, monkeypatch):
     git.chmod(0o755)
     assert gather_source({'git': True}, run)['git'] == {'path': str(git), 'version': '2.39.5'}
     assert [str(git), '--version'] in calls
+
+
+def test_a_service_is_spoken_of_as_a_service():
+    """The readiness check, keep-last-good and the rolling upgrade name systemd and the service (serve/_words.py)."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import restore_note
+    from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import marker_error
+    from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome
+    crashed = {'restarting': True, 'exit_code': 1, 'restart_count': 1, 'status': 'restarting'}
+    assert 'and systemd restarted it 1 time(s)' in marker_error('crashed', crashed, 0, 'u.service', 60, service=True)
+    assert 'the unit is gone' in marker_error('gone', None, 0, 'u.service', 60, service=True)
+    note = restore_note('restore', {'state': 'ready'}, service=True)
+    assert 'the previous service was restored: it serves again (same unit, virtualenv and settings' in note
+    out = upgrade_outcome({'state': 'failed', 'container': 'u.service', 'error': 'x'}, {}, restored={'state': 'ready'},
+                          host='h', service=True)
+    assert 'Rolled back: the previous service serves again.' in out['msg']
+    assert 'container' not in marker_error('crashed', crashed, 0, 'u', 60, service=True) + note + out['msg']
