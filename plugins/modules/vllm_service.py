@@ -135,7 +135,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
-    MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, env_text)
+    MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, env_text, managed)
 
 
 def _read(path):
@@ -169,11 +169,6 @@ def _active(module, name):
     return _systemctl(module, 'is-active', name, check=False)[1] in ('active', 'activating', 'reloading')
 
 
-def _managed(text):
-    return text is not None and any(line.strip() == '%s=%s' % (MANAGED_KEY, MANAGED_VALUE)
-                                    for line in text.splitlines())
-
-
 def _env_file_of(text):
     for line in (text or '').splitlines():
         if line.startswith('EnvironmentFile='):
@@ -186,7 +181,7 @@ def started(module, params, result):
     env_path = params['env_file']
     unit_new, env_new = params['unit'], env_text(params['env'])
     unit_old, env_old = _read(unit_path), _read(env_path)
-    if unit_old is not None and not _managed(unit_old):
+    if unit_old is not None and not managed(unit_old):
         module.fail_json(msg='%s exists and was not written by ascend.vllm (no %s=%s line): it is left alone'
                              % (unit_path, MANAGED_KEY, MANAGED_VALUE),
                          fix='choose another container name for the instance, or remove the unit if it may go')
@@ -254,15 +249,15 @@ def absent(module, params, result):
     names = list(params['names']) + ([params['name']] if params['name'] else [])
     if params['all_managed'] and os.path.isdir(directory):
         names += [entry for entry in sorted(os.listdir(directory))
-                  if entry.endswith('.service') and _managed(_read(os.path.join(directory, entry)))]
+                  if entry.endswith('.service') and managed(_read(os.path.join(directory, entry)))]
     for name in sorted(set(names)):
         path = os.path.join(directory, name)
         text = _read(path)
         if text is None:
             text = _read(path + PREVIOUS_SUFFIX)
-            if text is None or not _managed(text):
+            if text is None or not managed(text):
                 continue
-        elif not _managed(text):
+        elif not managed(text):
             result['foreign'].append(name)
             continue
         result['removed'].append(name)

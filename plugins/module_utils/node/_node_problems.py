@@ -589,7 +589,7 @@ def node_problems(facts, settings):
     install = settings.get('install') or {}
     if install.get('method') == 'source':
         # No container: the units' state, the install's checks; Docker only for a balancer.
-        own = own_services((facts.get('source') or {}).get('units'), instances, _template(profile))
+        own = own_services((facts.get('source') or {}).get('units'), instances, lambda chip: chip_device(profile, chip))
         problems = platform_problems(settings) + path_problems(facts, dict(settings, mount_sources=False), profile,
                                                                instances, mounts=False)
         problems += source_problems(install, facts.get('source'), settings.get('services') or {},

@@ -17,7 +17,7 @@ import os
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
-    MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, digest)
+    PREVIOUS_SUFFIX, digest, managed)
 
 _READ_LIMIT = 65536
 
@@ -70,7 +70,7 @@ def _unit(run_command, unit_dir, unit):
     path = os.path.join(unit_dir, unit['name'])
     text = _read(path)
     found = {'exists': text is not None,
-             'managed': text is not None and '%s=%s' % (MANAGED_KEY, MANAGED_VALUE) in text.splitlines(),
+             'managed': managed(text),
              'previous': os.path.exists(path + PREVIOUS_SUFFIX), 'active': False, 'restarting': False, 'digest': ''}
     if text is None:
         return found

@@ -44,7 +44,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import demux
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info, parse_version_info
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import MANAGED_KEY, MANAGED_VALUE, UNIT_DIR
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import UNIT_DIR, managed
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 INSTALL_INFO_FILE = '/etc/ascend_install.info'
@@ -267,7 +267,7 @@ class Collector(object):
         names = []
         for name in sorted(os.listdir(unit_dir)):
             text = self.read_quietly(os.path.join(UNIT_DIR, name)) if name.endswith('.service') else None
-            if text is not None and ('%s=%s' % (MANAGED_KEY, MANAGED_VALUE)).encode('utf-8') in text:
+            if managed(text):
                 names.append(name)
                 self.add('systemd/%s' % safe_name(name), text, os.path.join(UNIT_DIR, name))
         self.summary['services'] = names

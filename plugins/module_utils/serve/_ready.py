@@ -24,6 +24,7 @@ import http.client as httplib
 import json
 import os
 import re
+import shlex
 import struct
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -588,7 +589,6 @@ def unit_command(text):
     # type: (str) -> List[str]
     """The command of a unit's ExecStart (``systemctl cat``), after the launcher: ``[<venv>/bin/vllm, serve, ...]``
     with systemd's ``$$`` and ``%%`` unescaped (serve/_source.py writes each argument double-quoted)."""
-    import shlex
     for line in (text or '').splitlines():
         if line.startswith('ExecStart='):
             try:

@@ -57,6 +57,13 @@ BUILD_ENV = {'vllm': {'VLLM_TARGET_DEVICE': 'empty'}, 'vllm_ascend': {'SOC_VERSI
 _REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|(?:[^/\s:@]+@)?[^/\s:@]+:\S+|/\S*)$')
 
 
+def managed(text):
+    """Whether a unit file's text (str or bytes; None for no file) is one the collection wrote (its marker line)."""
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
+    return text is not None and any(line.strip() == '%s=%s' % (MANAGED_KEY, MANAGED_VALUE) for line in text.splitlines())
+
+
 def bare(version):
     """``v0.23.0`` -> ``0.23.0`` (a git tag as pip writes the version)."""
     text = str(version or '')
@@ -499,14 +506,15 @@ def _cann_problems(install, files):
     return out
 
 
-def own_services(units, instances, device_template):
-    """Per instance whose unit runs: its chips' devices and port, as own_running gives a container's (no pids:
-    vLLM's engine processes are its children, so its chips count as ours whole)."""
+def own_services(units, instances, device_of):
+    """Per instance whose unit runs: its chips' devices (``device_of(chip)``, the platform's device path) and
+    port, as own_running gives a container's (no pids: vLLM's engine processes are its children, so its chips
+    count as ours whole)."""
     out = {}
     for inst in instances:
         found = (units or {}).get(unit_name(inst['container_name'])) or {}
         if found.get('active'):
             out[inst['name']] = {'container': unit_name(inst['container_name']),
-                                 'devices': [device_template.replace('{index}', str(chip)) for chip in inst.get('chips') or []],
+                                 'devices': [device_of(chip) for chip in inst.get('chips') or []],
                                  'ports': [str(inst['port'])] if inst.get('port') is not None else [], 'pids': []}
     return out
