@@ -108,7 +108,7 @@ options:
         leaves the node.
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests, source]
+    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests, source, serving]
     default: [paths, npu, docker, ports, disk, memory, addresses]
   source:
     description:
@@ -118,6 +118,65 @@ options:
         building from the release tags clones with). See RV(source).
     type: dict
     version_added: 0.3.0
+  serving:
+    description:
+      - The instances that may already serve as the plan asks (only with V(serving) in O(gather), and with
+        V(docker) for containers or V(source) for the units of the source install method). Each one that runs,
+        carries one of its O(serving[].digests) and has no kept C(-previous) is asked at once, as
+        M(ascend.vllm.vllm_ready) with O(ascend.vllm.vllm_ready#module:just_started=false) asks it (C(/health),
+        C(/v1/models), then the smoke tests), without waiting; see RV(serving).
+      - So a re-run that changes nothing checks its instances in the node read's round trip (the
+        C(ascend.vllm.host_plan) action asks for this); an instance that does not answer at once is left to
+        the deploy's readiness wait.
+    type: list
+    elements: dict
+    default: []
+    version_added: 0.3.0
+    suboptions:
+      name:
+        description: The container, or the systemd unit with O(serving[].service).
+        type: str
+        required: true
+      service:
+        description: A systemd unit of the source install method, not a container.
+        type: bool
+        default: false
+      digests:
+        description: The spec digests (label C(ascend.vllm.spec), or the unit's) the plan may ask for.
+        type: list
+        elements: str
+        default: []
+      url:
+        description: The server's base URL from the node.
+        type: str
+        required: true
+      served_model_name:
+        description: The name C(/v1/models) must list.
+        type: str
+        required: true
+      api_key:
+        description: The server's API key, if it has one.
+        type: str
+      smoke_test:
+        description: Send the guide's completions and chat completions requests too.
+        type: bool
+        default: false
+      prompt:
+        description: The smoke tests' prompt.
+        type: str
+        default: The future of AI is
+      max_tokens:
+        description: The completions request's C(max_completion_tokens).
+        type: int
+        default: 50
+      chat_max_tokens:
+        description: The chat completions request's C(max_completion_tokens).
+        type: int
+        default: 1024
+      smoke_timeout:
+        description: Seconds each smoke test may take.
+        type: float
+        default: 600
 attributes:
   action:
     support: full
@@ -311,6 +370,14 @@ source:
   returned: when V(source) is gathered
   type: dict
   version_added: 0.3.0
+serving:
+  description:
+    - Per instance of O(serving) that was asked (it ran with one of its digests) - C(digest) (the one it carries),
+      C(state) (V(ready) when it answered every check), C(task) and C(error) (the check that failed), C(models),
+      C(completion) and C(chat) (the smoke tests' answers).
+  returned: when V(serving) is gathered
+  type: dict
+  version_added: 0.3.0
 manifests:
   description:
     - Per reference of O(manifests) what its registry says the tag points to; C(digest) is the manifest digest
@@ -376,7 +443,10 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS, gather_node
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_source import gather_source
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
+    check_serving, found_serving, serving_probe)
 
 
 def main():
@@ -393,7 +463,20 @@ def main():
             manifests=dict(type='list', elements='str', default=[]),
             registry_timeout=dict(type='float', default=10.0),
             source=dict(type='dict'),
-            gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests', 'source'],
+            serving=dict(type='list', elements='dict', default=[], options=dict(
+                name=dict(type='str', required=True),
+                service=dict(type='bool', default=False),
+                digests=dict(type='list', elements='str', default=[], no_log=False),
+                url=dict(type='str', required=True),
+                served_model_name=dict(type='str', required=True),
+                api_key=dict(type='str', no_log=True),
+                smoke_test=dict(type='bool', default=False),
+                prompt=dict(type='str', default='The future of AI is'),
+                max_tokens=dict(type='int', default=50, no_log=False),
+                chat_max_tokens=dict(type='int', default=1024, no_log=False),
+                smoke_timeout=dict(type='float', default=600),
+            )),
+            gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests', 'source', 'serving'],
                         default=list(SUBSETS)),
         ),
         supports_check_mode=True,
@@ -405,6 +488,10 @@ def main():
     facts = gather_node(module.params, module.run_command, os.environ.get('PATH', ''), module.warn)
     if 'source' in (module.params['gather'] or []):
         facts['source'] = gather_source(module.params['source'], module.run_command)
+    if 'serving' in (module.params['gather'] or []):
+        found = found_serving(facts.get('containers'), (facts.get('source') or {}).get('units'))
+        facts['serving'] = check_serving(module.params['serving'], found,
+                                         serving_probe(engine_host(module.params['docker_host']), module.run_command))
     module.exit_json(changed=False, **facts)
 
 

@@ -68,6 +68,12 @@ class Fleet:
         return info["Id"], info["Config"]["Cmd"]
 
     @staticmethod
+    def requests(node):
+        """How many completions and chat completions requests the node's vllm container answered."""
+        log = sim.exec_node(node, ["sh", "-c", "docker logs vllm-ascend 2>&1"]).stdout
+        return len(re.findall(r'"POST /v1/(?:chat/)?completions HTTP', log))
+
+    @staticmethod
     def images(node):
         return sim.exec_node(node, ["docker", "images", "-q", "--no-trunc"]).stdout.split()
 
@@ -86,9 +92,18 @@ def test_rerun_with_no_change_reports_zero_changed(fleet):
     first, recap = fleet.run()
     assert first.returncode == 0, first.stdout[-4000:]
     assert all(r["changed"] > 0 for r in recap.values()), recap
+    asked = {node: fleet.requests(node) for node in NODES}
     again, recap = fleet.run()
     assert again.returncode == 0, again.stdout[-4000:]
     assert recap == {name: {"changed": 0, "failed": 0} for name in NODES}
+    # Each instance was still checked, in the node read's round trip: its server answered /health,
+    # /v1/models and the guide's two smoke requests once more, and the deploy did not wait for it again.
+    for node in NODES:
+        assert fleet.requests(node) - asked[node] == 2, (node, fleet.requests(node), asked[node])
+    text = re.sub(r"\s+", " ", again.stdout)
+    assert text.count("default (vllm-ascend) serves as planned: /health, /v1/models and the smoke tests "
+                      "(completions, chat completions) answered") == len(NODES), again.stdout[-4000:]
+    assert "ready_instance | Wait for" not in again.stdout
 
 
 def test_model_change_recreates_only_that_hosts_container(fleet):

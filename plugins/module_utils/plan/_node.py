@@ -23,6 +23,7 @@ import shlex
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import (
     judge as judge_image, offline_problems, pin_problems, present)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS as NODE_SUBSETS
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import (
     node_problems, node_query as _node_query, report as node_report, summary as node_summary)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
@@ -34,6 +35,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
     SOURCE, digest, env_text, installed_ok, preload_paths, source_query, unit_name)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import instance_secrets
@@ -152,7 +154,121 @@ def node_query(request, planned):
         query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
+    serving = serving_query(request, planned)
+    if serving:
+        query['serving'] = serving
+        query['gather'] = list(query.get('gather') or NODE_SUBSETS) + ['serving']
     return query
+
+
+def _secrets(request):
+    """The variables the API key and the environment's secrets are read from (never put in the plan)."""
+    return dict((name, request.get(name)) for name in (PREFIX + 'instances', PREFIX + 'api_key', PREFIX + 'env'))
+
+
+def _image_expected(request, planned, ref, image_ids, image_current):
+    """{instance name: {digest, image_id}} of the containers this plan asks for with the image ``ref``."""
+    run = {
+        'configs': planned.get('configs') or {},
+        'host': {'image': request.get(PREFIX + 'image') or ref,
+                 'publish_address': request.get(PREFIX + 'publish_address'),
+                 'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+                 'platform': request.get(PREFIX + 'platform'),
+                 'keep_previous': request.get(PREFIX + 'keep_previous')},
+        'settings': dict((name, request.get(name)) for name in RUN_SETTINGS),
+        'image_ids': image_ids,
+        'image_current': image_current,
+    }
+    return expected_containers(planned.get('instances') or [], run, _secrets(request), {})
+
+
+def _source_expected(request, planned):
+    """{instance name: {digest, image_id}} of the units this plan asks for (the digest with the secrets)."""
+    expected = {}
+    for entry in planned.get('instances') or []:
+        service = (planned.get('services') or {}).get(entry['name'])
+        if not service:
+            continue
+        env = dict(service['env'])
+        env.update(instance_secrets(entry, (planned.get('configs') or {}).get(entry['name']), _secrets(request))['env'])
+        expected[entry['name']] = {'digest': digest(service['unit'], env_text(env), service['launcher_text']),
+                                   'image_id': SOURCE}
+    return expected
+
+
+def serving_query(request, planned):
+    """node_facts' ``serving``: the instances that may already serve as this plan asks, each with the digests it
+    would carry (one per image reference the node may run, worked out before the node is read), its URL and the
+    smoke tests. Asked in the node read's round trip; the answer counts only for an instance the node plan leaves
+    as it is (``verified``). None when the deploy pulls or loads anyway (a policy of always, a tarball)."""
+    source = (planned.get('install') or {}).get('method') == SOURCE
+    digests = {}
+    if source:
+        for name, value in _source_expected(request, planned).items():
+            digests[name] = [value['digest']]
+    elif request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
+        image = planned.get('image') or {}
+        refs = [request.get(PREFIX + 'image')] if request.get(PREFIX + 'image') else list(image.get('candidates') or [])
+        for ref in refs:
+            for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
+                digests.setdefault(name, []).append(value['digest'])
+    configured, secrets = planned.get('configs') or {}, _secrets(request)
+    out = []
+    for entry in planned.get('instances') or []:
+        if not digests.get(entry['name']):
+            continue
+        config = configured.get(entry['name']) or {}
+        out.append({'name': unit_name(entry['container_name']) if source else entry['container_name'],
+                    'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
+                    'served_model_name': served_name(entry, config),
+                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
+                    'smoke_test': bool(request.get(PREFIX + 'smoke_test')),
+                    'prompt': request.get(PREFIX + 'smoke_prompt'),
+                    'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
+                    'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
+                    'smoke_timeout': request.get(PREFIX + 'smoke_timeout')})
+    return out
+
+
+def served_name(entry, config):
+    """The name an instance serves under: its vllm_config result's, else its own option, else qwen3.5."""
+    settings = (config or {}).get('settings') or {}
+    return settings.get('served_model_name') or (entry.get('options') or {}).get('served_model_name') or 'qwen3.5'
+
+
+def verified(planned, found, steps):
+    """{instance name: its vllm_serve_status entry} of the instances the node read checked (``found``: node_facts'
+    ``serving``) that answered every check and that the plan leaves as they are (``steps['same']``): nothing in
+    this run changes them, so the deploy's readiness check of them is done."""
+    source = (planned.get('install') or {}).get('method') == SOURCE
+    configured = planned.get('configs') or {}
+    out = {}
+    for entry in steps.get('same') or []:
+        name = unit_name(entry['container_name']) if source else entry['container_name']
+        answer = (found or {}).get(name) or {}
+        if answer.get('state') != 'ready':
+            continue
+        out[entry['name']] = {
+            'container': name, 'model': (entry.get('options') or {}).get('model') or '',
+            'served_model_name': served_name(entry, configured.get(entry['name'])), 'url': entry['url'],
+            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready',
+            'completion': truncate((answer.get('completion') or '').strip(), 80)}
+    return out
+
+
+def verified_lines(status, found, smoke, prompt):
+    """What the deploy's readiness check prints of an instance, for those the node read checked (``found``: their
+    answers, ``smoke``: whether the smoke tests ran)."""
+    lines = []
+    for name, state in sorted(status.items()):
+        answer = (found or {}).get(state['container']) or {}
+        lines.append('%s (%s) serves as planned: %s answered' % (
+            name, state['container'], '/health, /v1/models and the smoke tests (completions, chat completions)'
+            if smoke else '/health and /v1/models'))
+        if smoke:
+            lines += ['completions: %s%s' % (prompt, answer.get('completion') or ''),
+                      'chat: %s' % truncate(answer.get('chat') or '', 400)]
+    return lines
 
 
 def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
@@ -211,12 +327,21 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                         + command_lines(planned.get('instances') or [], configured))
         out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
         out['steps'] = source_steps(request, out, node.get('source') or {})
-        return out
+        return _with_verified(out, node, request)
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
     out['containers'] = containers(request, planned.get('instances') or [], configured,
                                    verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {})
     out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
+    return _with_verified(out, node, request)
+
+
+def _with_verified(out, node, request):
+    """The plan with ``verified`` (the instances the node read found serving as planned) and their lines."""
+    out['verified'] = verified(out, node.get('serving'), out['steps'])
+    out['lines'] = out['lines'] + verified_lines(out['verified'], node.get('serving'),
+                                                 bool(request.get(PREFIX + 'smoke_test')),
+                                                 request.get(PREFIX + 'smoke_prompt') or '')
     return out
 
 
@@ -240,21 +365,16 @@ def source_steps(request, planned, facts):
     a unit that runs and whose files are what the plan asks for (the digest with the secrets themselves) is
     only checked; one kept from an interrupted replacement (``.previous``) rolls."""
     units = facts.get('units') or {}
-    found, expected = {}, {}
-    secrets = dict((name, request.get(name)) for name in (PREFIX + 'instances', PREFIX + 'api_key', PREFIX + 'env'))
+    found = {}
     for entry in planned.get('instances') or []:
         unit = units.get(unit_name(entry['container_name'])) or {}
-        service = (planned.get('services') or {}).get(entry['name'])
-        if not service:
+        if not (planned.get('services') or {}).get(entry['name']):
             continue
         found[entry['container_name']] = {'exists': bool(unit.get('exists')), 'running': bool(unit.get('active')),
                                           'restarting': bool(unit.get('restarting')),
                                           'labels': {SPEC_LABEL: unit.get('digest') or ''}, 'image_id': SOURCE}
         found[entry['container_name'] + '-previous'] = {'exists': bool(unit.get('previous'))}
-        env = dict(service['env'])
-        env.update(instance_secrets(entry, (planned.get('configs') or {}).get(entry['name']), secrets)['env'])
-        expected[entry['name']] = {'digest': digest(service['unit'], env_text(env), service['launcher_text']),
-                                   'image_id': SOURCE}
+    expected = _source_expected(request, planned)
     return upgrade_steps(planned.get('instances') or [], frontends(planned.get('balancer') or {}), found, expected)
 
 
@@ -263,20 +383,7 @@ def node_steps(request, planned, result, ref, image_current):
     the containers the node read found: a container whose digest label and image are what this plan asks
     for is only checked. ``ref``: the image the host runs; ``image_current``: nothing pulls or loads it."""
     instances = planned.get('instances') or []
-    run = {
-        'configs': planned.get('configs') or {},
-        'host': {'image': request.get(PREFIX + 'image') or ref,
-                 'publish_address': request.get(PREFIX + 'publish_address'),
-                 'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
-                 'platform': request.get(PREFIX + 'platform'),
-                 'keep_previous': request.get(PREFIX + 'keep_previous')},
-        'settings': dict((name, request.get(name)) for name in RUN_SETTINGS),
-        'image_ids': result.get('image_ids') or {},
-        'image_current': image_current,
-    }
-    # The API key and the environment's secrets, for the digest: read here, never put in the plan.
-    secrets = dict((name, request.get(name)) for name in (PREFIX + 'instances', PREFIX + 'api_key', PREFIX + 'env'))
-    expected = expected_containers(instances, run, secrets, {})
+    expected = _image_expected(request, planned, ref, result.get('image_ids') or {}, image_current)
     return upgrade_steps(instances, frontends(planned.get('balancer') or {}), result.get('containers'), expected)
 
 

@@ -35,6 +35,7 @@ from urllib.request import ProxyHandler, Request, build_opener
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
 # What vLLM logs once the API server listens (uvicorn).
@@ -623,3 +624,59 @@ def unit_view(show, command=None):
     return {'State': {'Status': status, 'Restarting': status == 'restarting', 'ExitCode': show.get('ExecMainStatus'),
                       'StartedAt': started_at},
             'RestartCount': restarts, 'Config': {'Tty': False, 'Cmd': list(command or [])}}
+
+
+# ------------------------------------------------------------------ at the node read
+def found_serving(containers=None, units=None):
+    # type: (Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+    """{container or unit name: {running, digest, previous}} from what the node read found: the containers it
+    inspected (node_facts' ``containers``) or the units of the source install method (``source.units``)."""
+    out = {}
+    for name, seen in (containers or {}).items():
+        if isinstance(seen, dict) and seen.get('exists'):
+            kept = (containers or {}).get(name + '-previous') or {}
+            out[name] = {'running': bool(seen.get('running')) and not seen.get('restarting'),
+                         'digest': (seen.get('labels') or {}).get(SPEC_LABEL) or '', 'previous': bool(kept.get('exists'))}
+    for name, unit in (units or {}).items():
+        if isinstance(unit, dict) and unit.get('exists'):
+            out[name] = {'running': bool(unit.get('active')) and not unit.get('restarting'),
+                         'digest': unit.get('digest') or '', 'previous': bool(unit.get('previous'))}
+    return out
+
+
+def serving_probe(docker_host, run):
+    # type: (str, Callable[..., Tuple[int, str, str]]) -> Callable[[Dict[str, Any]], NodeProbe]
+    """``probe_for(entry)`` of ``check_serving``: the container over the Engine ``docker_host``, or with
+    ``service`` the systemd unit (``run``: AnsibleModule.run_command), and its server at the entry's URL."""
+    def probe_for(entry):
+        source = SystemdUnit(run) if entry.get('service') else DockerSocket(socket_path(docker_host))
+        return NodeProbe(source, HttpClient(entry['url'], bearer(entry.get('api_key'))), entry['name'])
+    return probe_for
+
+
+def check_serving(entries, found, probe_for):
+    # type: (List[Dict[str, Any]], Dict[str, Dict[str, Any]], Callable[[Dict[str, Any]], Any]) -> Dict[str, Dict[str, Any]]
+    """Readiness and the smoke tests, at the node read, of each instance already serving as the plan asks.
+
+    ``entries``: node_facts' ``serving`` (each with the ``digests`` the plan may ask for); ``found``: what
+    ``found_serving`` made of the same read; ``probe_for(entry)``: its probe (``serving_probe``). Only a
+    container (or unit) that runs, carries one of the digests and has no kept ``-previous`` is asked, at once
+    (no wait: one that does not answer now is the deploy's to wait for). {name: {digest, state, task, error,
+    completion, chat, models}} of those asked; the controller counts a ``ready`` only for an instance the plan
+    leaves as it is (plan/_node.py).
+    """
+    out = {}
+    for entry in entries:
+        seen = found.get(entry['name']) or {}
+        if not (seen.get('running') and seen.get('digest') in (entry.get('digests') or []) and not seen.get('previous')):
+            continue
+        params = dict(entry, just_started=False, timeout=0.01, poll_interval=POLL_INTERVAL, report_after=0,
+                      log_lines=0, marker=MARKER)
+        try:
+            result = Watch(probe_for(entry), params).run()
+        except (IOError, OSError, ValueError) as exc:
+            result = {'state': 'error', 'task': 'Check %s' % entry['name'], 'error': str(exc)}
+        out[entry['name']] = dict((key, result.get(key)) for key in
+                                  ('state', 'task', 'error', 'completion', 'chat', 'models'))
+        out[entry['name']]['digest'] = seen['digest']
+    return out

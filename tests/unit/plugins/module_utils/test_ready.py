@@ -466,3 +466,62 @@ def test_without_report_after_waited_is_the_calls_own_time():
     clock = Clock()
     result = watch_at(Node(clock, ready_at=3.0), clock, 1000.0, timeout=60)
     assert result['state'] == 'ready' and 3.0 <= result['waited'] <= 3.25
+
+
+# ------------------------------------------------------------------ at the node read (node_facts' serving)
+SERVING = {'name': 'vllm-ascend', 'digests': ['d1', 'd2'], 'url': 'http://127.0.0.1:8080',
+           'served_model_name': 'qwen3.5', 'smoke_test': True, 'prompt': 'The future of AI is', 'max_tokens': 50,
+           'chat_max_tokens': 1024, 'smoke_timeout': 600}
+LABEL = 'ascend.vllm.spec'
+
+
+def _found(digest='d2', running=True, restarting=False, previous=False):
+    containers = {'vllm-ascend': {'exists': True, 'running': running, 'restarting': restarting,
+                                  'labels': {LABEL: digest}}}
+    if previous:
+        containers['vllm-ascend-previous'] = {'exists': True, 'running': False, 'labels': {}}
+    return _ready.found_serving(containers)
+
+
+def test_an_instance_serving_as_planned_is_checked_with_the_smoke_tests_in_the_read():
+    node = Node(Clock(), ready_at=0.0)
+    out = _ready.check_serving([SERVING], _found(), lambda entry: node)
+    assert out == {'vllm-ascend': {'state': 'ready', 'task': '', 'error': '', 'completion': ' bright.',
+                                   'chat': 'Hi.', 'models': ['qwen3.5'], 'digest': 'd2'}}
+    assert [path for path, _body in node.posts] == ['/v1/completions', '/v1/chat/completions']
+
+
+@pytest.mark.parametrize('found', [
+    _found(digest='other'),          # another spec: the deploy replaces it
+    _found(digest=''),               # not ours, or made before the digest label
+    _found(running=False),           # stopped: the deploy starts it
+    _found(restarting=True),         # crash-looping
+    _found(previous=True),           # a replacement left half-done: it rolls
+    {},                              # no such container
+])
+def test_an_instance_the_deploy_will_touch_is_not_asked(found):
+    node = Node(Clock(), ready_at=0.0)
+    assert _ready.check_serving([SERVING], found, lambda entry: node) == {}
+    assert node.calls == [] and node.posts == []
+
+
+def test_an_instance_that_does_not_answer_now_is_left_to_the_deploy_without_a_wait():
+    clock = Clock()
+    node = Node(clock, ready_at=None)
+    out = _ready.check_serving([SERVING], _found(), lambda entry: node)
+    assert out['vllm-ascend']['state'] != 'ready' and node.posts == []
+
+
+def test_a_probe_that_cannot_be_made_is_an_answer_not_a_failure():
+    def broken(entry):
+        raise ValueError('docker_host=tcp://x: only a unix:// socket is supported')
+    out = _ready.check_serving([SERVING], _found(), broken)
+    assert out['vllm-ascend']['state'] == 'error' and 'unix://' in out['vllm-ascend']['error']
+
+
+def test_units_of_the_source_install_method_are_found_like_containers():
+    units = {'vllm-ascend.service': {'exists': True, 'active': True, 'restarting': False, 'previous': False,
+                                     'digest': 'd1'},
+             'other.service': {'exists': False}}
+    assert _ready.found_serving(units=units) == {
+        'vllm-ascend.service': {'running': True, 'digest': 'd1', 'previous': False}}

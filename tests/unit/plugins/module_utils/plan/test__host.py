@@ -22,7 +22,7 @@ import os
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
@@ -354,3 +354,74 @@ def test_a_metrics_file_path_the_controller_cannot_write_is_refused(tmp_path, wh
 def test_numbers_beyond_any_float_are_refused_not_crashed_on(name, value):
     planned = plan_for({name: value}, groups=('atlas_200i_pro',))
     assert planned['problems'] and planned['stage'] in ('variables', 'plan')
+
+
+# ------------------------------------------------------------------ checked at the node read (node_facts' serving)
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import (  # noqa: E402
+    node_steps, serving_query, verified)
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL  # noqa: E402
+
+
+def _node_with(planned, request, digest, image_id='sha256:1', ref=None):
+    """node_steps' view of a node that runs the first instance's container with ``digest`` and the image ``ref``
+    (the first candidate unless given)."""
+    ref = ref or planned['image']['candidates'][0]
+    name = planned['instances'][0]['container_name']
+    result = {'containers': {name: {'exists': True, 'running': True, 'restarting': False, 'image_id': image_id,
+                                    'labels': {SPEC_LABEL: digest}},
+                             name + '-previous': {'exists': False}},
+              'image_ids': {ref: 'sha256:1'}}
+    return node_steps(request, planned, result, ref, True)
+
+
+@settings(max_examples=max(5, EXAMPLES // 20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VALID)
+def test_a_container_carrying_a_digest_the_read_asks_about_is_one_the_plan_leaves_as_it_is(user):
+    # The contract between the two halves: node_facts checks a container in the read only when it carries one
+    # of the digests worked out before the read; the node plan then counts the answer only for an instance it
+    # leaves as it is. For every plan, the digests asked about are exactly those the node plan leaves alone.
+    request = read_request_for(user)
+    planned = host_plan(request, _roles(DataLoader())[0], os.path.isfile)
+    assume(not planned['problems'])  # a plan preflight refuses never reaches the node read
+    query = serving_query(request, planned)
+    assert [entry['name'] for entry in query] == [entry['container_name'] for entry in planned['instances']]
+    # One digest per image the node may run (each candidate reference); a container carrying the one of the
+    # image it runs is left as it is.
+    left = set()
+    for ref in planned['image']['candidates']:
+        for digest in query[0]['digests']:
+            if _node_with(planned, request, digest, ref=ref)['same']:
+                left.add(digest)
+    assert left == set(query[0]['digests'])
+    assert _node_with(planned, request, 'another')['same'] == []
+    assert _node_with(planned, request, query[0]['digests'][0], image_id='sha256:2')['same'] == []
+    entry, instance = query[0], planned['instances'][0]
+    assert entry['url'] == instance['url'] and entry['served_model_name'] == user.get(
+        'vllm_serve_served_model_name', 'qwen3.5')
+
+
+@pytest.mark.parametrize('user', [{'image_pull_policy': 'always'}, {'image_pull_archive': '/srv/vllm-ascend.tar'}])
+def test_nothing_is_checked_in_the_read_when_the_deploy_pulls_or_loads_anyway(user):
+    request = read_request_for(user)
+    planned = host_plan(request, _roles(DataLoader())[0], lambda path: True)
+    assert serving_query(request, planned) == []
+
+
+def test_the_read_asks_with_the_api_key_and_the_smoke_settings():
+    request = read_request_for({'vllm_serve_api_key': 'k-123', 'vllm_serve_smoke_test': False})
+    planned = host_plan(request, _roles(DataLoader())[0], os.path.isfile)
+    (entry,) = serving_query(request, planned)
+    assert entry['api_key'] == 'k-123' and entry['smoke_test'] is False and entry['service'] is False
+
+
+def test_only_instances_left_as_they_are_and_ready_count_as_checked():
+    request = read_request_for({})
+    planned = host_plan(request, _roles(DataLoader())[0], os.path.isfile)
+    same = {'same': planned['instances'], 'roll': [], 'fresh': []}
+    ready = {'vllm-ascend': {'state': 'ready', 'completion': ' bright. ', 'digest': 'd'}}
+    status = verified(planned, ready, same)
+    assert status == {'default': {'container': 'vllm-ascend', 'model': planned['instances'][0]['options']['model'],
+                                  'served_model_name': 'qwen3.5', 'url': 'http://127.0.0.1:8080', 'port': 8080,
+                                  'chips': [0], 'state': 'ready', 'completion': 'bright.'}}
+    assert verified(planned, ready, {'same': [], 'roll': planned['instances'], 'fresh': []}) == {}
+    assert verified(planned, {'vllm-ascend': {'state': 'timeout'}}, same) == {}
