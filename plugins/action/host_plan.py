@@ -156,20 +156,24 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        given = self._task.args.get('given')
-        if isinstance(given, dict) and isinstance(given.get('plan'), dict) and not given.get('failed') \
-                and not given.get('skipped') and not given.get('unreachable'):
+        args = self._task.args
+        given = args.get('given')
+        given = given['plan'] if (isinstance(given, dict) and isinstance(given.get('plan'), dict)
+                                  and not given.get('failed') and not given.get('skipped')
+                                  and not given.get('unreachable')) else None
+        reading = boolean(args.get('read_node', False), strict=False)
+        if given is not None and not (reading and given.get('stage') == 'plan' and not given.get('problems')):
             # This run's plan (preflight's, judged against the node): kept, not made again.
-            return {'changed': False, 'plan': given['plan'], 'problems': list(given.get('problems') or []),
-                    'given': True}
+            return {'changed': False, 'plan': given, 'problems': list(given.get('problems') or []), 'given': True}
         specs, defaults = _roles(self._loader)
         request = read_request(task_vars, self._templar, self._loader, variable_names(specs, defaults))
-        args = self._task.args
         out = {'changed': False}
         try:
-            planned = host_plan(request, specs, os.path.isfile, args.get('chip_figures'))
+            # A plan of this run not yet judged against the node (preflight's first play) is the one the node judges.
+            planned = given if given is not None else host_plan(request, specs, os.path.isfile,
+                                                                args.get('chip_figures'))
             read = (args.get('node'), args.get('drop'), args.get('memory_again'), args.get('registry'))
-            if boolean(args.get('read_node', False), strict=False) and not planned['problems']:
+            if reading and not planned['problems']:
                 read = self._read_node(request, planned, task_vars)
                 out.update(node=read[0], changed=bool(read[1] and read[1].get('changed')))
             if read[0] is not None and not planned['problems']:

@@ -40,6 +40,8 @@ options:
       - A result of this action earlier in the run (C(ascend_vllm_plan), registered by C(playbooks/preflight.yml)).
         When it holds a plan (not failed, skipped or unreachable), it is returned as it is and nothing is planned
         again, so a play can register C(ascend_vllm_plan) whether or not preflight ran before it.
+      - With O(read_node=true), a plan without problems that was not judged against the node yet (preflight's first
+        play) is the one read and judged here, not planned again.
     type: dict
     version_added: 0.3.0
   node:

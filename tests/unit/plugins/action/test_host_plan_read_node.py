@@ -109,3 +109,43 @@ def test_a_failed_read_names_the_module_and_the_host(monkeypatch):
     action._execute_module = lambda module_name, module_args, task_vars: {'failed': True, 'msg': 'no npu-smi'}
     with pytest.raises(_node_read.NodeReadError, match='ascend.vllm.node_facts on n1: no npu-smi'):
         action._read_node(_Request(), {'image': {}}, {'inventory_hostname': 'n1'})
+
+
+# ------------------------------------------------------------------ the first play's plan, judged against the node
+def _run(monkeypatch, given, read_node=True):
+    made, judged = [], []
+    monkeypatch.setattr(action_module, '_roles', lambda loader: ({}, {}))
+    monkeypatch.setattr(action_module, 'read_request', lambda *args: _Request())
+    monkeypatch.setattr(action_module, 'host_plan', lambda *args: made.append(args) or {'stage': 'plan', 'problems': []})
+    monkeypatch.setattr(action_module, 'node_plan',
+                        lambda request, planned, *read: judged.append(planned) or dict(planned, stage='node'))
+    action = _action()
+    action._task.args = {'read_node': read_node, 'given': given}
+    action._read_node = lambda request, planned, task_vars: (NODE, None, None, None)
+    with mock.patch.object(action_module.ActionBase, 'run', return_value={}):
+        out = action.run(task_vars={'inventory_hostname': 'n1'})
+    return out, made, judged
+
+
+def test_the_first_plays_plan_is_read_against_the_node_not_made_again(monkeypatch):
+    first = {'stage': 'plan', 'problems': [], 'instances': ['default']}
+    out, made, judged = _run(monkeypatch, {'changed': False, 'plan': first, 'problems': []})
+    assert made == [] and judged == [first]
+    assert out['plan']['stage'] == 'node' and out['node'] == NODE and 'given' not in out
+
+
+@pytest.mark.parametrize('given', [
+    {'failed': True, 'plan': {'stage': 'plan', 'problems': []}},   # a result that is not a plan
+    {'skipped': True},
+    None,
+])
+def test_without_a_plan_of_this_run_the_host_is_planned_then_read(monkeypatch, given):
+    out, made, judged = _run(monkeypatch, given)
+    assert len(made) == 1 and len(judged) == 1 and out['plan']['stage'] == 'node'
+
+
+def test_a_plan_already_judged_against_the_node_is_kept_as_it_is(monkeypatch):
+    judged_plan = {'stage': 'node', 'problems': [], 'instances': ['default']}
+    out, made, judged = _run(monkeypatch, {'plan': judged_plan, 'problems': []})
+    assert made == [] and judged == [] and out == {'changed': False, 'plan': judged_plan, 'problems': [],
+                                                   'given': True}
