@@ -218,7 +218,7 @@ def serving_query(request, planned):
         if not digests.get(entry['name']):
             continue
         config = configured.get(entry['name']) or {}
-        out.append({'name': unit_name(entry['container_name']) if source else entry['container_name'],
+        out.append({'name': _watched(entry, source),
                     'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
                     'served_model_name': served_name(entry, config),
                     'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
@@ -228,6 +228,11 @@ def serving_query(request, planned):
                     'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
                     'smoke_timeout': request.get(PREFIX + 'smoke_timeout')})
     return out
+
+
+def _watched(entry, source):
+    """What the readiness check watches for an instance: its container, or its systemd unit (source install)."""
+    return unit_name(entry['container_name']) if source else entry['container_name']
 
 
 def served_name(entry, config):
@@ -244,7 +249,7 @@ def verified(planned, found, steps):
     configured = planned.get('configs') or {}
     out = {}
     for entry in steps.get('same') or []:
-        name = unit_name(entry['container_name']) if source else entry['container_name']
+        name = _watched(entry, source)
         answer = (found or {}).get(name) or {}
         if answer.get('state') != 'ready':
             continue
