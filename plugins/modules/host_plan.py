@@ -135,8 +135,10 @@ plan:
       description: C(candidates) (image references in pull order), C(image_tag), C(pins) and C(problems).
       type: dict
     instances:
-      description: One entry per instance (name, container name, chips, port, env, the vllm_config options, and the
-        variable each value came from).
+      description: One entry per instance (name, container name, chips, port, URL, env, the vllm_config options, and
+        the variable each value came from), with the two names every phase reads, worked out once,
+        C(served_model_name) (the name its API serves the model under, its vllm_config result's) and C(runs_as)
+        (what runs it on the node, its container, or C(<container name>.service) with the source install method).
       type: list
       elements: dict
     image_tag:

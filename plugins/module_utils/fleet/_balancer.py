@@ -29,7 +29,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import b
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
     is_integer, is_loopback, to_json, unauthenticated_exposure)
 
-DEFAULT_SERVED = 'qwen3.5'
 _PROXY_NAME_RE = r'[^A-Za-z0-9_.:-]'
 
 
@@ -39,15 +38,15 @@ def key_digest(key):
     return hashlib.sha256(('Bearer ' + key).encode('utf-8')).hexdigest()
 
 
-def groups(plan, served):
-    # type: (List[Dict[str, Any]], Dict[str, str]) -> List[Tuple[str, List[Dict[str, Any]]]]
+def groups(plan):
+    # type: (List[Dict[str, Any]]) -> List[Tuple[str, List[Dict[str, Any]]]]
     """The instances grouped by model and served model name, in plan order: [(served name, [entries])].
 
     Two models served under one name (each catalog model defaults to qwen3.5) are two groups.
     """
     out = []  # type: List[Tuple[str, List[Dict[str, Any]]]]
     for entry in plan:
-        name = served.get(entry['name']) or entry['options'].get('served_model_name') or DEFAULT_SERVED
+        name = entry['served_model_name']
         for group_name, members in out:
             if group_name == name and members[0]['options'].get('model') == entry['options'].get('model'):
                 members.append(entry)
@@ -146,16 +145,16 @@ def addresses(publish_address):
     return address, address
 
 
-def balancer_plan(plan, served, keys, settings):
-    # type: (List[Dict[str, Any]], Dict[str, str], Dict[str, str], Dict[str, Any]) -> Dict[str, Any]
+def balancer_plan(plan, keys, settings):
+    # type: (List[Dict[str, Any]], Dict[str, str], Dict[str, Any]) -> Dict[str, Any]
     """The balancer of a host and its problems.
 
-    ``plan`` is the vllm_serve plan, ``served`` the served model name of each instance
-    (vllm_config's settings), ``keys`` each instance's API key ('' without one) and
+    ``plan`` is the vllm_serve plan, each instance with its ``served_model_name`` (plan/_host.named),
+    ``keys`` each instance's API key ('' without one) and
     ``settings`` holds ``enabled``, ``port``, ``metrics_port``, ``publish_address`` and
     ``allow_unauthenticated`` (the balancer_* variables).
     """
-    grouped = groups(plan, served)
+    grouped = groups(plan)
     checked = [(name, members, key_problems(name, members, keys)) for name, members in grouped]
     mixed = [name for name, members, found in checked if found and len(members) > 1]
     on, why = enabled(settings.get('enabled'), grouped, mixed)

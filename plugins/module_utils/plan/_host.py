@@ -23,6 +23,7 @@ import re
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import balancer_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import GUIDE_DEFAULTS
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import candidates as image_candidates
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import judge as judge_image
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import (
@@ -34,7 +35,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import (
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import with_urls
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
-    SOURCE, env_problems, install_plan, service_plan, with_launcher)
+    SOURCE, env_problems, install_plan, service_plan, unit_name, with_launcher)
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan as plan_config, task_result
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
@@ -218,10 +219,25 @@ def configs(plan, request, var_names, tag, node=None):
     return instance_configs(results)
 
 
-def balancer(request, plan, configured):
-    """The balancer of the host: frontends, servers, key digests and problems."""
-    served = dict((name, ((config or {}).get('settings') or {}).get('served_model_name'))
-                  for name, config in configured.items())
+def named(instances, configured, source):
+    """The instances with the two names every phase knows them by, worked out here once:
+
+    ``served_model_name``, the name the API serves the model under (the instance's vllm_config result's; where
+    that result failed, and the plan stops, its own option or the guide's qwen3.5), and ``runs_as``, what runs
+    it on the node: its container, or its systemd unit with the source install method."""
+    out = []
+    for entry in instances:
+        config = configured.get(entry['name'])
+        settings = (config.get('settings') if isinstance(config, dict) else None) or {}
+        out.append(dict(entry, served_model_name=(settings.get('served_model_name')
+                                                  or (entry.get('options') or {}).get('served_model_name')
+                                                  or GUIDE_DEFAULTS['served_model_name']),
+                        runs_as=unit_name(entry['container_name']) if source else entry['container_name']))
+    return out
+
+
+def balancer(request, plan):
+    """The balancer of the host: frontends, servers, key digests and problems (``plan``: the named instances)."""
     instances = request.get(PREFIX + 'instances') or []
     keys = dict((entry['name'], api_key(instances, request.get(PREFIX + 'api_key'), entry)) for entry in plan)
     settings = {
@@ -231,7 +247,7 @@ def balancer(request, plan, configured):
         'publish_address': request.get('balancer_publish_address'),
         'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
     }
-    front = balancer_plan(plan, served, keys, settings)
+    front = balancer_plan(plan, keys, settings)
     entries = dict((entry['name'], entry) for entry in plan)
     for frontend in front.get('frontends') or []:
         # Where the balancer's smoke tests read the frontend's key from (its first server's instance):
@@ -413,12 +429,14 @@ def host_plan(request, specs, isfile, figures=None):
     planned = instance_plan(request, image['image_tag'])
     configured = {}
     front = {'enabled': False, 'frontends': [], 'problems': []}
+    install = source_install(request, planned['image_tag'])
     if request.get(PREFIX + 'platform'):
         configured = configs(planned['plan'], request, var_names, planned['image_tag'], figures)
-        front = balancer(request, planned['plan'], configured)
+    planned['plan'] = named(planned['plan'], configured, bool(install))
+    if request.get(PREFIX + 'platform'):
+        front = balancer(request, planned['plan'])
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)
-    install = source_install(request, planned['image_tag'])
     if install:
         # One launcher text for the install (vllm-ascend is built through it) and every service.
         install = with_launcher(install, configured)

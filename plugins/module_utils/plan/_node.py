@@ -37,7 +37,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import RU
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
-    SOURCE, digest, env_text, installed_ok, preload_paths, source_query, unit_name)
+    SOURCE, digest, env_text, installed_ok, preload_paths, source_query)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import instance_secrets
 
 PREFIX = 'vllm_serve_'
@@ -218,9 +218,9 @@ def serving_query(request, planned):
         if not digests.get(entry['name']):
             continue
         config = configured.get(entry['name']) or {}
-        out.append({'name': _watched(entry, source),
+        out.append({'name': entry['runs_as'],
                     'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
-                    'served_model_name': served_name(entry, config),
+                    'served_model_name': entry['served_model_name'],
                     'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
                     'smoke_test': bool(request.get(PREFIX + 'smoke_test')),
                     'prompt': request.get(PREFIX + 'smoke_prompt'),
@@ -230,32 +230,19 @@ def serving_query(request, planned):
     return out
 
 
-def _watched(entry, source):
-    """What the readiness check watches for an instance: its container, or its systemd unit (source install)."""
-    return unit_name(entry['container_name']) if source else entry['container_name']
-
-
-def served_name(entry, config):
-    """The name an instance serves under: its vllm_config result's, else its own option, else qwen3.5."""
-    settings = (config or {}).get('settings') or {}
-    return settings.get('served_model_name') or (entry.get('options') or {}).get('served_model_name') or 'qwen3.5'
-
-
-def verified(planned, found, steps):
+def verified(found, steps):
     """{instance name: its vllm_serve_status entry} of the instances the node read checked (``found``: node_facts'
     ``serving``) that answered every check and that the plan leaves as they are (``steps['same']``): nothing in
     this run changes them, so the deploy's readiness check of them is done."""
-    source = (planned.get('install') or {}).get('method') == SOURCE
-    configured = planned.get('configs') or {}
     out = {}
     for entry in steps.get('same') or []:
-        name = _watched(entry, source)
+        name = entry['runs_as']
         answer = (found or {}).get(name) or {}
         if answer.get('state') != 'ready':
             continue
         out[entry['name']] = {
             'container': name, 'model': (entry.get('options') or {}).get('model') or '',
-            'served_model_name': served_name(entry, configured.get(entry['name'])), 'url': entry['url'],
+            'served_model_name': entry['served_model_name'], 'url': entry['url'],
             'port': entry['port'], 'chips': entry['chips'], 'state': 'ready',
             'completion': truncate((answer.get('completion') or '').strip(), 80)}
     return out
@@ -343,7 +330,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
 
 def _with_verified(out, node, request):
     """The plan with ``verified`` (the instances the node read found serving as planned) and their lines."""
-    out['verified'] = verified(out, node.get('serving'), out['steps'])
+    out['verified'] = verified(node.get('serving'), out['steps'])
     out['lines'] = out['lines'] + verified_lines(out['verified'], node.get('serving'),
                                                  bool(request.get(PREFIX + 'smoke_test')),
                                                  request.get(PREFIX + 'smoke_prompt') or '')
@@ -372,7 +359,7 @@ def source_steps(request, planned, facts):
     units = facts.get('units') or {}
     found = {}
     for entry in planned.get('instances') or []:
-        unit = units.get(unit_name(entry['container_name'])) or {}
+        unit = units.get(entry['runs_as']) or {}
         if not (planned.get('services') or {}).get(entry['name']):
             continue
         found[entry['container_name']] = {'exists': bool(unit.get('exists')), 'running': bool(unit.get('active')),

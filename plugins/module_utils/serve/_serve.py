@@ -418,9 +418,8 @@ def summary_lines(plan, status, check_mode=False, exposure=None):
     for entry in plan:
         state = (status or {}).get(entry['name']) or {}
         options = entry['options']
-        served = options.get('served_model_name', 'qwen3.5')
-        if 'served_model_name' in state:
-            served = state['served_model_name']
+        # The status names what the check found served (a restored container's own); else the plan's name.
+        served = state.get('served_model_name') or entry['served_model_name']
         line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
             # The container, or the systemd unit the status names (the source install method).
             entry['name'], options.get('model', '?'), served, state.get('container') or entry['container_name'],

@@ -17,10 +17,12 @@ from hypothesis import given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.action import serve_summary as action_module
 
+# As host_plan plans them (plan/_host.named gives each its served name and what runs it).
 PLAN = [{'name': 'a', 'container_name': 'vllm-ascend-a', 'chips': [0, 1], 'port': 8080,
-         'options': {'model': 'Qwen/Qwen3.5-2B'}},
+         'options': {'model': 'Qwen/Qwen3.5-2B'}, 'served_model_name': 'qwen3.5', 'runs_as': 'vllm-ascend-a'},
         {'name': 'b', 'container_name': 'vllm-ascend-b', 'chips': [2], 'port': 8081,
-         'options': {'model': 'Qwen/Qwen3.5-4B', 'served_model_name': 'small'}}]
+         'options': {'model': 'Qwen/Qwen3.5-4B', 'served_model_name': 'small'}, 'served_model_name': 'small',
+         'runs_as': 'vllm-ascend-b'}]
 LONG = 'word ' * 80
 
 

@@ -18,7 +18,8 @@ def entry(name, port, served=None, model='Qwen/Qwen3.5-2B'):
     options = {'model': model}
     if served:
         options['served_model_name'] = served
-    return {'name': name, 'port': port, 'options': options}
+    # The plan names every instance (plan/_host.named): its served name is the entry's own.
+    return {'name': name, 'port': port, 'options': options, 'served_model_name': served or 'qwen3.5'}
 
 
 SETTINGS = {'enabled': None, 'port': 8000, 'metrics_port': 8404, 'publish_address': '127.0.0.1',
@@ -33,7 +34,7 @@ def test_key_digest_is_what_haproxy_computes_from_the_header():
 
 def test_groups_follow_the_served_name_in_plan_order():
     plan = [entry('a', 8080), entry('b', 8081, 'small'), entry('c', 8082), entry('d', 8083, 'small')]
-    got = groups(plan, {'a': 'qwen3.5', 'c': 'qwen3.5'})
+    got = groups(plan)
     assert [(name, [e['name'] for e in members]) for name, members in got] == [
         ('qwen3.5', ['a', 'c']), ('small', ['b', 'd'])]
 
@@ -59,7 +60,7 @@ def test_bind_and_reach_addresses(address, expected):
 
 def test_four_instances_of_one_model_behind_one_frontend():
     plan = [entry(name, 8080 + index) for index, name in enumerate('abcd')]
-    out = balancer_plan(plan, {}, {}, SETTINGS)
+    out = balancer_plan(plan, {}, SETTINGS)
     assert out['enabled'] and out['problems'] == []
     assert out['frontends'] == [{
         'name': 'qwen3.5', 'served': 'qwen3.5', 'model': 'Qwen/Qwen3.5-2B', 'port': 8000, 'index': 0,
@@ -70,14 +71,14 @@ def test_four_instances_of_one_model_behind_one_frontend():
 
 def test_one_frontend_per_model_counting_up_from_the_port():
     plan = [entry('a', 8080, 'big/model'), entry('b', 8081, 'big/model'), entry('c', 8082, 'small')]
-    out = balancer_plan(plan, {}, {}, SETTINGS)
+    out = balancer_plan(plan, {}, SETTINGS)
     got = [(f['name'], f['port'], len(f['servers'])) for f in out['frontends']]
     assert got == [('big_model', 8000, 2), ('small', 8001, 1)]
 
 
 def test_key_digests_not_keys():
     plan = [entry('a', 8080), entry('b', 8081)]
-    out = balancer_plan(plan, {}, {'a': 'sk-secret', 'b': 'sk-secret'}, SETTINGS)
+    out = balancer_plan(plan, {'a': 'sk-secret', 'b': 'sk-secret'}, SETTINGS)
     assert out['frontends'][0]['key_required'] is True
     assert out['key_digests'] == {'qwen3.5': [key_digest('sk-secret')]}
     assert 'sk-secret' not in repr(out)
@@ -106,7 +107,7 @@ def test_key_digests_not_keys():
 ])
 def test_problems_name_the_variable_and_the_fix(keys, settings, expected):
     plan = [entry('a', 8080), entry('b', 8081)]
-    out = balancer_plan(plan, {}, keys, dict(SETTINGS, enabled=True, **settings))
+    out = balancer_plan(plan, keys, dict(SETTINGS, enabled=True, **settings))
     assert ['[%s] %s. Fix: %s' % (p['check'], p['msg'], p['fix']) for p in out['problems']] == expected
 
 
@@ -117,12 +118,12 @@ def test_problems_name_the_variable_and_the_fix(keys, settings, expected):
 ])
 def test_decided_settings_are_no_problem(keys, settings):
     plan = [entry('a', 8080), entry('b', 8081)]
-    assert balancer_plan(plan, {}, keys, dict(SETTINGS, **settings))['problems'] == []
+    assert balancer_plan(plan, keys, dict(SETTINGS, **settings))['problems'] == []
 
 
 def test_summary_lines():
     plan = [entry('a', 8080), entry('b', 8081)]
-    out = balancer_plan(plan, {}, {'a': 'k', 'b': 'k'}, SETTINGS)
+    out = balancer_plan(plan, {'a': 'k', 'b': 'k'}, SETTINGS)
     status = dict(out, address='127.0.0.1', tls=True)
     assert summary_lines(status) == [
         'balancer: qwen3.5 at https://127.0.0.1:8000 across a, b (on: more than one instance serves qwen3.5), '
@@ -133,20 +134,20 @@ def test_summary_lines():
 
 def test_two_models_under_one_served_name_are_two_frontends():
     plan = [entry('small', 8080), entry('large', 8081, model='Qwen/Qwen3.5-9B')]
-    assert balancer_plan(plan, {}, {}, SETTINGS)['enabled'] is False
-    out = balancer_plan(plan, {}, {}, dict(SETTINGS, enabled=True))
+    assert balancer_plan(plan, {}, SETTINGS)['enabled'] is False
+    out = balancer_plan(plan, {}, dict(SETTINGS, enabled=True))
     assert [(f['name'], f['model'], f['port']) for f in out['frontends']] == [
         ('qwen3.5', 'Qwen/Qwen3.5-2B', 8000), ('qwen3.5_1', 'Qwen/Qwen3.5-9B', 8001)]
 
 
 def test_by_default_instances_with_different_keys_are_not_balanced():
     plan = [entry('a', 8080), entry('b', 8081)]
-    out = balancer_plan(plan, {}, {'a': 'k1', 'b': 'k2'}, SETTINGS)
+    out = balancer_plan(plan, {'a': 'k1', 'b': 'k2'}, SETTINGS)
     assert (out['enabled'], out['why'], out['problems']) == (
         False, 'off: no model is served by more than one instance; not qwen3.5: different API keys', [])
     plan.append(entry('c', 8082, 'small'))
     plan.append(entry('d', 8083, 'small'))
-    out = balancer_plan(plan, {}, {'a': 'k1', 'b': 'k2'}, SETTINGS)
+    out = balancer_plan(plan, {'a': 'k1', 'b': 'k2'}, SETTINGS)
     assert out['why'] == 'on: more than one instance serves small; not qwen3.5: different API keys'
     assert [f['served'] for f in out['frontends']] == ['small'] and out['problems'] == []
 
@@ -157,7 +158,7 @@ def test_by_default_instances_with_different_keys_are_not_balanced():
 ])
 def test_the_publish_address_is_an_ip_address_or_empty(address, refused):
     plan = [entry('a', 8080), entry('b', 8081)]
-    out = balancer_plan(plan, {}, {'a': 'sk-secret', 'b': 'sk-secret'}, dict(SETTINGS, publish_address=address))
+    out = balancer_plan(plan, {'a': 'sk-secret', 'b': 'sk-secret'}, dict(SETTINGS, publish_address=address))
     named = [problem for problem in out['problems'] if problem['msg'].startswith('balancer_publish_address=')]
     assert bool(named) is refused, out['problems']
     if refused:

@@ -48,7 +48,7 @@ from ansible_collections.ascend.vllm.plugins.action.host_plan import _roles, rea
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts._cli_args import extra_arg_problems  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import model_names  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import (  # noqa: E402
-    config_params, host_plan, instance_plan)
+    config_params, host_plan, instance_plan, named)
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import (  # noqa: E402
     INSTANCE_OPTIONS, OPTIONS)
@@ -134,6 +134,15 @@ def _check_accepted(planned):
         assert all(isinstance(chip, int) and chip >= 0 for chip in entry['chips'])
         # After `vllm serve MODEL`: the managed flags and the extra arguments are all flags vLLM's parser knows.
         assert extra_arg_problems(config['argv'][3:]) == [], config['argv']
+        # Each instance's names are worked out once (plan/_host.named): the name vllm serve is given, and the
+        # container that runs it (the image method) -- every phase reads these.
+        argv = config['argv']
+        assert entry['served_model_name'] == argv[argv.index('--served-model-name') + 1], argv
+        assert entry['runs_as'] == entry['container_name']
+    for frontend in planned['balancer'].get('frontends') or []:
+        served = set(entry['served_model_name'] for entry in instances
+                     if entry['name'] in [server['instance'] for server in frontend['servers']])
+        assert served == {frontend['served']}, (frontend, served)
 
 
 @settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -419,9 +428,24 @@ def test_only_instances_left_as_they_are_and_ready_count_as_checked():
     planned = host_plan(request, _roles(DataLoader())[0], os.path.isfile)
     same = {'same': planned['instances'], 'roll': [], 'fresh': []}
     ready = {'vllm-ascend': {'state': 'ready', 'completion': ' bright. ', 'digest': 'd'}}
-    status = verified(planned, ready, same)
+    status = verified(ready, same)
     assert status == {'default': {'container': 'vllm-ascend', 'model': planned['instances'][0]['options']['model'],
                                   'served_model_name': 'qwen3.5', 'url': 'http://127.0.0.1:8080', 'port': 8080,
                                   'chips': [0], 'state': 'ready', 'completion': 'bright.'}}
-    assert verified(planned, ready, {'same': [], 'roll': planned['instances'], 'fresh': []}) == {}
-    assert verified(planned, {'vllm-ascend': {'state': 'timeout'}}, same) == {}
+    assert verified(ready, {'same': [], 'roll': planned['instances'], 'fresh': []}) == {}
+    assert verified({'vllm-ascend': {'state': 'timeout'}}, same) == {}
+
+
+@pytest.mark.parametrize('source', [False, True])
+def test_every_instance_is_named_once_what_runs_it_and_what_its_api_serves(source):
+    instances = [{'name': 'a', 'container_name': 'vllm-ascend-a', 'options': {}},
+                 {'name': 'b', 'container_name': 'vllm-ascend-b', 'options': {'served_model_name': 'small'}},
+                 {'name': 'c', 'container_name': 'vllm-ascend-c', 'options': {'served_model_name': 'asked'}}]
+    # b's vllm_config failed (the plan stops): its own option names it; c's result wins over its option.
+    configs = {'a': {'ok': True, 'settings': {'served_model_name': 'qwen3.5'}}, 'b': {'failed': True},
+               'c': {'ok': True, 'settings': {'served_model_name': 'planned'}}}
+    out = named(instances, configs, source)
+    assert [entry['served_model_name'] for entry in out] == ['qwen3.5', 'small', 'planned']
+    assert [entry['runs_as'] for entry in out] == [
+        name + ('.service' if source else '') for name in ('vllm-ascend-a', 'vllm-ascend-b', 'vllm-ascend-c')]
+    assert 'runs_as' not in instances[0]

@@ -6,7 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import balancer, named
 from ansible_collections.ascend.vllm.plugins.module_utils.request._request import variables_request
 from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import instance_plan
 from ansible_collections.ascend.vllm.plugins.module_utils.fleet._balancer import key_digest
@@ -28,7 +28,7 @@ def run(**variables):
     host = dict(VARS, **variables)
     plan = instance_plan(variables_request(host))['plan']
     configs = dict((e['name'], {'settings': {'served_model_name': 'qwen3.5'}}) for e in plan)
-    return balancer(variables_request(host), plan, configs)
+    return balancer(variables_request(host), named(plan, configs, False))
 
 
 def test_one_instance_runs_no_balancer():
