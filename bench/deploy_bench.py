@@ -14,6 +14,8 @@ in the same loop so that machine load hits both alike):
 - re-run: `site.yml` again with nothing changed, vs the first deploy;
 - readiness noticed: from the stand-in's "Application startup complete." line to the play's
   first request for /v1/models (both from the container's log, Docker's timestamps);
+- contact: bench/contact.yml (ansible-playbook and one ping of the node, the least a re-run that
+  checks the node can cost) vs the first deploy, and the re-run vs it;
 - rejection: `site.yml -e vllm_serve_dtype=bfloat16` vs an empty run (bench/empty.yml: a play
   with no task, ansible-playbook's own cost) and vs a first deploy; once more against an
   inventory whose host does not exist, to show whether the rejection contacted the host (it
@@ -147,7 +149,7 @@ def main() -> int:
     # Warm-up: the image on every node, the collection's caches on the controller.
     check(run("site.yml", four), "warm-up deploy")
     samples: dict[str, list[float]] = {k: [] for k in (
-        "naive", "first", "rerun", "ready", "reject", "empty", "fleet4", "fleet1",
+        "naive", "first", "rerun", "ready", "reject", "empty", "contact", "fleet4", "fleet1",
         "fleet4_ctl_cpu", "fleet4_node_cpu", "fleet1_ctl_cpu", "fleet1_node_cpu")}
     node = NODES[0]
     for i in range(args.runs):
@@ -174,6 +176,9 @@ def main() -> int:
         empty = run("bench/empty.yml", one)
         check(empty, "empty run")
         samples["empty"].append(empty["wall"])
+        contact = run("bench/contact.yml", one)
+        check(contact, "contact run")
+        samples["contact"].append(contact["wall"])
         for label, nodes, inv in (("fleet4", NODES, four), ("fleet1", NODES[:1], one)):
             remove_containers(nodes)
             cpu0 = node_cpu_seconds(nodes)
@@ -192,6 +197,8 @@ def main() -> int:
     table = [
         ("first deploy / naive playbook", m["first"], m["naive"], round(m["first"] / m["naive"], 2), "<= 1.5"),
         ("no-change re-run / first deploy", m["rerun"], m["first"], round(m["rerun"] / m["first"], 2), "<= 0.3"),
+        ("one contact (ping) / first deploy", m["contact"], m["first"], round(m["contact"] / m["first"], 2), "-"),
+        ("no-change re-run / one contact (ping)", m["rerun"], m["contact"], round(m["rerun"] / m["contact"], 2), "-"),
         ("rejection (bfloat16) / an empty run", m["reject"], m["empty"], round(m["reject"] / m["empty"], 2), "<= 2"),
         ("rejection (bfloat16) / first deploy", m["reject"], m["first"], round(m["reject"] / m["first"], 2), "-"),
         ("readiness noticed after the server is ready (s)", m["ready"], None, None, "<= 1"),
