@@ -28,7 +28,7 @@ from ansible.utils.display import Display
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_values
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import (
-    ARGUMENT_SPEC, clean, docker_args, image_facts, input_problem, mask, refusal, restarting)
+    ARGUMENT_SPEC, clean, docker_args, given_image_facts, image_facts, input_problem, mask, refusal, restarting)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import keep_plan, previous_name
@@ -171,12 +171,17 @@ class ActionModule(ActionBase):
         """(spec, the existing container as preflight or docker_container_info saw it, failure message or None).
 
         The image's own ENV (Config.Env) is read first: the profile's environment builds on it the way the
-        image's .bashrc does ("${LD_LIBRARY_PATH}", docs/image-contract.md)."""
+        image's .bashrc does ("${LD_LIBRARY_PATH}", docs/image-contract.md); container_run_image_config spares
+        the look when a preflight read it of the same image."""
         inputs = run.inputs
-        image = run.call('image_info', 'community.docker.docker_image_info', {'name': inputs['container_run_image']})
-        if image.get('failed'):
-            return None, None, 'could not read the image %s: %s' % (inputs['container_run_image'], image.get('msg'))
-        env, arch = image_facts(image)
+        given = given_image_facts(inputs)
+        if given is not None:
+            env, arch = given
+        else:
+            image = run.call('image_info', 'community.docker.docker_image_info', {'name': inputs['container_run_image']})
+            if image.get('failed'):
+                return None, None, 'could not read the image %s: %s' % (inputs['container_run_image'], image.get('msg'))
+            env, arch = image_facts(image)
         spec = container_spec(inputs['container_run_profile'],
                               dict(inputs, container_run_image_env=env, container_run_image_arch=arch))
         run.secrets = sorted(set(run.secrets) | set(spec['secret_values']))

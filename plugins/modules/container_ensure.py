@@ -21,7 +21,8 @@ description:
   - For O(inputs.container_run_state=started), in order, each a module run on the node -
     the model cache directory (M(ansible.builtin.stat), then M(ansible.builtin.file) only when it is missing,
     unless O(inputs.container_run_cache_dir_exists) says); the image's own environment
-    (M(community.docker.docker_image_info)), on which the profile's environment builds; the existing container
+    (M(community.docker.docker_image_info), unless O(inputs.container_run_image_config) gives it for the same image),
+    on which the profile's environment builds; the existing container
     (M(community.docker.docker_container_info), unless O(inputs.container_run_existing) gives it).
   - With O(inputs.container_run_keep_previous) (not in check mode) - the container kept as C(<name>-previous) by an
     interrupted run (unless O(inputs.container_run_existing_previous) gives it); when the serving container is
@@ -175,6 +176,11 @@ options:
       container_run_existing_previous:
         description: The kept container C(<name>-previous) as a preflight saw it; null asks the node.
         type: dict
+      container_run_image_config:
+        description: The image's own configuration as a preflight read it (C(image), C(env), C(architecture));
+          used when its C(image) is O(inputs.container_run_image), else the node is asked.
+        type: dict
+        version_added: 0.3.0
 attributes:
   action:
     support: full

@@ -81,6 +81,15 @@ options:
     type: list
     elements: str
     default: []
+  images:
+    description:
+      - Image references whose own configuration to read with V(docker) (see RV(docker.image_configs)), for
+        M(ascend.vllm.container_ensure), which builds a container's environment on the image's; a reference the
+        node does not have is left out.
+    type: list
+    elements: str
+    default: []
+    version_added: 0.3.0
   ports:
     description: TCP ports to look up listeners on and probe on 127.0.0.1.
     type: list
@@ -324,6 +333,11 @@ docker:
     image_ids:
       description: The image id (C(sha256:...)) of each C(repo:tag) of RV(docker.images).
       type: dict
+    image_configs:
+      description: Per reference of O(images) the node has, C(id), C(env) (the image's own C(Config.Env), as
+        C(NAME=value) strings) and C(architecture) (C(arm64), C(amd64), ...).
+      type: dict
+      version_added: 0.3.0
     containers:
       description: Running (and restarting) containers with C(name), C(id), C(image), C(state), C(status),
         C(ports) (published host ports) and C(labels).
@@ -457,6 +471,7 @@ def main():
             npu_smi_path=dict(type='str', default=''),
             driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
             containers=dict(type='list', elements='str', default=[]),
+            images=dict(type='list', elements='str', default=[]),
             ports=dict(type='list', elements='int', default=[]),
             probe_timeout=dict(type='float', default=1.0),
             docker_host=dict(type='str'),

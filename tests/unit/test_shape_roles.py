@@ -75,8 +75,7 @@ def _tasks(node):
             continue
         yield task
         for key in ('block', 'rescue', 'always'):
-            for inner in _tasks(task.get(key)):
-                yield inner
+            yield from _tasks(task.get(key))
 
 
 def _plays_and_tasks():
@@ -152,7 +151,7 @@ def test_a_role_includes_another_only_by_an_entry_point(path):
             spec = task.get(key)
             if not isinstance(spec, dict):
                 continue
-            role = str(spec.get('name', '')).split('.')[-1]
+            role = str(spec.get('name', '')).rsplit('.', maxsplit=1)[-1]
             entry = spec.get('tasks_from', 'main')
             if role != own:
                 assert entry in points.get(role, []), '%s: %s includes %s tasks_from %s, not an entry point of %s' % (

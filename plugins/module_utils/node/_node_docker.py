@@ -200,13 +200,27 @@ def inspect_container(api, name):
     return container_details(inspect, _top_pids(api, name) if running else [])
 
 
-def engine_facts(api, container_names):
-    """What preflight needs from the engine: version, data root, images, containers.
+def image_config(api, ref):
+    """``{id, env, architecture}`` of image ``ref`` (its own ``Config.Env`` and ``Architecture``, what a
+    container of it starts with); None when the node has no such image."""
+    try:
+        inspect = api.get('/images/%s/json' % quote(ref, safe='')) or {}
+    except DockerError as exc:
+        if exc.status == 404:
+            return None
+        raise
+    return {'id': inspect.get('Id'), 'env': list((inspect.get('Config') or {}).get('Env') or []),
+            'architecture': str(inspect.get('Architecture') or '')}
+
+
+def engine_facts(api, container_names, image_refs=()):
+    """What preflight needs from the engine: version, data root, images, containers, and the own configuration
+    of each reference of ``image_refs`` the node has (``image_configs``).
 
     Never raises: an engine that cannot be asked gives ``reachable: false`` and ``error``.
     """
     out = {'reachable': False, 'error': None, 'version': None, 'api_version': None, 'root_dir': None,
-           'images': [], 'image_ids': {}, 'containers': [], 'inspected': {}}
+           'images': [], 'image_ids': {}, 'image_configs': {}, 'containers': [], 'inspected': {}}
     try:
         info = api.get('/info') or {}
         version = api.get('/version') or {}
@@ -214,6 +228,7 @@ def engine_facts(api, container_names):
         # Running and restarting containers: a port they publish is taken.
         containers = api.get('/containers/json') or []
         inspected = dict((name, inspect_container(api, name)) for name in container_names)
+        configs = dict((ref, image_config(api, ref)) for ref in image_refs)
     except DockerError as exc:
         out['error'] = str(exc)
         return out
@@ -227,5 +242,6 @@ def engine_facts(api, container_names):
     out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),
                api_version=version.get('ApiVersion'), root_dir=info.get('DockerRootDir'),
                images=sorted(set(tags)), image_ids=ids, containers=[container_summary(c) for c in containers],
+               image_configs=dict((ref, found) for ref, found in configs.items() if found),
                inspected=inspected)
     return out

@@ -49,7 +49,7 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
     engine = None
     if 'docker' in subsets or 'disk' in subsets:
         api = docker_api or _node_docker.DockerApi(_node_docker.engine_host(params.get('docker_host')), params.get('docker_timeout', 10))
-        engine = _node_docker.engine_facts(api, params.get('containers') or [])
+        engine = _node_docker.engine_facts(api, params.get('containers') or [], params.get('images') or [])
     if 'docker' in subsets:
         out['containers'] = engine.pop('inspected')
         out['docker'] = engine

@@ -458,10 +458,11 @@ def host_plan(request, specs, isfile, figures=None):
                  install=install or {'method': 'image'}, services=served)
 
 
-def containers(request, instances, configured, found=None, paths=None):
+def containers(request, instances, configured, found=None, paths=None, image=None):
     """{instance name: its container_run variables} (serve/_serve.container_plan: no image, secrets as markers),
-    with what the node read found (``found``: its containers, ``paths``: its paths) -- the container, the one kept
-    for it and the model cache directory -- or null for each when the node was not read (container_run looks)."""
+    with what the node read found (``found``: its containers, ``paths``: its paths, ``image``: the own configuration
+    of the image the deploy runs) -- the container, the one kept for it, the model cache directory and the image --
+    or null for each when the node was not read (container_run looks)."""
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     host = {'publish_address': request.get(PREFIX + 'publish_address'), 'model_cache_dir': cache_dir,
             'platform': request.get(PREFIX + 'platform'), 'keep_previous': request.get(PREFIX + 'keep_previous')}
@@ -475,6 +476,7 @@ def containers(request, instances, configured, found=None, paths=None):
         run['container_run_existing_previous'] = None if found is None else found.get(name + '-previous')
         run['container_run_cache_dir_exists'] = (None if paths is None or cache_dir not in paths
                                                  else bool((paths[cache_dir] or {}).get('exists')))
+        run['container_run_image_config'] = image
         out[entry['name']] = run
     return out
 

@@ -154,11 +154,21 @@ def node_query(request, planned):
         query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
+    if install.get('method') != SOURCE:
+        # The image's own environment, which container_ensure builds the containers' on: read here once.
+        query['images'] = _image_refs(request, planned)
     serving = serving_query(request, planned)
     if serving:
         query['serving'] = serving
         query['gather'] = list(query.get('gather') or NODE_SUBSETS) + ['serving']
     return query
+
+
+def _image_refs(request, planned):
+    """The image references the host may run: vllm_serve_image when set, else the plan's candidates."""
+    if request.get(PREFIX + 'image'):
+        return [request.get(PREFIX + 'image')]
+    return list((planned.get('image') or {}).get('candidates') or [])
 
 
 def _secrets(request):
@@ -207,9 +217,7 @@ def serving_query(request, planned):
         for name, value in _source_expected(request, planned).items():
             digests[name] = [value['digest']]
     elif request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
-        image = planned.get('image') or {}
-        refs = [request.get(PREFIX + 'image')] if request.get(PREFIX + 'image') else list(image.get('candidates') or [])
-        for ref in refs:
+        for ref in _image_refs(request, planned):
             for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
                 digests.setdefault(name, []).append(value['digest'])
     configured, secrets = planned.get('configs') or {}, _secrets(request)
@@ -322,8 +330,12 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         return _with_verified(out, node, request)
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
+    # The image's own configuration as the read found it, for the reference the deploy runs when nothing is pulled
+    # or loaded before the containers start (else container_ensure reads the image it finds then).
+    image_config = None if needed else ((node.get('docker') or {}).get('image_configs') or {}).get(found['ref'])
     out['containers'] = containers(request, planned.get('instances') or [], configured,
-                                   verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {})
+                                   verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
+                                   dict(image_config, image=found['ref']) if image_config else None)
     out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
     return _with_verified(out, node, request)
 

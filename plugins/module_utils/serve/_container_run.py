@@ -56,6 +56,7 @@ INPUT_OPTIONS = {
     'container_run_cache_dir_exists': {'type': 'bool'},
     'container_run_existing': {'type': 'dict'},
     'container_run_existing_previous': {'type': 'dict'},
+    'container_run_image_config': {'type': 'dict'},
 }
 
 ARGUMENT_SPEC = {'inputs': {'type': 'dict', 'required': True, 'options': INPUT_OPTIONS}}
@@ -111,6 +112,16 @@ def input_problem(inputs):
     except ValueError as exc:
         return str(exc)
     return ''
+
+
+def given_image_facts(inputs):
+    # type: (Dict[str, Any]) -> Optional[Tuple[List[Any], str]]
+    """The image's own ``Config.Env`` and ``Architecture`` as a preflight read them (``container_run_image_config``),
+    when they are of the image the container runs (its ``image`` is ``container_run_image``); else None."""
+    given = inputs.get('container_run_image_config')
+    if not isinstance(given, dict) or not given.get('image') or given.get('image') != inputs.get('container_run_image'):
+        return None
+    return list(given.get('env') or []), str(given.get('architecture') or '')
 
 
 def image_facts(info):

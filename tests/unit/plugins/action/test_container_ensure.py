@@ -149,6 +149,32 @@ def test_what_preflight_saw_spares_the_looks():
                 container_run_existing_previous={'exists': False})['steps'][0] == 'cache_dir:create'
 
 
+SEEN = {'container_run_cache_dir_exists': True, 'container_run_existing': {'exists': False},
+        'container_run_existing_previous': {'exists': False}}
+
+
+def test_the_image_preflight_read_spares_its_look_and_builds_the_same_container():
+    looked = Node()
+    looked_result = _run(looked, **SEEN)
+    given = Node()
+    # What node_facts' docker.image_configs gives, for the image the container runs.
+    config = {'image': _inputs()['container_run_image'], 'id': 'sha256:1', 'architecture': 'arm64',
+              'env': ['LD_LIBRARY_PATH=/usr/local/lib']}
+    result = _run(given, container_run_image_config=config, **SEEN)
+    assert result['steps'] == ['container'] and looked_result['steps'] == ['image_info', 'container']
+    # The same environment (the profile's builds on the image's) and the same spec either way.
+    assert given.calls[-1][1] == looked.calls[-1][1]
+
+
+@pytest.mark.parametrize('config', [
+    {'image': 'quay.io/ascend/vllm-ascend:v0.22.0-310p', 'env': [], 'architecture': 'arm64'},
+    {'env': ['LD_LIBRARY_PATH=/usr/local/lib'], 'architecture': 'arm64'},
+    None])
+def test_an_image_config_of_another_image_or_none_is_not_used(config):
+    node = Node()
+    assert _run(node, container_run_image_config=config, **SEEN)['steps'] == ['image_info', 'container']
+
+
 @pytest.mark.parametrize('keep', [True, False])
 def test_an_unchanged_re_run_makes_one_docker_container_call_and_keeps_nothing(keep):
     node = Node(containers={'vllm-ascend': _inspect({'VLLM_API_KEY': KEY})}, probe=SAME)

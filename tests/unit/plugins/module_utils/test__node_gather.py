@@ -60,6 +60,16 @@ def test_engine_facts_reads_version_images_containers_and_top():
     assert out['inspected']['gone'] == {'exists': False}
 
 
+def test_engine_facts_read_the_own_configuration_of_each_image_asked_for_that_the_node_has():
+    ref = 'ascend/vllm-ascend:v0.23.0-310p'
+    answers = dict(ENGINE, **{'/images/ascend%2Fvllm-ascend%3Av0.23.0-310p/json': {
+        'Id': 'sha256:1', 'Architecture': 'arm64', 'Config': {'Env': ['PATH=/usr/bin', 'LD_LIBRARY_PATH=/x']}}})
+    out = _node_docker.engine_facts(FakeApi(answers), [], [ref, 'ascend/vllm-ascend:gone'])
+    assert out['image_configs'] == {ref: {'id': 'sha256:1', 'architecture': 'arm64',
+                                          'env': ['PATH=/usr/bin', 'LD_LIBRARY_PATH=/x']}}
+    assert _node_docker.engine_facts(FakeApi(answers), [])['image_configs'] == {}
+
+
 def test_engine_that_does_not_answer_is_a_fact():
     answers = dict(ENGINE, **{'/info': _node_docker.DockerError('cannot connect to the Docker Engine at x: refused')})
     out = _node_docker.engine_facts(FakeApi(answers), [])

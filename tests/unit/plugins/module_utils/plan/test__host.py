@@ -449,3 +449,28 @@ def test_every_instance_is_named_once_what_runs_it_and_what_its_api_serves(sourc
     assert [entry['runs_as'] for entry in out] == [
         name + ('.service' if source else '') for name in ('vllm-ascend-a', 'vllm-ascend-b', 'vllm-ascend-c')]
     assert 'runs_as' not in instances[0]
+
+
+# ------------------------------------------------------------------ the image's own configuration, read once
+from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan, node_query  # noqa: E402
+
+
+@pytest.mark.parametrize('user, present, used', [
+    ({}, True, True),
+    ({}, False, False),  # pulled in this run: container_ensure reads the image it finds then
+    ({'image_pull_policy': 'always'}, True, False),
+    ({'image_pull_archive': '/srv/vllm-ascend.tar'}, True, False),
+])
+def test_the_image_config_the_read_found_reaches_each_container_only_when_nothing_is_pulled_first(user, present, used):
+    request = read_request_for(user)
+    planned = host_plan(request, _roles(DataLoader())[0], lambda path: True)
+    assert not planned['problems'], planned['problems']
+    refs = planned['image']['candidates']
+    assert node_query(request, planned)['images'] == refs
+    ref = refs[0]
+    config = {'id': 'sha256:1', 'env': ['LD_LIBRARY_PATH=/usr/local/lib'], 'architecture': 'arm64'}
+    docker = {'reachable': True, 'images': [ref] if present else [], 'image_ids': {ref: 'sha256:1'} if present else {},
+              'image_configs': {ref: config} if present else {}, 'containers': []}
+    out = node_plan(request, planned, {'docker': docker})
+    for run in out['containers'].values():
+        assert run['container_run_image_config'] == (dict(config, image=ref) if used else None)
