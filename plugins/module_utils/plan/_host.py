@@ -427,14 +427,11 @@ def host_plan(request, specs, isfile, figures=None):
         return _stop(request, problems, stage='variables')
     image = image_plan(request, platform['profile'], isfile)
     planned = instance_plan(request, image['image_tag'])
-    configured = {}
-    front = {'enabled': False, 'frontends': [], 'problems': []}
+    platform_set = bool(request.get(PREFIX + 'platform'))
     install = source_install(request, planned['image_tag'])
-    if request.get(PREFIX + 'platform'):
-        configured = configs(planned['plan'], request, var_names, planned['image_tag'], figures)
+    configured = configs(planned['plan'], request, var_names, planned['image_tag'], figures) if platform_set else {}
     planned['plan'] = named(planned['plan'], configured, bool(install))
-    if request.get(PREFIX + 'platform'):
-        front = balancer(request, planned['plan'])
+    front = balancer(request, planned['plan']) if platform_set else {'enabled': False, 'frontends': [], 'problems': []}
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)
     if install:

@@ -330,14 +330,18 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         return _with_verified(out, node, request)
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
-    # The image's own configuration as the read found it, for the reference the deploy runs when nothing is pulled
-    # or loaded before the containers start (else container_ensure reads the image it finds then).
-    image_config = None if needed else ((node.get('docker') or {}).get('image_configs') or {}).get(found['ref'])
     out['containers'] = containers(request, planned.get('instances') or [], configured,
                                    verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
-                                   dict(image_config, image=found['ref']) if image_config else None)
+                                   _image_config(node, found['ref'], needed))
     out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
     return _with_verified(out, node, request)
+
+
+def _image_config(node, ref, needed):
+    """The own configuration of image ``ref`` as the read found it, with its reference (``image``), when nothing is
+    pulled or loaded before the containers start; else None (container_ensure reads the image it finds then)."""
+    found = None if needed else ((node.get('docker') or {}).get('image_configs') or {}).get(ref)
+    return dict(found, image=ref) if found else None
 
 
 def _with_verified(out, node, request):
