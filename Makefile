@@ -45,7 +45,7 @@ units: setup
 	ASCEND_HYPOTHESIS_EXAMPLES=1200 $(PYTEST) tests/unit -q
 	@seed=$${ASCEND_HYPOTHESIS_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
 	echo "==> The property tests with the random seed $$seed (ASCEND_HYPOTHESIS_SEED=$$seed make units repeats it)"; \
-	ASCEND_HYPOTHESIS_PROFILE=ascend-random $(PYTEST) tests/unit/plugins/module_utils/plan -q -p no:cacheprovider \
+	ASCEND_HYPOTHESIS_PROFILE=ascend-random $(PYTEST) tests/unit/plugins/plugin_utils/plan -q -p no:cacheprovider \
 	  --hypothesis-seed=$$seed || { echo "==> The property tests failed with the random seed $$seed"; exit 1; }
 
 integration: setup
@@ -103,7 +103,7 @@ reliability: reliability-bad-inputs reliability-faults
 eval-tests: setup images aisbench
 	$(PYTEST) tests/unit/plugins/module_utils/test__eval.py tests/unit/plugins/module_utils/test__eval_report.py \
 	  tests/unit/plugins/module_utils/test__eval_aisbench.py tests/unit/plugins/module_utils/test__eval_textvqa.py \
-	  tests/unit/plugins/module_utils/test__eval_inputs.py tests/unit/plugins/action/test_eval_plan.py -q
+	  tests/unit/plugins/plugin_utils/test__eval_inputs.py tests/unit/plugins/action/test_eval_plan.py -q
 	$(PYTEST) tests/e2e/test_eval.py tests/e2e/test_eval_aisbench.py -q
 
 # Deploy-time benchmark on simulated nodes (docs/performance.md quotes it). Not part of `make test`.

@@ -7,7 +7,7 @@ The documentation is the module's (plugins/modules/containers_absent.py). One ph
 module on the node: community.docker's docker_host_info lists the containers carrying the
 collection's label (stopped ones too), ``docker top`` gives each one's host pids, community.docker's
 docker_container removes them, and ascend.vllm.npu_facts reads npu-smi until none of the pids is
-listed. Which containers go is decided in module_utils/serve/_serve.py (containers_to_remove).
+listed. Which containers go is decided in plugin_utils/serve/_serve.py (containers_to_remove).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,7 +19,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import MANAGED_LABEL
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_pids, containers_to_remove
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import container_pids, containers_to_remove
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import CONTAINERS_ABSENT
 
 

@@ -5,7 +5,7 @@
 
 The documentation is the module's (plugins/modules/eval_plan.py). The action reads the
 task host's ``eval_*`` variables itself, templated as the role would read them, and hands
-them to module_utils/evaluation/_eval_inputs.py, where the dataset directories are: on the
+them to plugin_utils/evaluation/_eval_inputs.py, where the dataset directories are: on the
 controller. No node is contacted.
 """
 
@@ -18,7 +18,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_inputs import eval_inputs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
 
 PREFIX = 'eval_'
 

@@ -4,9 +4,9 @@
 """host_plan: read a host's variables once into a request and return its whole plan, on the controller.
 
 The documentation is the module's (plugins/modules/host_plan.py). The request
-(module_utils/request) holds every variable of the collection's roles as the
+(plugin_utils/request) holds every variable of the collection's roles as the
 roles would read it -- the user's values over the roles' defaults -- and
-remembers which the user set and where; the plan (module_utils/plan) is built
+remembers which the user set and where; the plan (plugin_utils/plan) is built
 and judged from it in one step. No node is contacted.
 """
 
@@ -22,11 +22,11 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.plugins.loader import vars_loader
 
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._host import host_plan
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_read import NodeReadError, read_node, run_module
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._node import node_plan, node_query, npu_settings
-from ansible_collections.ascend.vllm.plugins.module_utils.request._request import Request, origin_text
-from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import host_plan
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_read import NodeReadError, read_node, run_module
+from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import node_plan, node_query, npu_settings
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request, origin_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import role_argument_specs
 
 try:  # ansible-core >= 2.19 tags values loaded from files with where they were written (diagnostics only).
     from ansible._internal._datatag._tags import Origin
@@ -137,7 +137,7 @@ class ActionModule(ActionBase):
 
     def _read_node(self, request, planned, task_vars):
         """What the roles' gather step reads, in one phase: node_facts for this plan, the opt-in page-cache
-        drop and the memory read after it (RC mode; module_utils/node/_node_read.py, as node_facts with
+        drop and the memory read after it (RC mode; plugin_utils/judge/_node_read.py, as node_facts with
         ``checks`` does), and the registry's answers for the digest pins."""
         host = task_vars.get('inventory_hostname')
 

@@ -24,10 +24,10 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts._image_ref import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
     classify_failure, failure_message, problem_report, resolve)
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import profile_verdict
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import pull_line, seconds_text, wait_pull
 
 display = Display()
 

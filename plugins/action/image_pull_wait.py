@@ -20,7 +20,7 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import pull_line, seconds_text, wait_pull
 
 display = Display()
 

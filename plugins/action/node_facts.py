@@ -6,7 +6,7 @@
 The documentation is the module's (plugins/modules/node_facts.py). Without ``checks`` the module
 runs with the task's arguments, as any module does. With ``checks`` (the npu_check settings) the
 arguments come from them (``node_query``), the read and the opt-in page-cache drop run as
-host_plan's ``read_node`` runs them (module_utils/node/_node_read.py), and the node is judged on
+host_plan's ``read_node`` runs them (plugin_utils/judge/_node_read.py), and the node is judged on
 the controller (``node_verdict``); the module itself never sees ``checks``.
 """
 
@@ -18,8 +18,8 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import node_query, node_verdict
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_read import NodeReadError, read_node
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import node_query, node_verdict
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_read import NodeReadError, read_node
 
 # The options node_query computes from the checks: giving them too would have no effect.
 QUERIED = ('paths', 'npu_smi_path', 'driver_version_file', 'containers', 'ports', 'gather', 'manifests',

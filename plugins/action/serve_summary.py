@@ -4,7 +4,7 @@
 """serve_summary: what a host serves, and which hosts of the play dropped out and why, on the controller.
 
 The documentation is the module's (plugins/modules/serve_summary.py). The lines are built in
-module_utils/serve/_serve.py; the hosts that dropped out are read from their own variables
+plugin_utils/serve/_serve.py; the hosts that dropped out are read from their own variables
 (``hostvars``): their vllm_serve_status, and the first result that contacted them.
 """
 
@@ -16,8 +16,9 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import host_summary, left_out_line
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._summary import host_summary
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import left_out_line
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import SERVE_SUMMARY
 
 

@@ -4,7 +4,7 @@
 """upgrade_step: the end of one instance's rolling upgrade -- put it back into the balancer, say what happened.
 
 The documentation is the module's (plugins/modules/upgrade_step.py). What follows is decided on the
-controller (module_utils/serve/_rolling.py upgrade_outcome); the only node work is
+controller (plugin_utils/serve/_rolling.py upgrade_outcome); the only node work is
 ascend.vllm.balancer_server setting the server ready again when the instance serves (new or
 restored) after it was drained.
 """
@@ -18,8 +18,8 @@ import time
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_outcome
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
 
 

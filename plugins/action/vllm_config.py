@@ -5,7 +5,7 @@
 
 The documentation is the module's (plugins/modules/vllm_config.py).  Planning
 needs only the task's options, so the action validates them with the option
-table (module_utils/contracts/vllm_options.py) and runs the planner here, once per host,
+table (plugin_utils/contracts/vllm_options.py) and runs the planner here, once per host,
 instead of shipping the module to the node: no connection, no round trip.
 """
 
@@ -18,8 +18,8 @@ from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan, summary, task_result
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import argument_spec
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan, summary, task_result
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import argument_spec
 
 
 class ActionModule(ActionBase):

@@ -26,7 +26,7 @@ from ansible.utils.display import Display
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, ready_notes, restore_note
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import ready_line, wait_ready
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
 
 display = Display()
 

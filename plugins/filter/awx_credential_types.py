@@ -46,7 +46,7 @@ _value:
   elements: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils.fleet._awx_survey import credential_types
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._awx_survey import credential_types
 
 
 def awx_credential_types(_ignored):

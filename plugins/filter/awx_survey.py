@@ -55,7 +55,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils.fleet._awx_survey import survey_spec
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._awx_survey import survey_spec
 
 
 def awx_survey(template):

@@ -51,8 +51,8 @@ _value:
   elements: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils.fleet._metrics import file_sd_merge as merge
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._metrics import file_sd_merge as merge
 
 
 def file_sd_merge(existing, hosts, groups):

@@ -59,7 +59,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import instance_secrets as _secrets
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import instance_secrets as _secrets
 
 
 def instance_secrets(variables, instance, config=None):

@@ -69,8 +69,8 @@ _value:
   elements: dict
 '''
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils.fleet._metrics import metrics_targets as targets, target_address
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._metrics import metrics_targets as targets, target_address
 
 
 def metrics_targets(plan, host, platform, addresses, balancer=None, npu_exporter_port=None):

@@ -52,7 +52,7 @@ _value:
 '''
 
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     platform_from_groups, profile_names, profile_verdict)
 
 DEFAULT_NAMES = {

@@ -119,7 +119,7 @@ import socket
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import drain_plan, in_flight, is_up, parse_stat
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._haproxy import drain_plan, in_flight, is_up, parse_stat
 
 
 def ask(path, command):

@@ -31,11 +31,11 @@ description:
     O(max_model_len) is set and within the model's positions. Weights, the 310P attention mask,
     GDN state for O(max_num_seqs) sequences and one O(max_model_len) KV cache fit the chip.
     O(image_tag) is new enough for the model and built for the platform.
-  - The module only computes; it never changes the host. The action plugin of the same name
-    plans on the controller, so a task never contacts the node; the module itself serves
-    direct use (for example C(ansible -m) against a host with C(connection=local)).
-  - The options are declared once, in C(module_utils/contracts/vllm_options.py); the argument spec comes
-    from there.
+  - It only computes; it never changes the host. It runs on the controller only (its action
+    plugin), so a task never contacts the node, and C(ansible -m ascend.vllm.vllm_config) plans
+    there too. No code of it is shipped to a node.
+  - The options are declared once, in C(plugin_utils/contracts/vllm_options.py); the action's
+    argument spec comes from there, and a unit test keeps this documentation in step with it.
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
@@ -488,29 +488,3 @@ image:
   type: dict
   sample: {tag: v0.23.0-310p, version: [0, 23, 0], rc: null, suffix: -310p}
 '''
-
-from ansible.module_utils.basic import AnsibleModule
-
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan, summary, task_result
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.vllm_options import argument_spec
-
-
-def main():
-    # The options, their types and defaults: module_utils/contracts/vllm_options.py.  No
-    # choices, raw types for what the planner coerces: a wrong value is reported
-    # with the fix next to every other problem, not as a lone argspec error.
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    try:
-        result = plan(dict(module.params))
-    except ValueError as exc:
-        module.fail_json(msg='vllm_config could not plan: %s' % exc)
-    for warning in result['warnings']:
-        module.warn(warning)
-    output = task_result(result)
-    if result['violations']:
-        module.fail_json(msg=summary(result['violations']), **output)
-    module.exit_json(**output)
-
-
-if __name__ == '__main__':
-    main()

@@ -134,7 +134,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
+from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
     MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, env_text, managed)
 
 

@@ -2,7 +2,7 @@
 
 Copied from the guide (shared/seed/000_de1b8cca3feb25fe.txt, section 4.1); a test checks the
 copies against the guide whenever the guide is present. The only copy in the repository:
-tests/unit/plugins/module_utils/test_platforms.py loads this file by path to check the platform
+tests/unit/plugins/plugin_utils/test_platforms.py loads this file by path to check the platform
 profiles against GUIDE_DOCKER_RUN. Test harness only.
 """
 from __future__ import annotations

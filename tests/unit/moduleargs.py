@@ -51,3 +51,25 @@ def patch_exit_fail(monkeypatch):
     """Autouse in every test module that imports it: exit_json / fail_json raise instead of exiting."""
     monkeypatch.setattr(basic.AnsibleModule, 'exit_json', _exit_json)
     monkeypatch.setattr(basic.AnsibleModule, 'fail_json', _fail_json)
+
+
+def _no_node_contact(*args, **kwargs):
+    raise AssertionError('a controller-only action contacted the node')
+
+
+def run_controller_action(action_class, name, args, check_mode=False, task_vars=None):
+    """A controller-only action plugin as the task executor runs it, over a connection that fails on any use."""
+    from unittest import mock
+    task = mock.MagicMock()
+    task.args = dict(args)
+    task.action = name
+    task.async_val = 0
+    task.check_mode = check_mode
+    connection = mock.MagicMock()
+    connection._shell.tmpdir = None
+    for method in ('_connect', 'exec_command', 'put_file', 'fetch_file'):
+        getattr(connection, method).side_effect = _no_node_contact
+    action = action_class(task, connection, mock.MagicMock(), loader=None, templar=None, shared_loader_obj=None)
+    result = action.run(task_vars=dict(task_vars or {}))
+    assert not connection.method_calls, connection.method_calls
+    return result

@@ -78,7 +78,8 @@ def test_links_resolve(path):
 def test_troubleshooting_covers_every_preflight_check():
     """Each check name preflight reports has a row in both troubleshooting pages."""
     checks = set()
-    for directory, _dirs, files in os.walk(os.path.join(ROOT, 'plugins', 'module_utils')):
+    walked = [step for layer in ('module_utils', 'plugin_utils') for step in os.walk(os.path.join(ROOT, 'plugins', layer))]
+    for directory, _dirs, files in walked:
         for name in sorted(name for name in files if name.endswith('.py')):
             with open(os.path.join(directory, name), encoding='utf-8') as handle:
                 text = handle.read()

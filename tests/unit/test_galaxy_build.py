@@ -24,7 +24,7 @@ GALAXY = shutil.which('ansible-galaxy', path=os.path.dirname(sys.executable) + o
 
 # What a user needs; each must be in the tarball.
 SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
-           'plugins/modules/vllm_config.py', 'plugins/module_utils/contracts/platforms.py',
+           'plugins/modules/vllm_config.py', 'plugins/plugin_utils/contracts/platforms.py',
            'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'site.yml',
            'inventories/examples/atlas_300i_duo/hosts.yml',
            # Galaxy reads the release notes from these (galaxy-importer wants a changelog).

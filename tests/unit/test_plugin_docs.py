@@ -18,7 +18,7 @@ import yaml
 
 PLUGINS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'plugins')
 FILES = sorted(os.path.join(root, name) for root, _dirs, names in os.walk(PLUGINS)
-               for name in names if name.endswith('.py') and 'module_utils' not in root.split(os.sep))
+               for name in names if name.endswith('.py') and not {'module_utils', 'plugin_utils'} & set(root.split(os.sep)))
 
 
 def _blocks(path):

@@ -58,7 +58,7 @@ def function_lengths():
 
 def test_functions_are_found():
     lengths = function_lengths()
-    assert 'plugins/module_utils/contracts/planner.py:plan' in lengths
+    assert 'plugins/plugin_utils/contracts/planner.py:plan' in lengths
     assert 'plugins/action/vllm_config.py:ActionModule.run' in lengths
 
 

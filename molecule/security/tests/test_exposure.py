@@ -118,7 +118,7 @@ def test_no_key_in_output_files_or_the_balancer(tmp_path):
 def test_instances_get_only_their_chips_and_read_only_driver_files(node):
     """Atlas 300I DUO: not privileged, its own chip's device plus the manager devices, driver files read-only."""
     sys.path.insert(0, str(ROOT / ".ansible" / "collections"))
-    from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile  # pylint: disable=import-outside-toplevel
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile  # pylint: disable=import-outside-toplevel
     profile = get_profile("atlas_300i_duo")
     cache = os.path.normpath(profile["model_cache_mount"]["target"])
     for name, chip in (("vllm-ascend-a", 0), ("vllm-ascend-b", 1)):

@@ -15,7 +15,7 @@ import pytest
 ROOT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, ".ansible", "collections"))
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile  # noqa: E402
 
 PLATFORMS = ("atlas_300i_duo", "atlas_200i_pro", "atlas_200i_pro_openeuler")
 UNITS = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}

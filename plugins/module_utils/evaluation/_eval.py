@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Evaluation after deploy: the reference table, input checks, gsm8k scoring, the gate and the summaries.
+"""Evaluation after deploy: the reference table, gsm8k scoring, the gate and the summaries.
 
-Pure functions, no I/O except the controller-side checks of dataset directories (os.path) and
-reading a dataset file. The reference scores are the accuracy table of the vllm-ascend docs,
+Pure functions, no I/O except reading a dataset file (the judgement of the eval role's inputs is the
+controller's: plugin_utils/evaluation/_eval_inputs.py). The reference scores are the accuracy table of the vllm-ascend docs,
 "Qwen3.5-Dense" tutorial, section 7 (AISBench, Atlas 300I DUO); this is their one copy.
 """
 
@@ -17,7 +17,6 @@ import math
 import os
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts._ranges import RANGES, range_problem
 
 # Guide, section 7: accuracy (percent) per model and dataset, AISBench, vllm-api-general-chat.
 # Qwen3.5-27B-w8a8: vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 7 (AISBench):
@@ -75,104 +74,10 @@ def reference_for(model, dataset, extra=None):
     return None if value is None else float(value)
 
 
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def dataset_problems(datasets, dirs):
-    """Problems of eval_datasets and eval_dataset_dirs (unknown names, missing directories or files)."""
-    found = []
-    if not isinstance(datasets, list) or not datasets:
-        return [problem('eval_datasets', 'eval_datasets=%r: a non-empty list of dataset names is needed' % (datasets,),
-                        'set eval_datasets to a list from: %s (or [] with eval_accuracy: false)' % ', '.join(DATASETS))]
-    dirs = dirs if isinstance(dirs, dict) else {}
-    for name in datasets:
-        spec = DATASETS.get(name)
-        if spec is None:
-            found.append(problem('eval_datasets', 'eval_datasets: unknown dataset %r' % (name,),
-                                 'use one of: %s' % ', '.join(DATASETS)))
-            continue
-        path = dirs.get(name)
-        if not path:
-            found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s is not set: no local directory for %s'
-                                 % (name, name), 'set eval_dataset_dirs.%s to a directory on the controller and %s'
-                                 % (name, spec['get'])))
-        elif not os.path.isdir(path):
-            found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: no such directory on the controller '
-                                 '(nothing is downloaded at run time)' % (name, path),
-                                 'create it and %s' % spec['get']))
-        elif not os.path.isfile(os.path.join(path, spec['file'])):
-            found.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: %s is missing there'
-                                 % (name, path, spec['file']), spec['get']))
-    return found
-
-
-def _int_list_problem(name, value):
-    if (not isinstance(value, list) or not value
-            or any(not isinstance(v, int) or isinstance(v, bool) or v < 1 for v in value)):
-        return [problem(name, '%s=%r: a non-empty list of whole numbers of at least 1 is needed' % (name, value),
-                        'e.g. %s: [1, 4, 16]' % name)]
-    return []
-
-
-def setting_problems(settings):
-    """Problems of the scalar settings: tolerance, runner, concurrency, counts, output length."""
-    found = []
-    # The ranges are contracts/_ranges.py's (preflight judges them too); the messages are the evaluation's.
-    tolerance = settings.get('eval_tolerance')
-    if not _is_number(tolerance) or range_problem('eval_tolerance', tolerance) is not None:
-        found.append(problem('eval_tolerance', 'eval_tolerance=%r: the points a score may fall below its reference '
-                             'must be a number from %s to %s' % (tolerance, RANGES['eval_tolerance'].minimum,
-                                                                 RANGES['eval_tolerance'].maximum),
-                             'e.g. eval_tolerance: %s' % RANGES['eval_tolerance'].example))
-    runner = settings.get('eval_runner')
-    if runner not in RUNNERS:
-        found.append(problem('eval_runner', 'eval_runner=%r: unknown runner' % (runner,),
-                             'use one of: %s' % ', '.join(RUNNERS)))
-    if settings.get('eval_performance'):
-        found.extend(_int_list_problem('eval_concurrency', settings.get('eval_concurrency')))
-    for name in ('eval_batch_size', 'eval_max_out_len', 'eval_perf_requests', 'eval_perf_input_len',
-                 'eval_perf_output_len', 'eval_request_timeout'):
-        value = settings.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or range_problem(name, value) is not None:
-            found.append(problem(name, '%s=%r: a whole number of at least %s is needed' % (name, value, RANGES[name].minimum),
-                                 'set %s to a positive whole number (see the role defaults)' % name))
-    limit = settings.get('eval_limit')
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
-                              or range_problem('eval_limit', limit) is not None):
-        found.append(problem('eval_limit', 'eval_limit=%r: a whole number of at least 1, or null for every '
-                             'question' % (limit,), 'set eval_limit: null, or e.g. 200'))
-    return found
-
-
 def report_dir(path, cwd):
     """eval_report_dir as an absolute path: a relative one is taken from ``cwd``, the directory ansible-playbook
     was run from (a module on the controller runs in the playbook's directory instead)."""
     return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
-
-
-def report_dir_problems(settings):
-    """eval_report_dir must name a directory."""
-    value = settings.get('eval_report_dir')
-    if not isinstance(value, str) or not value.strip():
-        return [problem('eval_report_dir', 'eval_report_dir=%r: a directory path is needed' % (value,),
-                        'e.g. eval_report_dir: eval-results (taken from where ansible-playbook runs)')]
-    return []
-
-
-def input_problems(settings, plots_available=True):
-    """Every problem of the eval role's variables, judged on the controller before any request is sent."""
-    found = setting_problems(settings) + report_dir_problems(settings)
-    if settings.get('eval_accuracy'):
-        found.extend(dataset_problems(settings.get('eval_datasets'), settings.get('eval_dataset_dirs')))
-    if not settings.get('eval_accuracy') and not settings.get('eval_performance'):
-        found.append(problem('eval_accuracy', 'eval_accuracy=false and eval_performance=false: nothing to evaluate',
-                             'set eval_accuracy: true or eval_performance: true'))
-    if settings.get('eval_performance') and not plots_available:
-        found.append(problem('eval_performance', 'the performance plots need matplotlib, which the controller\'s '
-                             'Python cannot import', 'pip install matplotlib into the Python that runs '
-                             'ansible-playbook (make setup does), then run again'))
-    return found
 
 
 # ----------------------------------------------------------------------------------------------- gsm8k

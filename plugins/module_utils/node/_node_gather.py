@@ -4,7 +4,7 @@
 
 ``gather_node`` asks each source in turn and never raises for what the node lacks:
 a missing npu-smi, an engine that does not answer or a path that is not there are
-facts for the controller to judge (module_utils/node/_node_problems.py).
+facts for the controller to judge (plugin_utils/judge/_node_problems.py).
 """
 
 from __future__ import absolute_import, division, print_function

@@ -16,7 +16,7 @@ import glob
 import os
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import (
+from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
     PREVIOUS_SUFFIX, digest, managed)
 
 _READ_LIMIT = 65536

@@ -32,7 +32,7 @@ import time
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._progress import fold_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
 
 try:
     from http.client import HTTPException

@@ -18,6 +18,7 @@ __metaclass__ = type
 import json
 from typing import Any, Dict, List, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import known_secrets, redact, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec, label_problems
 
@@ -72,14 +73,6 @@ MISSING_FIX = ('container_run needs container_run_profile (the `profile` returne
                'container_run_image (image_pull sets image_pull_image_ref), container_run_command (vllm_config\'s '
                '`argv`) and at least one chip in container_run_chips. Run it through the vllm_serve role, '
                'which passes all four.')
-
-
-def _true(value):
-    # type: (Any) -> bool
-    """Ansible's ``| bool``."""
-    if isinstance(value, str):
-        return value.strip().lower() in ('1', 'true', 'yes', 'on', 'y', 't')
-    return bool(value)
 
 
 def missing_inputs(inputs):
@@ -138,9 +131,9 @@ def restarting(existing, info):
     preflight's view (``container_run_existing``) or else docker_container_info's: docker_container then
     restarts it, so that the readiness wait watches a fresh start."""
     if existing is not None:
-        return _true(existing.get('restarting', False)) if isinstance(existing, dict) else False
+        return is_true(existing.get('restarting', False)) if isinstance(existing, dict) else False
     container = (info or {}).get('container') if isinstance(info, dict) else None
-    return _true(((container or {}).get('State') or {}).get('Restarting', False))
+    return is_true(((container or {}).get('State') or {}).get('Restarting', False))
 
 
 def docker_args(inputs, spec, restart):
@@ -159,7 +152,7 @@ def docker_args(inputs, spec, restart):
         'command': list(inputs['container_run_command']),
         'command_handling': 'correct',
         'state': 'started',
-        'recreate': _true(inputs.get('container_run_recreate')),
+        'recreate': is_true(inputs.get('container_run_recreate')),
         'restart': bool(restart),
         'restart_policy': inputs['container_run_restart_policy'],
         'stop_timeout': inputs['container_run_stop_timeout'],

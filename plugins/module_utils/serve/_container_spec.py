@@ -5,7 +5,7 @@
 labels and published ports of one vLLM container, from the platform profile.
 
 Pure functions; plugins/action/container_ensure.py builds the container from them.  The
-profile (plugins/module_utils/contracts/platforms.py) holds the guide's lists; nothing
+profile (plugins/plugin_utils/contracts/platforms.py) holds the guide's lists; nothing
 here names a device or a path of its own.
 """
 
@@ -18,21 +18,13 @@ import json
 import re
 from typing import Any, List
 
+from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name, secret_values
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
-from ansible_collections.ascend.vllm.plugins.module_utils.plan._address import port_mapping
+from ansible_collections.ascend.vllm.plugins.module_utils._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
+from ansible_collections.ascend.vllm.plugins.module_utils._address import port_mapping
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
 DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
-
-_TRUE = ('y', 'yes', 'on', '1', 'true', 't')
-
-
-def _bool(value):
-    """Ansible's ``| bool``."""
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in _TRUE
 
 
 def devices(profile, chips):
@@ -58,7 +50,7 @@ def mounts(profile, cache_dir, extra=None):
         if not isinstance(mount, dict) or 'source' not in mount or 'target' not in mount:
             raise ValueError('a mount needs source and target, got %r' % (mount,))
         out.append({'type': 'bind', 'source': mount['source'], 'target': mount['target'],
-                    'read_only': _bool(mount.get('read_only', False))})
+                    'read_only': is_true(mount.get('read_only', False))})
     return out
 
 
@@ -177,7 +169,7 @@ def _spec(profile, inputs):
                          inputs.get('container_run_platform'), port, inputs.get('container_run_labels')),
         'published_ports': published_ports(port, inputs.get('container_run_publish_address') or ''),
         'shm_size': profile['shm_size'],
-        'privileged': _bool(profile.get('privileged', False)),
+        'privileged': is_true(profile.get('privileged', False)),
     }
 
 

@@ -44,7 +44,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import demux
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info, parse_version_info
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._source import UNIT_DIR, managed
+from ansible_collections.ascend.vllm.plugins.module_utils._unit import UNIT_DIR, managed
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 INSTALL_INFO_FILE = '/etc/ascend_install.info'

@@ -18,6 +18,7 @@ __metaclass__ = type
 
 from typing import Any, Dict, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
 # Fixed, so that teardown finds a kept container from the instance's name alone.
@@ -92,7 +93,7 @@ def keep_plan(existing, previous, enabled=True, probe=None, instance=None):
     """
     current, kept = container_state(existing), container_state(previous)
     plan = {'leftover': False, 'probe': False, 'keep': False, 'kept': False, 'unchanged': False}
-    if not _true(enabled):
+    if not is_true(enabled):
         return dict(plan, why='keeping the previous container is turned off')
     if kept['exists'] and not kept['ours']:
         return dict(plan, why='a container of the kept name was not created by ascend.vllm; nothing is kept')
@@ -124,16 +125,9 @@ def after_ready(previous, failed, check_mode=False):
     ``restore`` (the new one failed: put the kept one back), ``drop`` (the new one
     serves: remove the kept one) or ``none`` (nothing kept, or check mode).
     """
-    if not previous or _true(check_mode):
+    if not previous or is_true(check_mode):
         return 'none'
-    return 'restore' if _true(failed) else 'drop'
-
-
-def _true(value):
-    # type: (Any) -> bool
-    if isinstance(value, str):
-        return value.strip().lower() in ('1', 'true', 'yes', 'on')
-    return bool(value)
+    return 'restore' if is_true(failed) else 'drop'
 
 
 def served_model_name(argv, default=''):

@@ -20,11 +20,11 @@ import yaml
 
 from ansible_collections.ascend.vllm.plugins.filter.awx_credential_types import awx_credential_types
 from ansible_collections.ascend.vllm.plugins.filter.awx_survey import awx_survey
-from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars
-from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import role_argument_specs
-from ansible_collections.ascend.vllm.plugins.module_utils.fleet import _awx_survey
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import model_names
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import profile_names
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import check_role_vars
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet import _awx_survey
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import model_names
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_names
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 PLAYBOOK = os.path.join(ROOT, 'playbooks', 'awx_objects.yml')

@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.request._vars import check_role_vars, role_argument_specs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import check_role_vars, role_argument_specs
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 PREFIXED = re.compile(r'\b((?:ascend_vllm|vllm_serve|image_pull|npu_check|container_run|balancer|eval)_[a-z0-9_]*[a-z0-9])\b')

@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """containers_absent: which containers go (ours only), their pids noted before, npu-smi read after.
 
-The rules are module_utils/serve/_serve.py's (containers_to_remove, container_pids); the action
+The rules are plugin_utils/serve/_serve.py's (containers_to_remove, container_pids); the action
 is run with the node's modules faked, and what it asked the node recorded in order.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.action import containers_absent as action_module
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_pids, containers_to_remove
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import container_pids, containers_to_remove
 
 PLAN = [{'container_name': 'vllm-ascend-a'}, {'container_name': 'vllm-ascend-b'}]
 MANAGED = [{'Names': ['/vllm-ascend-b']}, {'Names': ['/old']}]

@@ -26,7 +26,7 @@ from ansible.template import Templar, trust_as_template
 
 from ansible_collections.ascend.vllm.plugins.action.eval_plan import ActionModule
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import AISBENCH_VERSION, READY_MARKER
-from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_inputs import eval_inputs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 DEFAULTS = os.path.join(ROOT, 'roles', 'eval', 'defaults', 'main.yml')

@@ -16,7 +16,7 @@ from unittest import mock
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.action import host_plan as action_module
-from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_read
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge import _node_read
 
 QUERY = {'paths': ['/root/.cache'], 'containers': ['vllm-ascend', 'vllm-ascend-previous'], 'ports': [8080]}
 NODE = {'npu': {'chip_count': 1}, 'docker': {'images': []}}

@@ -5,7 +5,7 @@
 What runs on the node is recorded instead of sent (a fake ``_execute_module``): node_facts with
 the query of the checks, the page-cache drop only when opted in, needed (RC mode, host memory
 short) and not in check mode, and the memory read only after a drop that worked; the verdict is
-the real one (module_utils/node/_node_problems.py). Hypothesis draws RC-mode memory figures:
+the real one (plugin_utils/judge/_node_problems.py). Hypothesis draws RC-mode memory figures:
 the drop runs exactly when it is opted in, needed and not in check mode, and the verdict uses the
 memory read last.
 """
@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.action import node_facts as action_module
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_problems import node_query
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_read import DROP_COMMAND
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import node_query
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_read import DROP_COMMAND
 
 PRO = get_profile('atlas_200i_pro')
 DUO = get_profile('atlas_300i_duo')

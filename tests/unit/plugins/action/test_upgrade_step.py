@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """upgrade_step: the end of one instance's rolling upgrade, decided on the controller, put back on the node.
 
-The rules are module_utils/serve/_rolling.py's upgrade_outcome; the action is run with the node's
+The rules are plugin_utils/serve/_rolling.py's upgrade_outcome; the action is run with the node's
 balancer_server faked, and what it sent recorded.
 """
 

@@ -11,16 +11,12 @@ import os
 import subprocess
 import sys
 
-from unittest import mock
 
 import pytest
 
-from ansible.module_utils import basic
-
 from ansible_collections.ascend.vllm.plugins.action.vllm_config import ActionModule
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.planner import plan
-from ansible_collections.ascend.vllm.plugins.modules import vllm_config as vllm_config_module
-from moduleargs import set_module_args as _module_args  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan, summary, task_result
+from moduleargs import run_controller_action  # noqa: E402 pylint: disable=wrong-import-position
 
 GUIDE = {'platform': 'atlas_300i_duo', 'model': 'Qwen/Qwen3.5-2B', 'tensor_parallel_size': 1,
          'max_model_len': 16384, 'max_num_seqs': 32}
@@ -36,55 +32,9 @@ ACME_SPEC = {
 }
 
 
-def _node_contact(*args, **kwargs):
-    raise AssertionError('vllm_config contacted the node')
-
-
 def run_action(args, check_mode=False):
     """The action plugin as the task executor runs it, over a connection that fails on any use."""
-    task = mock.MagicMock()
-    task.args = dict(args)
-    task.action = 'ascend.vllm.vllm_config'
-    task.async_val = 0
-    task.check_mode = check_mode
-    connection = mock.MagicMock()
-    connection._shell.tmpdir = None
-    for method in ('_connect', 'exec_command', 'put_file', 'fetch_file'):
-        getattr(connection, method).side_effect = _node_contact
-    action = ActionModule(task, connection, mock.MagicMock(), loader=None, templar=None, shared_loader_obj=None)
-    result = action.run(task_vars={})
-    assert not connection.method_calls, connection.method_calls
-    return result
-
-
-class _Exit(Exception):
-    pass
-
-
-def run_module(args, check_mode=False):
-    """The module's result as it would reach the controller (warnings included)."""
-    seen = []
-
-    def finish(failed):
-        def _finish(self, **kwargs):
-            if failed:
-                kwargs['failed'] = True
-            kwargs.setdefault('changed', False)
-            if seen:
-                kwargs['warnings'] = list(seen)
-            raise _Exit(kwargs)
-        return _finish
-
-    # What the controller passes with every module call.
-    args = dict(args, _ansible_module_name='ascend.vllm.vllm_config', _ansible_check_mode=check_mode)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(basic.AnsibleModule, 'exit_json', finish(False))
-        patch.setattr(basic.AnsibleModule, 'fail_json', finish(True))
-        patch.setattr(basic.AnsibleModule, 'warn', lambda self, msg: seen.append(msg))
-        with _module_args(args):
-            with pytest.raises(_Exit) as exc:
-                vllm_config_module.main()
-    return exc.value.args[0]
+    return run_controller_action(ActionModule, 'ascend.vllm.vllm_config', args, check_mode=check_mode)
 
 
 CASES = {
@@ -108,12 +58,22 @@ CASES = {
 
 @pytest.mark.parametrize('check_mode', [False, True], ids=['run', 'check'])
 @pytest.mark.parametrize('name', sorted(CASES))
-def test_action_returns_what_the_module_returns(name, check_mode):
-    module = run_module(CASES[name], check_mode=check_mode)
-    action = run_action(CASES[name], check_mode=check_mode)
-    module.pop('invocation', None)
-    action.pop('invocation', None)
-    assert action == module
+def test_action_returns_the_plan_as_the_task_result(name, check_mode):
+    """The module runs nowhere but here: what a task gets is the planner's result, failed with its summary line
+    when a rule is broken, with its warnings as the task's."""
+    result = run_action(CASES[name], check_mode=check_mode)
+    result.pop('invocation', None)
+    direct = plan(dict(CASES[name]))
+    expected = task_result(direct)
+    if direct['violations']:
+        expected.update(failed=True, msg=summary(direct['violations']))
+    if direct['warnings']:
+        expected['warnings'] = list(direct['warnings'])
+    for key, value in expected.items():
+        if key not in ('warnings',):
+            assert result[key] == value, key
+    assert result.get('warnings', []) == expected.get('warnings', [])
+    assert result['changed'] is False
 
 
 def test_violations_fail_with_the_summary_line():
@@ -156,12 +116,10 @@ def test_api_key_stays_out_of_the_result():
     (dict(GUIDE, max_len=1), 'Unsupported parameters for (ascend.vllm.vllm_config) module: max_len.'),
     (dict(GUIDE, cudagraph_trim='sometimes'), "cudagraph_trim"),
 ])
-def test_argument_errors_fail_like_the_module(args, expected):
+def test_argument_errors_fail_with_ansibles_own_wording(args, expected):
     action = run_action(args)
-    module = run_module(args)
     assert action['failed'] is True
     assert expected in action['msg']
-    assert action['msg'] == module['msg']
 
 
 def test_plans_for_a_host_that_cannot_be_reached(tmp_path):

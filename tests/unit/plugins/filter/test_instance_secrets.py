@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """The plan never carries a secret: container_plan keeps the markers, instance_secrets reads the values back.
 
-(The plan's side, the markers, is tested in plugins/module_utils/plan/test__host_instances.py.)
+(The plan's side, the markers, is tested in plugins/plugin_utils/plan/test__host_instances.py.)
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.instance_secrets import instance_secrets
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._serve import container_plan, container_settings
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import container_plan, container_settings
 
 CONFIG = {'api_key_env': 'VLLM_API_KEY', 'settings': {'model': 'Qwen/Qwen3.5-2B'},
           'profile': {'model_cache_mount': {'target': '/root/.cache'}}}

@@ -7,7 +7,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.filter.platform import platform_group, platform_profile
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import PLATFORMS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS
 
 
 @pytest.mark.parametrize('groups, expected', [

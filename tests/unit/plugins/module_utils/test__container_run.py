@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import (
     INPUT_OPTIONS, MASK, clean, docker_args, image_facts, input_problem, mask, missing_inputs, refusal, restarting)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import (
     SPEC_LABEL, container_spec, devices, mounts, spec_digest)
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.platforms import get_profile, profile_names
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile, profile_names
 
 
 def _load_sim_guide():

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval
+from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation import _eval_inputs
 
 GOOD = {
     'eval_tolerance': 2.0, 'eval_runner': 'builtin', 'eval_performance': True, 'eval_concurrency': [1, 4],
@@ -45,13 +46,13 @@ def test_inventory_references_add_and_override():
 
 
 def test_good_inputs_have_no_problem(gsm8k_dir):
-    assert _eval.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir})) == []
+    assert _eval_inputs.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir})) == []
 
 
 @pytest.mark.parametrize('runner', ['builtin', 'aisbench'])
 def test_textvqa_needs_its_question_file(runner, gsm8k_dir):
-    (found,) = _eval.input_problems(dict(GOOD, eval_runner=runner, eval_datasets=['textvqa'],
-                                         eval_dataset_dirs={'textvqa': gsm8k_dir}))
+    (found,) = _eval_inputs.input_problems(dict(GOOD, eval_runner=runner, eval_datasets=['textvqa'],
+                                                eval_dataset_dirs={'textvqa': gsm8k_dir}))
     assert found['msg'] == 'eval_dataset_dirs.textvqa=%s: textvqa_json/textvqa_val.jsonl is missing there' % gsm8k_dir
     assert 'textvqa_val_annotations.json' in found['fix']
 
@@ -76,7 +77,7 @@ def test_textvqa_needs_its_question_file(runner, gsm8k_dir):
 def test_bad_inputs_name_variable_value_and_fix(change, check, words, gsm8k_dir):
     settings = dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir, 'textvqa': gsm8k_dir})
     settings.update(change)
-    problems = [p for p in _eval.input_problems(settings) if not p['msg'].startswith('eval_dataset_dirs.textvqa')]
+    problems = [p for p in _eval_inputs.input_problems(settings) if not p['msg'].startswith('eval_dataset_dirs.textvqa')]
     assert [p['check'] for p in problems] == [check], problems
     for word in words:
         assert word in problems[0]['msg'] + ' ' + problems[0]['fix']
@@ -84,12 +85,12 @@ def test_bad_inputs_name_variable_value_and_fix(change, check, words, gsm8k_dir)
 
 
 def test_missing_test_file_is_named(tmp_path):
-    problems = _eval.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': str(tmp_path)}))
+    problems = _eval_inputs.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': str(tmp_path)}))
     assert len(problems) == 1 and 'test.jsonl is missing' in problems[0]['msg']
 
 
 def test_plots_need_matplotlib(gsm8k_dir):
-    problems = _eval.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir}), plots_available=False)
+    problems = _eval_inputs.input_problems(dict(GOOD, eval_dataset_dirs={'gsm8k': gsm8k_dir}), plots_available=False)
     assert [p['check'] for p in problems] == ['eval_performance'] and 'matplotlib' in problems[0]['fix']
 
 

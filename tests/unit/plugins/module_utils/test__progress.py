@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Progress lines of the long waits and the poll loops of their action plugins (module_utils/serve/_progress.py)."""
+"""Progress lines of the long waits and the poll loops of their action plugins (module_utils/_progress.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve import _progress as p
+from ansible_collections.ascend.vllm.plugins.module_utils import _progress as p
 
 # The stream of Docker Engine 20.10 pulling an image of three layers, one already on the node
 # (lines captured from POST /images/create on this machine, progress bars left out).

@@ -1,9 +1,9 @@
-"""Rolling upgrade decisions: order, drain, outcome (plugins/module_utils/serve/_rolling.py)."""
+"""Rolling upgrade decisions: order and outcome (plugins/plugin_utils/serve/_rolling.py), and the drain the
+balancer's runtime API allows (plugins/module_utils/serve/_haproxy.py)."""
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import (
-    drain_plan, in_flight, is_up, parse_stat, upgrade_outcome, upgrade_steps,
-)
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._haproxy import drain_plan, in_flight, is_up, parse_stat
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_outcome, upgrade_steps
 
 PLAN = [{'name': 'a', 'container_name': 'vllm-ascend-a'}, {'name': 'b', 'container_name': 'vllm-ascend-b'},
         {'name': 'c', 'container_name': 'vllm-ascend-c'}]

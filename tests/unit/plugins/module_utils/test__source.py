@@ -12,7 +12,8 @@ import pytest
 
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve import _source
+from ansible_collections.ascend.vllm.plugins.module_utils import _unit
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve import _source
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import unit_command, unit_view
 
 DEFAULTS = {'vllm_serve_source_root': '/opt/ascend-vllm', 'vllm_serve_source_wheelhouse': '/srv/wheels',
@@ -97,15 +98,15 @@ def test_the_launcher_sources_cann_then_the_image_bashrc_environment():
 def test_the_environment_file_holds_every_variable_and_the_chips(env, chips):
     out = _source.service_env({}, env, chips, '/root/.cache')
     assert out['ASCEND_RT_VISIBLE_DEVICES'] == ','.join(str(chip) for chip in chips)
-    text = _source.env_text(out)
+    text = _unit.env_text(out)
     assert sorted(line.split('=', 1)[0] for line in text.splitlines()) == sorted(out)
 
 
 def test_the_same_files_give_the_same_digest_and_any_change_another():
-    one = _source.digest('unit', 'A="1"\n', 'launcher')
-    assert one == _source.digest('unit', 'A="1"\n', 'launcher')
-    assert len({one, _source.digest('unit', 'A="2"\n', 'launcher'), _source.digest('unit2', 'A="1"\n', 'launcher'),
-                _source.digest('unit', 'A="1"\n', 'launcher2')}) == 4
+    one = _unit.digest('unit', 'A="1"\n', 'launcher')
+    assert one == _unit.digest('unit', 'A="1"\n', 'launcher')
+    assert len({one, _unit.digest('unit', 'A="2"\n', 'launcher'), _unit.digest('unit2', 'A="1"\n', 'launcher'),
+                _unit.digest('unit', 'A="1"\n', 'launcher2')}) == 4
 
 
 @given(st.sampled_from(['3.10.12', '3.11.2', '3.12.3']))
@@ -316,7 +317,7 @@ def test_a_service_is_spoken_of_as_a_service():
     """The readiness check, keep-last-good and the rolling upgrade name systemd and the service (serve/_words.py)."""
     from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import restore_note
     from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import marker_error
-    from ansible_collections.ascend.vllm.plugins.module_utils.serve._rolling import upgrade_outcome
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_outcome
     crashed = {'restarting': True, 'exit_code': 1, 'restart_count': 1, 'status': 'restarting'}
     assert 'and systemd restarted it 1 time(s)' in marker_error('crashed', crashed, 0, 'u.service', 60, service=True)
     assert 'the unit is gone' in marker_error('gone', None, 0, 'u.service', 60, service=True)

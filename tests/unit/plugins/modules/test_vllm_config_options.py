@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """Each vllm_config option once: the option table against its other views.
 
-The table (module_utils/contracts/vllm_options.py) gives the argument spec; the module's
+The table (plugin_utils/contracts/vllm_options.py) gives the argument spec; the module's
 DOCUMENTATION and the vllm_serve role's scalar variables are checked against it
 here, and unset options reach the planner unset, so a model's guide_defaults apply.
 """
@@ -16,31 +16,19 @@ import os
 import pytest
 import yaml
 
-from ansible.module_utils import basic
-
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts import planner, vllm_options
-from ansible_collections.ascend.vllm.plugins.module_utils.contracts.models import GUIDE_DEFAULTS, MODELS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import planner, vllm_options
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import GUIDE_DEFAULTS, MODELS
 from ansible_collections.ascend.vllm.plugins.modules import vllm_config
-from moduleargs import set_module_args as _module_args  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.action.vllm_config import ActionModule
+from moduleargs import run_controller_action  # noqa: E402 pylint: disable=wrong-import-position
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 ROLE = os.path.join(ROOT, 'roles', 'vllm_serve')
 
 
-class _Done(Exception):
-    pass
-
-
-def run_module(args, monkeypatch):
-    def finish(self, **kwargs):
-        raise _Done(kwargs)
-    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', finish)
-    monkeypatch.setattr(basic.AnsibleModule, 'fail_json', finish)
-    monkeypatch.setattr(basic.AnsibleModule, 'warn', lambda self, msg: None)
-    with _module_args(args):
-        with pytest.raises(_Done) as exc:
-            vllm_config.main()
-    return exc.value.args[0]
+def run_module(args, monkeypatch):  # pylint: disable=unused-argument
+    """vllm_config as a task runs it: its action plugin, on the controller."""
+    return run_controller_action(ActionModule, 'ascend.vllm.vllm_config', args)
 
 
 def _documented():

@@ -1,0 +1,54 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The source install method's systemd units as the node sees them: the marker that a unit is ours, its
+environment file's text and the digest of what a service runs.
+
+Node-side: ``ascend.vllm.vllm_service`` writes these texts, the node read (``node_facts``) and the
+diagnostics recognise them; the plan (plugin_utils/serve/_source.py) computes the same digest.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+
+
+# [X-...] keys in [Unit] are ignored by systemd ("Unknown ... keys starting with X- are ignored", systemd.unit(5)):
+# the unit says who wrote it, as the containers' ascend.vllm.managed-by label does.
+MANAGED_KEY = 'X-Ascend-Vllm-Managed-By'
+MANAGED_VALUE = 'ascend.vllm'
+UNIT_DIR = '/etc/systemd/system'
+PREVIOUS_SUFFIX = '.previous'
+
+
+def managed(text):
+    """Whether a unit file's text (str or bytes; None for no file) is one the collection wrote (its marker line)."""
+    if isinstance(text, bytes):
+        text = text.decode('utf-8', 'replace')
+    return text is not None and any(line.strip() == '%s=%s' % (MANAGED_KEY, MANAGED_VALUE) for line in text.splitlines())
+
+
+def _env_value(value):
+    """An EnvironmentFile value (systemd.exec(5)): double-quoted, with the characters systemd's parser takes
+    after a backslash inside double quotes (backslash, double quote, backtick, dollar) escaped. A newline cannot
+    be written (a backslash before it continues the line): it stays a newline in no form, so it is refused in
+    the plan (``env_problems``)."""
+    text = str(value)
+    for char in ('\\', '"', '`', '$'):
+        text = text.replace(char, '\\' + char)
+    return '"%s"' % text
+
+
+def env_text(env):
+    """The instance's EnvironmentFile: one KEY="value" per line, sorted."""
+    return ''.join('%s=%s\n' % (key, _env_value(env[key])) for key in sorted(env))
+
+
+def digest(unit, env_file_text, launcher):
+    """What the service runs, as one digest of the unit's, its environment file's and the launcher's texts
+    (the plan's, and the node read's of the files themselves)."""
+    text = json.dumps([unit or '', env_file_text or '', launcher or ''])
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]

@@ -1,0 +1,326 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The ``vllm serve`` command line: managed flags, extra arguments, argv and env.
+
+The flag order and values are those of the vllm-ascend docs, "Qwen3.5-Dense"
+tutorial, section 5.1.  Private to the planner (import from ``planner``).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import posixpath
+import re
+import shlex
+from typing import Any, Dict, List, Optional, Tuple
+
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import compact_json, format_utilization, parse_human_int
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
+    ALIASES, CONFLICTS, FLAGS, UNSUPPORTED_ON_310P, VALUE_TYPE)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import did_you_mean
+
+# Guide 5.1: "需要使用包含 "ascend_compilation_config": {"enable_npugraph_ex": false} 的
+# --additional-config，因为这些平台不支持enable_npugraph_ex".
+ADDITIONAL_CONFIG = {'ascend_compilation_config': {'enable_npugraph_ex': False}}
+# vLLM API key env var: "args.api_key or envs.VLLM_API_KEY"
+# (vllm/entrypoints/openai/api_server.py).
+API_KEY_ENV = 'VLLM_API_KEY'
+
+# Flags the planner owns; extra_args must not repeat them.  Short aliases:
+# -tp is --tensor-parallel-size and -O is --compilation-config in vLLM's CLI.
+MANAGED_FLAGS = (
+    '--model', '--host', '--port', '--tensor-parallel-size', '--served-model-name',
+    '--max-num-seqs', '--max-model-len', '--trust-remote-code', '--gpu-memory-utilization',
+    '--mamba-ssm-cache-dtype', '--dtype', '--speculative-config', '--compilation-config',
+    '--additional-config', '--api-key', '--quantization',
+)
+_SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-config'))
+
+
+def _flag_name(token):
+    # type: (str) -> Optional[str]
+    """The managed flag an extra argument sets, or None.
+
+    Handles "--flag value", "--flag=value", vLLM's dotted JSON keys
+    ("--compilation-config.cudagraph_mode=FULL"), underscores (vLLM's parser
+    turns them into dashes), "--no-" boolean negations and short aliases.
+    """
+    if not token.startswith('-'):
+        return None
+    for alias, flag in _SHORT_ALIASES:
+        if token == alias or token.startswith(alias + '=') or token.startswith(alias + '.') or (
+                alias == '-O' and token.startswith('-O') and not token.startswith('--')):
+            return flag
+    if not token.startswith('--'):
+        # vLLM's other short aliases (-sc, -cc, ...): _vllm_flags.ALIASES.
+        flag = ALIASES.get(token.split('=', 1)[0].split('.', 1)[0])
+        return flag if flag in MANAGED_FLAGS else None
+    name = token.split('=', 1)[0].split('.', 1)[0].replace('_', '-')
+    if name in MANAGED_FLAGS:
+        return name
+    if name.startswith('--no-') and '--' + name[5:] in MANAGED_FLAGS:
+        return '--' + name[5:]
+    return None
+
+
+# argparse reads "-1" / "-0.5" as a value, not as an option (vLLM has no numeric options).
+_NEGATIVE_NUMBER_RE = re.compile(r'^-[0-9]+$|^-[0-9]*\.[0-9]+$')
+# En dash, em dash, minus sign, full-width hyphen: what autocorrect or an input method makes of "--".
+_DASHES = (u'\u2013', u'\u2014', u'\u2212', u'\uff0d')
+
+
+def split_extra_args(items):
+    # type: (List[str]) -> Tuple[List[str], List[Tuple[int, str, str]]]
+    """The argv words of extra_args, and the items that could not be split.
+
+    An item that starts with "-" and holds spaces ("--enforce-eager --seed 1", copied
+    from a shell line of the guide) is split as a shell would; "--flag=value with
+    spaces" and every item that does not start with "-" (a JSON value, a template)
+    stay one word.  Returns (words, [(index, item, why)]).
+    """
+    words, bad = [], []  # type: List[str], List[Tuple[int, str, str]]
+    for index, item in enumerate(items):
+        if not (item.startswith('-') and re.search(r'\s', item)):
+            words.append(item)
+            continue
+        try:
+            parts = shlex.split(item)
+        except ValueError as exc:
+            bad.append((index, item, 'it cannot be split like a shell line (%s)' % exc))
+            continue
+        first = item.split(None, 1)[0]
+        if '=' in first and not any(part.startswith('-') for part in parts[1:]):
+            words.append(item)  # --flag=value with spaces: one word
+        else:
+            words.extend(parts)
+    return words, bad
+
+
+def _is_value(word):
+    # type: (str) -> bool
+    return not word.startswith('-') or _NEGATIVE_NUMBER_RE.match(word) is not None
+
+
+def _known_flag(word):
+    # type: (str) -> Tuple[Optional[str], bool]
+    """(the vLLM flag a word names, whether it is a --no- negation), or (None, False)."""
+    name = word.split('=', 1)[0]
+    if not name.startswith('--'):
+        return ALIASES.get(name), False
+    name = name.split('.', 1)[0].replace('_', '-')
+    if name in FLAGS:
+        return name, False
+    if name.startswith('--no-') and FLAGS.get('--' + name[5:]) == 'switch':
+        return '--' + name[5:], True
+    return None, False
+
+
+_VALUE_WORDS = {
+    'int': ('an integer', 'int'),
+    'float': ('a number', 'float'),
+    'hint': ('an integer or a size such as 8192, 8k or 8K', 'human_readable_int'),
+}
+
+
+def _value_problem(flag, value):
+    # type: (str, str) -> Optional[Tuple[str, str]]
+    """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
+    kind = VALUE_TYPE.get(flag)
+    try:
+        if kind == 'int':
+            int(value)
+        elif kind == 'float':
+            float(value)
+        elif kind == 'hint':
+            parse_human_int(value)
+        return None
+    except ValueError:
+        what, convert = _VALUE_WORDS[kind]
+        return ('%s takes %s, not %r (vLLM stops with "argument %s: invalid %s value")' % (flag, what, value, flag,
+                                                                                           convert),
+                'give %s %s, e.g. %s' % (flag, what, '8192' if kind == 'hint' else '1'))
+
+
+def _flag_problem(word, flag, negated, following):
+    # type: (str, str, bool, List[str]) -> Tuple[Optional[str], str, int]
+    """(what is wrong with one flag word or None, the fix, how many following words it takes)."""
+    kind = FLAGS[flag]
+    name, has_inline, inline = word.partition('=')
+    dotted = '.' in name.lstrip('-')
+    values = _values_after(kind, following)
+    if dotted and kind != 'json':
+        return ('%s takes no JSON keys (only the JSON options such as --compilation-config do)' % flag,
+                'write it as %s VALUE' % flag, 0)
+    if kind in ('switch', 'flag') or negated:
+        if has_inline:
+            return ('%s takes no value (vLLM stops with "ignored explicit argument %r")' % (flag, inline),
+                    'write %s alone%s' % (name, ', or --no-%s to turn it off' % flag[2:] if kind == 'switch' else ''), 0)
+        return None, '', 0
+    if has_inline:
+        if not inline.strip():
+            return '%s has an empty value after "="' % flag, 'give %s a value: %s=VALUE' % (flag, name), 0
+        bad = _value_problem(flag, inline)
+        return (bad[0], bad[1], 0) if bad else (None, '', 0)
+    if kind == 'optional':
+        return None, '', min(values, 1)
+    if values == 0:
+        return ('%s is missing its value (vLLM stops with "expected %s argument")'
+                % (flag, 'at least one' if kind == 'values' else 'one'),
+                'put the value right after %s, as its own item or as %s=VALUE' % (name, name), 0)
+    bad = _value_problem(flag, following[0])
+    return (bad[0], bad[1], values) if bad else (None, '', values)
+
+
+def _values_after(kind, following):
+    # type: (str, List[str]) -> int
+    """How many of the following words a flag of this kind takes as its values."""
+    if kind in ('switch', 'flag'):
+        return 0
+    count = 0
+    while count < len(following) and _is_value(following[count]) and (count == 0 or kind == 'values'):
+        count += 1
+    return count
+
+
+def _word_problem(word, following):
+    # type: (str, List[str]) -> Tuple[Optional[Tuple[str, str]], int]
+    """((problem, fix) or None, how many following words the flag takes) for one flag word."""
+    flag, negated = _known_flag(word)
+    if flag is None:
+        name = word.split('=', 1)[0].split('.', 1)[0]
+        shown = name.replace('_', '-') if name.startswith('--') else name
+        return (('%s is not a vllm serve flag of vLLM 0.23 (vLLM stops with "unrecognized arguments")%s'
+                 % (name, did_you_mean(shown, sorted(FLAGS))),
+                 'correct or remove it; `vllm serve --help=all` in the image lists the flags'), 0)
+    if flag in CONFLICTS:
+        return ('%s conflicts with what the module manages: %s' % (flag, CONFLICTS[flag]), 'remove it'), 0
+    problem, fix, taken = _flag_problem(word, flag, negated, following)
+    if flag in UNSUPPORTED_ON_310P and not negated:
+        return ('%s is not supported on 310P: %s' % (word.split('=', 1)[0], UNSUPPORTED_ON_310P[flag]),
+                'remove it and its value' if taken else 'remove it'), taken
+    return ((problem, fix) if problem else None), taken
+
+
+def extra_arg_problems(words):
+    # type: (List[str]) -> List[Tuple[str, str, str]]
+    """[(word, problem, fix)] for argv words vLLM 0.23's ``vllm serve`` parser would refuse.
+
+    Managed flags are left to the caller (``_flag_name``); flags that undo a managed
+    setting (``CONFLICTS``) are reported here.
+    """
+    out = []  # type: List[Tuple[str, str, str]]
+    index, last = 0, None  # type: int, Optional[str]
+    while index < len(words):
+        word = words[index]
+        index += 1
+        managed = _flag_name(word)
+        if managed:
+            inline = '=' in word or (word.startswith('-O') and len(word) > 2)
+            index += 0 if inline else _values_after(FLAGS.get(managed, 'value'), words[index:])
+            last = None
+            continue
+        if word[:1] in _DASHES:
+            out.append((word, '%r starts with %r, a dash a word processor or spreadsheet put there; vLLM flags '
+                              'start with two ASCII hyphens (vLLM stops with "unrecognized arguments")' % (word, word[0]),
+                        'retype it as --%s' % word.lstrip(''.join(_DASHES) + '-')))
+            continue
+        if _is_value(word):
+            if last:
+                out.append((word, '%s takes no value, so %r after it is left over (vLLM stops with '
+                                  '"unrecognized arguments")' % (last, word),
+                            'remove %r, or use a flag that takes it' % word))
+            else:
+                out.append((word, '%r is not a flag and follows no flag that takes a value (vLLM stops with '
+                                  '"unrecognized arguments")' % word,
+                            'remove it, or put the flag it belongs to before it'))
+            continue
+        found, taken = _word_problem(word, words[index:])
+        if found:
+            out.append((word,) + found)
+        flag, negated = _known_flag(word)
+        last = word.split('=', 1)[0] if (flag and not found and (negated or FLAGS[flag] in ('switch', 'flag'))
+                                         and '=' not in word) else None
+        index += taken
+    return out
+
+
+def _enables_npugraph_ex(args):
+    # type: (List[str]) -> bool
+    for index, token in enumerate(args):
+        if _flag_name(token) != '--additional-config':
+            continue
+        name, has_value, inline = token.partition('=')
+        if '.' in name:  # --additional-config.ascend_compilation_config.enable_npugraph_ex=true
+            if name.endswith('enable_npugraph_ex') or name.endswith('enable-npugraph-ex'):
+                value = inline if has_value else (args[index + 1] if index + 1 < len(args) else 'true')
+                if value.strip().lower() in ('true', '1', 'yes', 'on'):
+                    return True
+            continue
+        value = inline if has_value else (args[index + 1] if index + 1 < len(args) else '')
+        try:
+            data = json.loads(value)
+        except ValueError:
+            continue
+        section = data.get('ascend_compilation_config') if isinstance(data, dict) else None
+        if isinstance(section, dict) and section.get('enable_npugraph_ex') is True:
+            return True
+    return False
+
+
+def serve_argv(ctx):
+    # type: (Any) -> List[str]
+    """The argv in the guide's flag order (guide 5.1), from a checked request context."""
+    req = ctx.req
+    argv = ['vllm', 'serve', ctx.model_path,
+            '--host', ctx.host,
+            '--port', str(ctx.port),
+            '--tensor-parallel-size', str(ctx.tp),
+            '--served-model-name', ctx.name,
+            '--max-num-seqs', str(ctx.seqs),
+            '--max-model-len', str(ctx.length)]
+    if ctx.bools['trust_remote_code']:
+        argv.append('--trust-remote-code')
+    argv += ['--gpu-memory-utilization', format_utilization(ctx.util),
+             '--mamba-ssm-cache-dtype', req['mamba_ssm_cache_dtype'],
+             '--dtype', req['dtype']]
+    if ctx.quant:
+        # "The quantized versions need to start with the --quantization ascend parameter"
+        # (vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 5.1).
+        argv += ['--quantization', ctx.quant]
+    if ctx.k:
+        argv += ['--speculative-config',
+                 compact_json({'method': req['speculative_method'], 'num_speculative_tokens': ctx.k})]
+    argv += ['--compilation-config', compact_json({'cudagraph_mode': ctx.mode, 'cudagraph_capture_sizes': ctx.sizes}),
+             '--additional-config', compact_json(ADDITIONAL_CONFIG)]
+    return argv + ctx.extra
+
+
+def serve_command(ctx):
+    # type: (Any) -> Dict[str, Any]
+    """argv, command, env, api_key_env and settings of a request without violations."""
+    argv = serve_argv(ctx)
+    env = {}
+    # Guide 5.1: "export VLLM_USE_MODELSCOPE=True" for a ModelScope id, not a local path.
+    if ctx.bools['use_modelscope'] and not posixpath.isabs(ctx.model_path):
+        env['VLLM_USE_MODELSCOPE'] = 'True'
+    if ctx.bools['offline']:
+        # huggingface_hub reads HF_HUB_OFFLINE at import (huggingface_hub.constants); vLLM's weight
+        # download and transformers' is_offline_mode() then look at local files only.
+        env['HF_HUB_OFFLINE'] = '1'
+    return {
+        'argv': argv,
+        'command': ' '.join(shlex.quote(arg) for arg in argv),
+        'env': env,
+        # The key never goes on the command line (ps, docker inspect) or into the
+        # result (Ansible masks no_log values there): the container gets it as
+        # this env var, which vLLM reads when --api-key is absent.
+        'api_key_env': API_KEY_ENV if ctx.req['api_key'] else None,
+        'settings': {
+            'model': ctx.req['model'], 'model_path': ctx.model_path, 'host': ctx.host, 'port': ctx.port,
+            'served_model_name': ctx.name, 'tensor_parallel_size': ctx.tp, 'max_model_len': ctx.length,
+            'max_num_seqs': ctx.seqs, 'num_speculative_tokens': ctx.k, 'gpu_memory_utilization': ctx.util,
+            'cudagraph_mode': ctx.mode,
+        },
+    }

@@ -1,0 +1,281 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Versions as data: per supported image tag, what is inside the image and which driver suits it.
+
+One entry per vllm-ascend image tag: the vLLM and CANN versions inside the image, its Python,
+and the Ascend HDK (NPU driver and firmware) releases that the release notes of that CANN list
+as compatible or incompatible. Every fact names the source it was read from (``sources``);
+what could not be verified is said in ``unverified``. docs/versions.md shows the same data.
+Adding a tag is one more entry.
+
+The rules below are pure functions over plain data: ``driver_verdict`` judges the node's
+driver version against an entry, ``firmware_verdict`` judges a card's firmware against the
+driver, the way the driver itself does (its DCMI library). The node preflight reports what
+they return (plugin_utils/judge/_node_problems.py).
+
+Sources, as read (quoted in the entries by their letter):
+
+[DF]   vllm-ascend ``Dockerfile.310p`` and ``Dockerfile.310p.openEuler`` at tag v0.23.0:
+       ``FROM quay.io/ascend/cann:9.1.0-310p-ubuntu22.04-py3.12`` (openEuler:
+       ``...:9.1.0-310p-openeuler24.03-py3.12``) and ``ARG VLLM_TAG=v0.23.0``.
+[INST] vllm-ascend ``docs/source/installation.md`` at tag v0.23.0, "Atlas 300I DUO" tab:
+       ``CANN == 9.1.0``, ``Ascend HDK``: "Refer to the CANN 9.1.0 Release Notes"
+       (https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/910/softwareinst/releasenote/9.1.0/release-notes.md);
+       Python ">= 3.10, < 3.13".
+[RN910] CANN 9.1.0 Release Notes, "Version Compatibility / CANN and Ascend HDK Version
+       Compatibility" (https://www.hiascend.com/document/detail/en/CANNCommunityEdition/910/softwareinst/releasenote/9.1.0/release-notes.md;
+       also gitcode.com/cann/release-management 9.1.0/release-notes.md, "版本兼容性说明"):
+       row 9.1.X: 25.0.X N, 25.2.X Y, 25.3.X Y, 25.5.X Y, 26.0.RC1/25.7.RC1 Y, 26.1.0 Y;
+       "CANN Software Version Mapping Table": CANN 9.1.0 <-> Ascend HDK 26.0.RC1.
+[RN911] CANN 9.1.1 Release Notes (.../releasenote/9.1.1/release-notes_en.md): row 9.1.X, 26.1.1 Y.
+[RN920] CANN 9.2.0 Release Notes (.../CANNCommunityEdition/920/.../9.2.0/release-notes.md): row 9.1.X, 26.2.RC1 Y.
+[DCMI] The Ascend driver's DCMI library (the public copy of Huawei's driver source,
+       src/custom/dev_prod/user/dcmi: ``dcmi_get_device_compatibility``,
+       ``dcmi_judge_compatibility``; npucli ``npu_info_print.c``): the ``Compatibility`` line of
+       ``npu-smi info -t board -i ID`` is the driver's verdict on the card's firmware, OK when the
+       running firmware is in a range of ``compatible_version_fw`` of the driver's version.info
+       (each version cut to the length of the range's bounds, then compared as text), NOK for a
+       firmware below "6.4."; printed for EP cards only, never on SoC boards.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+_SOURCES_V0230 = {
+    'vllm': '[DF] vllm-ascend Dockerfile.310p / Dockerfile.310p.openEuler at v0.23.0: ARG VLLM_TAG=v0.23.0',
+    'cann': ('[DF] the base image tag 9.1.0-310p-...; [INST] vllm-ascend installation.md at v0.23.0, '
+             'Atlas 300I DUO: CANN == 9.1.0'),
+    'python': ('[DF] the base image tag ...-py3.12; [INST] Python >= 3.10, < 3.13 (the range vllm-ascend supports, '
+               'not the image\'s own)'),
+    'hdk': ('[RN910] CANN 9.1.0 Release Notes, CANN and Ascend HDK Version Compatibility (row 9.1.X) and mapping '
+            'table (9.1.0 <-> 26.0.RC1); [RN911] CANN 9.1.1 Release Notes (26.1.1); [RN920] CANN 9.2.0 Release '
+            'Notes (26.2.RC1); [INST] points to the CANN 9.1.0 Release Notes for the HDK'),
+    'firmware': '[DCMI] the driver judges its firmware by compatible_version_fw of its version.info',
+}
+
+_UNVERIFIED_V0230 = [
+    'the base image cann:9.1.0-310p-* itself was not read (its Dockerfile was not in the stored copy of '
+    'Ascend/cann-container-image); CANN 9.1.0 and Python 3.12 are read from its tag name',
+    'the release notes\' compatibility table is not per product: no page read names the 310P, the Atlas 300I DUO or '
+    'the Atlas 200I Pro in it, nor says which of the listed HDK releases exist for the 310P',
+    '"25.2.X" is read as every 25.2 driver (release candidates included), "26.1.0" as 26.1.0 and its patch '
+    'builds (26.1.0.x); the notes do not define X',
+    '25.7.RC1 shares its column with 26.0.RC1 ("26.0.RC1/25.7.RC1"); other Huawei pages name 25.7.RC1 as the '
+    'Atlas 350 card\'s HDK',
+    'no firmware version is listed per HDK release in the pages read; the firmware is judged against the driver '
+    'on the node (compatible_version_fw), not against the image',
+]
+
+
+def _entry(base_image, openeuler):
+    # type: (str, bool) -> Dict[str, Any]
+    return {
+        'vllm_ascend': 'v0.23.0',
+        'vllm': 'v0.23.0',
+        'cann': '9.1.0',
+        'python': '3.12',
+        'base_image': base_image,
+        'os': 'openEuler 24.03' if openeuler else 'Ubuntu 22.04',
+        # [RN910] mapping table: the HDK release CANN 9.1.0 was released with.
+        'hdk_paired': '26.0.RC1',
+        # [RN910] (25.2.X .. 26.1.0), [RN911] (26.1.1), [RN920] (26.2.RC1): "Y" for 9.1.X, oldest first.
+        'hdk_compatible': ['25.2.X', '25.3.X', '25.5.X', '25.7.RC1', '26.0.RC1', '26.1.0', '26.1.1', '26.2.RC1'],
+        # [RN910]: "N" for 9.1.X.
+        'hdk_incompatible': ['25.0.X'],
+        'sources': copy.deepcopy(_SOURCES_V0230),
+        'unverified': list(_UNVERIFIED_V0230),
+    }
+
+
+IMAGES = {
+    'v0.23.0-310p': _entry('quay.io/ascend/cann:9.1.0-310p-ubuntu22.04-py3.12', False),
+    'v0.23.0-310p-openeuler': _entry('quay.io/ascend/cann:9.1.0-310p-openeuler24.03-py3.12', True),
+}  # type: Dict[str, Dict[str, Any]]
+
+# npu_check_driver_min_version's default: the oldest driver the image's entry allows.
+AUTO = 'auto'
+# [DCMI] COMPAT_VERSION_START_FW: the driver calls any firmware below this incompatible.
+FIRMWARE_FLOOR = '6.4.'
+
+# "25.2.0", "25.0.rc1.1", "26.0.RC1", "22.0.4" (driver versions as version.info and npu-smi print them).
+_DRIVER_RE = re.compile(r'^(\d+)\.(\d+)\.(?:(rc)(\d+)|(\d+))((?:\.\d+)*)$', re.IGNORECASE)
+# HDK releases as the release notes write them: "25.2.X", "26.0.RC1", "26.1.0".
+_HDK_RE = re.compile(r'^(\d+)\.(\d+)\.(X|RC\d+|\d+)$', re.IGNORECASE)
+
+
+def image_tag_of(image):
+    # type: (Any) -> str
+    """The tag of an image reference or tag ("quay.io/ascend/vllm-ascend:v0.23.0-310p@sha256:..." -> "v0.23.0-310p")."""
+    if not isinstance(image, str) or not image:
+        return ''
+    name = image.split('@', 1)[0]
+    last = name.rsplit('/', 1)[-1]
+    return last.rsplit(':', 1)[-1] if ':' in last else ('' if '/' in name else name)
+
+
+def entry_for(image):
+    # type: (Any) -> Optional[Dict[str, Any]]
+    """The matrix entry of an image tag or reference, or None when the tag has none."""
+    entry = IMAGES.get(image_tag_of(image))
+    return copy.deepcopy(entry) if entry is not None else None
+
+
+def parse_driver_version(text):
+    # type: (Any) -> Tuple[int, int, int, int, Tuple[int, ...]]
+    """Sort key of a driver version: (major, minor, 0 for rcN / 1 for a release, N or patch, rest).
+
+    "26.0.rc1" < "26.0.0" < "26.0.1".  Raises ValueError for anything else.
+    """
+    match = _DRIVER_RE.match(str(text).strip()) if text is not None else None
+    if not match:
+        raise ValueError('driver version %r is not MAJOR.MINOR.PATCH or MAJOR.MINOR.rcN (e.g. 25.2.0, 25.0.rc1.1)'
+                         % (text,))
+    major, minor, rc, rc_n, patch, rest = match.groups()
+    extra = tuple(int(part) for part in rest.split('.') if part)
+    if rc:
+        return (int(major), int(minor), 0, int(rc_n), extra)
+    return (int(major), int(minor), 1, int(patch), extra)
+
+
+def _hdk(release):
+    # type: (str) -> Tuple[int, int, Optional[Tuple[int, int]]]
+    match = _HDK_RE.match(release)
+    if not match:
+        raise ValueError('HDK release %r is not MAJOR.MINOR.X, MAJOR.MINOR.RCn or MAJOR.MINOR.PATCH' % (release,))
+    major, minor, last = match.groups()
+    if last.upper() == 'X':
+        return int(major), int(minor), None
+    if last.upper().startswith('RC'):
+        return int(major), int(minor), (0, int(last[2:]))
+    return int(major), int(minor), (1, int(last))
+
+
+def in_release(key, release):
+    # type: (Tuple[Any, ...], str) -> bool
+    """Whether a driver (its parse_driver_version key) belongs to an HDK release ("25.2.X", "26.0.RC1", "26.1.0")."""
+    major, minor, stage = _hdk(release)
+    if (key[0], key[1]) != (major, minor):
+        return False
+    return stage is None or (key[2], key[3]) == stage
+
+
+def _release_bounds(release):
+    # type: (str) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]
+    major, minor, stage = _hdk(release)
+    if stage is None:
+        return (major, minor, 0, 0, ()), (major, minor, 2, 0, ())
+    return (major, minor) + stage + ((),), (major, minor) + stage + ((1 << 30,),)
+
+
+def driver_verdict(entry, driver_version):
+    # type: (Dict[str, Any], Any) -> Dict[str, Any]
+    """Judge a driver version against a matrix entry.
+
+    Returns ``{verdict, release, msg}``; verdict is ``ok`` (in a listed compatible release),
+    ``incompatible`` (a release the notes mark N), ``too_old`` (older than every compatible
+    release), ``unlisted`` (newer than the oldest compatible release but in none: not refused,
+    the notes say nothing), ``unknown`` (not a driver version) or ``missing`` (no version read).
+    """
+    if driver_version in (None, ''):
+        return {'verdict': 'missing', 'release': None, 'msg': 'no driver version was read'}
+    try:
+        key = parse_driver_version(driver_version)
+    except ValueError as exc:
+        return {'verdict': 'unknown', 'release': None, 'msg': str(exc)}
+    for release in entry['hdk_compatible']:
+        if in_release(key, release):
+            return {'verdict': 'ok', 'release': release, 'msg': ''}
+    for release in entry['hdk_incompatible']:
+        if in_release(key, release):
+            return {'verdict': 'incompatible', 'release': release,
+                    'msg': 'the CANN %s release notes mark Ascend HDK %s incompatible' % (entry['cann'], release)}
+    oldest = min(_release_bounds(release)[0] for release in entry['hdk_compatible'])
+    if key < oldest:
+        return {'verdict': 'too_old', 'release': None,
+                'msg': 'older than every Ascend HDK the CANN %s release notes list as compatible (oldest %s)'
+                       % (entry['cann'], entry['hdk_compatible'][0])}
+    newest = max(_release_bounds(release)[1] for release in entry['hdk_compatible'])
+    where = 'newer than' if key > newest else 'between'
+    return {'verdict': 'unlisted', 'release': None,
+            'msg': '%s the Ascend HDK releases the CANN %s release notes read list (%s): not verified, not refused'
+                   % (where, entry['cann'], ', '.join(entry['hdk_compatible']))}
+
+
+def parse_fw_ranges(text):
+    # type: (Any) -> List[Tuple[str, str]]
+    """compatible_version_fw of version.info ("[6.4.0,6.4.99],[7.0.0,8.9.9]") as (start, end) pairs.
+
+    Split on every "[", "]" and "," as the driver does ([DCMI] ``strtok_s(list, "],[")``);
+    a bound without its pair is dropped, as there. Raises ValueError when no pair is left.
+    """
+    tokens = [token for token in re.split(r'[\[\],]', str(text or '')) if token.strip()]
+    pairs = [(tokens[i].strip(), tokens[i + 1].strip()) for i in range(0, len(tokens) - 1, 2)]
+    if not pairs:
+        raise ValueError('compatible_version_fw %r has no [start,end] range' % (text,))
+    return pairs
+
+
+def _cut(version, start, end):
+    # type: (str, str, str) -> str
+    return version[:max(len(start), len(end))]
+
+
+def firmware_in_range(firmware, ranges):
+    # type: (str, List[Tuple[str, str]]) -> bool
+    """[DCMI] ``dcmi_judge_compatibility``: the firmware, cut to each range's bound length, within it as text."""
+    return any(start <= _cut(firmware, start, end) <= end for start, end in ranges)
+
+
+def firmware_verdict(firmware, driver_version, fw_ranges_text, compatibility=None):
+    # type: (Any, Any, Any, Any) -> Dict[str, Any]
+    """Judge a card's firmware against the driver on the node.
+
+    ``compatibility`` is npu-smi's own ``Compatibility`` (OK, NOK, UNKNOWN, NOT SUPPORT or None when
+    not printed, as on RC boards), which wins when OK or NOK. Otherwise the driver's rule is applied
+    here to ``compatible_version_fw`` (``fw_ranges_text``). Returns ``{verdict, msg}``: ``ok``,
+    ``incompatible`` (npu-smi said NOK), ``older`` (below every range the driver accepts, or below
+    6.4), ``unjudged`` (newer than the ranges, no ranges, or no firmware version: not refused).
+    """
+    said = str(compatibility or '').strip().upper()
+    if said == 'OK':
+        return {'verdict': 'ok', 'msg': ''}
+    if said == 'NOK':
+        return {'verdict': 'incompatible',
+                'msg': 'npu-smi reports firmware %s incompatible with driver %s (Compatibility NOK)'
+                       % (firmware, driver_version)}
+    fw = str(firmware or '').strip()
+    if not fw or fw.upper() in ('NA', 'N/A'):
+        return {'verdict': 'unjudged', 'msg': 'no firmware version was read'}
+    if fw < FIRMWARE_FLOOR:
+        return {'verdict': 'older',
+                'msg': 'firmware %s is older than driver %s accepts (6.4 or newer)' % (fw, driver_version)}
+    try:
+        ranges = parse_fw_ranges(fw_ranges_text)
+    except ValueError:
+        return {'verdict': 'unjudged', 'msg': 'the driver\'s version.info has no compatible_version_fw'}
+    if firmware_in_range(fw, ranges):
+        return {'verdict': 'ok', 'msg': ''}
+    shown = ','.join('[%s,%s]' % pair for pair in ranges)
+    if all(_cut(fw, start, end) < start for start, end in ranges):
+        return {'verdict': 'older',
+                'msg': 'firmware %s is older than driver %s accepts (compatible_version_fw=%s)'
+                       % (fw, driver_version, shown)}
+    return {'verdict': 'unjudged',
+            'msg': 'firmware %s is newer than driver %s lists (compatible_version_fw=%s); the card\'s own list decides'
+                   % (fw, driver_version, shown)}
+
+
+def min_driver(entry):
+    # type: (Optional[Dict[str, Any]]) -> str
+    """The oldest driver an entry allows, as text ("25.2"), or '' without an entry."""
+    if not entry:
+        return ''
+    major, minor, stage = _hdk(entry['hdk_compatible'][0])
+    if stage is None:
+        return '%d.%d' % (major, minor)
+    return '%d.%d.%s' % (major, minor, ('rc%d' % stage[1]) if stage[0] == 0 else stage[1])

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""Prometheus file_sd targets of the vLLM instances and balancers of a fleet.
+
+Pure functions over plain data (no Ansible imports), used by the
+``ascend.vllm.metrics_targets`` and ``ascend.vllm.file_sd_merge`` filters.  One
+target group per scrape target (each with its own labels ``host``, ``platform``,
+``model``, ``instance`` and ``component``); a run replaces the groups of the hosts
+it deployed (or removes them on teardown) and keeps every other host's.
+
+MindCluster's NPU Exporter, when the operator runs it on the node, is one more
+group per host (``component`` ``npu``): it answers ``/metrics`` on port 8082 by
+default (MindCluster docs, "NPU Exporter Home Page" and "Prometheus Metrics API",
+https://www.hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dlug_api_115.html).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+from typing import Any, Dict, List, Optional, Sequence
+
+from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, host_port
+
+
+def target_address(metrics_address, publish_address, host_address):
+    # type: (Optional[str], Optional[str], str) -> str
+    """Where Prometheus reaches the host: the operator's address, else the publish address, else the host's."""
+    if metrics_address:
+        return metrics_address
+    if publish_address in WILDCARDS or publish_address is None:
+        return host_address
+    return publish_address
+
+
+# Label ``instance`` of the NPU Exporter's group: the exporter is one per node, not per vLLM instance.
+NPU_EXPORTER_INSTANCE = 'npu-exporter'
+
+
+def metrics_targets(plan, host, platform, address, balancer=None, npu_exporter_port=None):
+    # type: (List[Dict[str, Any]], str, str, str, Optional[Dict[str, Any]], Optional[int]) -> List[Dict[str, Any]]
+    """The target groups of one host: every planned instance's /metrics, its balancer's and,
+    with ``npu_exporter_port``, the node's NPU Exporter (chip health, AI Core utilisation, memory).
+
+    The exporter's group carries the same labels as the instances'; its ``model`` lists the
+    models the host serves (its chips serve them), as the balancer's does.
+    """
+    out = []
+    for entry in plan:
+        out.append({'targets': [host_port(address, entry['port'])],
+                    'labels': {'host': host, 'platform': platform, 'model': str(entry['options'].get('model', '')),
+                               'instance': entry['name'], 'component': 'vllm'}})
+    balancer = balancer or {}
+    if balancer.get('enabled') and balancer.get('metrics_port'):
+        models = sorted(set(str(frontend.get('model', '')) for frontend in balancer.get('frontends') or []))
+        out.append({'targets': [host_port(address, balancer['metrics_port'])],
+                    'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
+                               'instance': balancer.get('container', 'balancer'), 'component': 'balancer'}})
+    if npu_exporter_port:
+        models = sorted(set(str(entry['options'].get('model', '')) for entry in plan))
+        out.append({'targets': [host_port(address, int(npu_exporter_port))],
+                    'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
+                               'instance': NPU_EXPORTER_INSTANCE, 'component': 'npu'}})
+    return out
+
+
+def file_sd_merge(existing, hosts, groups):
+    # type: (Any, Sequence[str], List[Dict[str, Any]]) -> List[Dict[str, Any]]
+    """The file's target groups with those of ``hosts`` replaced by ``groups`` (an empty list removes them).
+
+    ``existing`` is the file's text (or its parsed list); text that is not a list of target
+    groups counts as an empty file (it is rewritten).
+    """
+    if isinstance(existing, (str, bytes)):
+        try:
+            existing = json.loads(existing) if existing.strip() else []
+        except ValueError:
+            existing = []
+    if not isinstance(existing, list):
+        existing = []
+    hosts = set(hosts or [])
+    kept = [group for group in existing
+            if isinstance(group, dict) and (group.get('labels') or {}).get('host') not in hosts]
+    return sorted(kept + list(groups or []), key=lambda group: (
+        str((group.get('labels') or {}).get('host', '')), str((group.get('labels') or {}).get('component', '')),
+        str((group.get('labels') or {}).get('instance', ''))))

@@ -1,0 +1,483 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The host plan: from one request, everything a host will run, and every problem with it, in one step.
+
+``host_plan(request, specs, isfile)`` judges the request in the order preflight
+always did -- variable names and types and the platform first (nothing else is
+worth judging while those are wrong), then the image inputs, the instance plan,
+every ``vllm_config`` rule of every instance, the balancer and the model
+directories -- and returns the plan with all problems at once. The
+``ascend.vllm.host_plan`` action runs it on the controller, before any node is
+contacted; the phases consume its result instead of recomputing it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import re
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import balancer_plan
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import GUIDE_DEFAULTS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import candidates as image_candidates
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import judge as judge_image
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
+    api_key, image_tag, plain, plan_instances, plan_problems, to_json)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import MINIMUMS
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
+    config_problems, container_plan, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
+from ansible_collections.ascend.vllm.plugins.module_utils._address import with_urls
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_steps
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
+    SOURCE, env_problems, install_plan, service_plan, unit_name, with_launcher)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan as plan_config, task_result
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_verdict
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import check_role_vars
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_OPTIONS, argument_spec
+
+PREFIX = 'vllm_serve_'
+IMAGE_INPUTS = ('image_pull_registries', 'image_pull_repository', 'image_pull_tag', 'image_pull_tag_suffix',
+                'image_pull_digest', 'image_pull_image', 'image_pull_retries', 'image_pull_delay',
+                'image_pull_timeout', 'image_pull_poll_interval', 'image_pull_archive', 'image_pull_archive_on_node',
+                'image_pull_archive_dir', 'image_pull_offline', 'image_pull_policy')
+SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
+            'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + MINIMUMS
+
+
+class _UserVariables(object):
+    """The variables the user set, as check_role_vars reads them (a template error raises on read)."""
+
+    def __init__(self, request):
+        self._request = request
+
+    def keys(self):
+        return self._request.user_names()
+
+    def __getitem__(self, name):
+        return self._request[name]
+
+
+def platform_profile(request, var_names):
+    """{'profile': dict or None, 'problems': [...]} of the host's platform, naming the user's variables."""
+    return profile_verdict(request.get(PREFIX + 'platform') or '', request.get(PREFIX + 'platform_overrides'),
+                           request.get(PREFIX + 'platform_spec'), var_names)
+
+
+def image_plan(request, profile, isfile):
+    """The image candidates, tag, pins and problems (image_pull's inputs and the platform's tag suffix)."""
+    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
+    suffix = (profile or {}).get('image_tag_suffix')
+    return judge_image(inputs, suffix, isfile)
+
+
+def instance_plan(request, pulled_tag=None):
+    """{'plan', 'problems', 'image_tag'}: the instances of the host from the instance list or the scalars.
+
+    ``pulled_tag``: the tag image_pull will pull (the image plan's), which ``vllm_serve_image_tag``
+    stands for unless the user set it.
+    """
+    list_var = 'ascend_vllm_instances' if request.is_set('ascend_vllm_instances') else PREFIX + 'instances'
+    instances = request.get(PREFIX + 'instances') or []
+    # Not a list (a string, a mapping): one entry that the plan reports as not a mapping.
+    instances = list(instances) if isinstance(instances, (list, tuple)) else [instances]
+    ignored = overridden_problems(request, instances, list_var)
+    scalars = {
+        'instance_name': request.get(PREFIX + 'instance_name', 'default'),
+        'container_name': request.get(PREFIX + 'container_name', 'vllm-ascend'),
+        'chips': request.get(PREFIX + 'chips'),
+        'port': request.get(PREFIX + 'port', 8080),
+        'env': request.get(PREFIX + 'env') or {},
+        'options': dict((option, request.get(PREFIX + option)) for option in INSTANCE_OPTIONS),
+    }
+    plan = with_urls(plan_instances(instances, scalars, list_var), request.get(PREFIX + 'publish_address'))
+    settings = dict((name, request.get(name)) for name in SETTINGS)
+    settings.update(host=request.host, platform=request.get(PREFIX + 'platform') or '',
+                    platform_groups=[name for name in request.get('group_names') or [] if name in PLATFORMS])
+    return {
+        'plan': plan,
+        'problems': plan_problems(plan, list_var, settings, list(PLATFORMS)) + ignored,
+        'image_tag': image_tag(pulled_tag if request.get(PREFIX + 'image_tag') is None
+                               else request.get(PREFIX + 'image_tag'), request.get(PREFIX + 'image') or '',
+                               request.get('image_pull_image') or ''),
+    }
+
+
+# With an instance list, scalars that never apply (the list names the instances and hands out
+# chips) and scalars each instance can set for itself (they apply only to instances that do not).
+_LIST_IGNORES = ('instance_name', 'chips')
+_LIST_DEFAULTS = ('port', 'container_name') + tuple(INSTANCE_OPTIONS)
+
+
+def overridden_problems(request, instances, list_var):
+    """Scalars the user set for this host alone (extra vars, host_vars, its inventory entry) that the instance
+    list leaves without effect; set for a group they are the default of the group's other hosts."""
+    if not instances or not all(isinstance(inst, dict) for inst in instances):
+        return []
+    out = []
+    for suffix in _LIST_IGNORES + _LIST_DEFAULTS:
+        name = PREFIX + suffix
+        if not request.is_set(name) or not request.for_this_host(name):
+            continue
+        key = 'name' if suffix == 'instance_name' else suffix
+        if suffix in _LIST_IGNORES:
+            why = '%s gives the instances their %s' % (list_var, 'names' if key == 'name' else 'chips')
+            fix = 'remove %s, or set %s in the instances of %s instead' % (name, key, list_var)
+        elif all(key in inst for inst in instances):
+            why = 'every instance of %s sets its own %s' % (list_var, key)
+            fix = 'remove %s, or leave %s out of the instances of %s that should take it' % (name, key, list_var)
+        else:
+            continue
+        shown = HIDDEN if secret_name(suffix) else to_json(request.get(name))
+        out.append({'check': 'settings', 'variable': name,
+                    'msg': '%s=%s has no effect on %s: %s' % (name, shown, request.host, why), 'fix': fix})
+    return out
+
+
+def config_params(entry, request, var_names, tag, node=None):
+    """The vllm_config options of one planned instance: every instance option of the option table.
+
+    ``node`` (what preflight read of the node: ``chip_total_mb``/``chip_free_mb`` per instance and
+    ``rc_mode``) replaces the platform's nominal chip figures.
+    """
+    options = entry.get('options') or {}
+    params = dict((name, options[name]) for name in INSTANCE_OPTIONS if options.get(name) is not None)
+    node = node or {}
+    total = (node.get('chip_total_mb') or {}).get(entry['name'])
+    if params.get('chip_memory_mb') is None and total is not None:
+        params['chip_memory_mb'] = total
+    free = (node.get('chip_free_mb') or {}).get(entry['name'])
+    # In RC mode the chips share host memory: npu_check weighs that instead.
+    if free is not None and not node.get('rc_mode'):
+        params['chip_free_memory_mb'] = free
+    params.update(platform=request.get(PREFIX + 'platform'),
+                  platform_overrides=request.get(PREFIX + 'platform_overrides') or {},
+                  platform_spec=request.get(PREFIX + 'platform_spec'),
+                  host=serve_host(request), port=entry['port'], visible_chips=len(entry['chips'] or []),
+                  offline=request.get(PREFIX + 'offline'),
+                  var_prefix=entry['var_prefix'],
+                  var_names=dict(var_names, visible_chips=str(entry['chips_var']).split(' ', 1)[0]))
+    if tag is not None:
+        params['image_tag'] = tag
+    return params
+
+
+def serve_host(request):
+    """The address vLLM binds: vllm_serve_host in a container (Docker publishes the port on
+    vllm_serve_publish_address); as a service (the source install method) vLLM binds the publish address
+    itself (every address when it is empty), unless the user set vllm_serve_host."""
+    if request.get(PREFIX + 'install_method') != SOURCE or request.is_set(PREFIX + 'host'):
+        return request.get(PREFIX + 'host')
+    return request.get(PREFIX + 'publish_address') or '0.0.0.0'
+
+
+def source_install(request, tag):
+    """The source install method's plan (serve/_source.py), None with the image method."""
+    if request.get(PREFIX + 'install_method') != SOURCE:
+        return None
+    return install_plan(request.get, tag, request.is_set)
+
+
+def services(request, instances, configured, install):
+    """{instance name: its ascend.vllm.vllm_service arguments} with the source install method ({} without)."""
+    if not install:
+        return {}
+    host = {'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+            'keep_previous': request.get(PREFIX + 'keep_previous')}
+    return dict((entry['name'], service_plan(entry, configured[entry['name']], install, host)) for entry in instances
+                if isinstance(configured.get(entry['name']), dict) and configured[entry['name']].get('ok', True))
+
+
+def instance_config(params):
+    """What the vllm_config action returns for ``params``, as a result of a loop over the plan."""
+    validation = ArgumentSpecValidator(argument_spec()).validate(params)
+    if validation.error_messages:
+        return {'failed': True, 'msg': validation.errors.msg}
+    try:
+        result = plan_config(dict(validation.validated_parameters))
+    except ValueError as exc:
+        return {'failed': True, 'msg': 'vllm_config could not plan: %s' % exc}
+    output = task_result(result)
+    if result['violations']:
+        output['failed'] = True
+    return output
+
+
+def configs(plan, request, var_names, tag, node=None):
+    """{instance name: config} (argv, env, settings, profile, memory, violations) of every instance."""
+    results = []
+    for entry in plan:
+        result = instance_config(config_params(entry, request, var_names, tag, node))
+        result['item'] = entry
+        results.append(result)
+    return instance_configs(results)
+
+
+def named(instances, configured, source):
+    """The instances with the two names every phase knows them by, worked out here once:
+
+    ``served_model_name``, the name the API serves the model under (the instance's vllm_config result's; where
+    that result failed, and the plan stops, its own option or the guide's qwen3.5), and ``runs_as``, what runs
+    it on the node: its container, or its systemd unit with the source install method."""
+    out = []
+    for entry in instances:
+        config = configured.get(entry['name'])
+        settings = (config.get('settings') if isinstance(config, dict) else None) or {}
+        out.append(dict(entry, served_model_name=(settings.get('served_model_name')
+                                                  or (entry.get('options') or {}).get('served_model_name')
+                                                  or GUIDE_DEFAULTS['served_model_name']),
+                        runs_as=unit_name(entry['container_name']) if source else entry['container_name']))
+    return out
+
+
+def balancer(request, plan):
+    """The balancer of the host: frontends, servers, key digests and problems (``plan``: the named instances)."""
+    instances = request.get(PREFIX + 'instances') or []
+    keys = dict((entry['name'], api_key(instances, request.get(PREFIX + 'api_key'), entry)) for entry in plan)
+    settings = {
+        'enabled': request.get('balancer_enabled'),
+        'port': request.get('balancer_port'),
+        'metrics_port': request.get('balancer_metrics_port'),
+        'publish_address': request.get('balancer_publish_address'),
+        'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
+    }
+    front = balancer_plan(plan, keys, settings)
+    entries = dict((entry['name'], entry) for entry in plan)
+    for frontend in front.get('frontends') or []:
+        # Where the balancer's smoke tests read the frontend's key from (its first server's instance):
+        # the marker, never the key.
+        first = entries.get(((frontend.get('servers') or [{}])[0]).get('instance')) or {}
+        frontend['key_source'] = dict((name, first.get(name)) for name in ('name', 'index', 'api_key_var'))
+    if front.get('enabled'):
+        front['image'] = balancer_image(request)
+    return front
+
+
+def balancer_image(request):
+    """The arguments of ascend.vllm.image_ensure for the HAProxy image: balancer_image, else each of
+    balancer_registries with balancer_repository:balancer_tag (no platform suffix), pulled or loaded
+    (balancer_image_archive) with image_pull's retries, timeouts and tarball settings."""
+    tag = str(request.get('balancer_tag'))
+    refs = image_candidates({'image_pull_image': request.get('balancer_image') or '',
+                             'image_pull_registries': request.get('balancer_registries') or [],
+                             'image_pull_repository': request.get('balancer_repository'), 'image_pull_digest': ''}, tag)
+    return {
+        'candidates': refs, 'image_tag': tag, 'policy': request.get('image_pull_policy'),
+        'retries': request.get('image_pull_retries'), 'delay': request.get('image_pull_delay'),
+        'timeout': request.get('image_pull_timeout'), 'report_after': request.get('image_pull_poll_interval'),
+        'inputs': {'image_pull_tag': request.get('balancer_tag'), 'image_pull_repository': request.get('balancer_repository'),
+                   # The variables a failed pull's fix names (contracts/_image_ref.failure_message).
+                   'names': {'image': 'HAProxy image of the balancer', 'image_pull_tag': 'balancer_tag',
+                             'image_pull_registries': 'balancer_registries',
+                             'image_pull_archive': 'balancer_image_archive', 'image_pull_digest': 'balancer_image',
+                             'image_pull_image': 'balancer_image'}},
+        'archive': request.get('balancer_image_archive') or '',
+        'archive_on_node': bool(request.get('image_pull_archive_on_node')),
+        'archive_dir': request.get('image_pull_archive_dir'),
+        'archive_cleanup': bool(request.get('image_pull_archive_cleanup')),
+    }
+
+
+_PEM_CERTIFICATE = re.compile(r'-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----', re.S)
+_PEM_KEY = re.compile(r'-----BEGIN ((RSA|EC|ENCRYPTED) )?PRIVATE KEY-----.+?-----END ((RSA|EC|ENCRYPTED) )?PRIVATE KEY-----',
+                      re.S)
+_TLS_FIX = ('give the PEM text itself, not a path: %s: "{{ lookup(\'ansible.builtin.file\', \'/path/on/the/controller\') }}" '
+            '(the key from Ansible Vault)')
+
+
+def tls_problems(request, front):
+    """The balancer's TLS inputs: PEM text (not a path), both or neither, and used only where a balancer runs.
+
+    HAProxy reads them as one PEM file at start; a path or half a pair would stop it after the deploy.
+    The key's value is never shown.
+    """
+    cert, key = request.get('balancer_tls_certificate') or '', request.get('balancer_tls_key') or ''
+    if not (cert or key) or not isinstance(cert, str) or not isinstance(key, str):
+        return []
+    out = []
+    if bool(cert) != bool(key):
+        given, missing = ('balancer_tls_certificate', 'balancer_tls_key') if cert else \
+            ('balancer_tls_key', 'balancer_tls_certificate')
+        out.append({'check': 'balancer', 'variable': given,
+                    'msg': '%s is set but %s is empty: HAProxy needs the certificate and its key' % (given, missing),
+                    'fix': 'set %s too, or leave both empty for plain HTTP' % missing})
+    if cert and not _PEM_CERTIFICATE.search(cert):
+        shown = to_json(cert) if len(cert) <= 120 and '\n' not in cert else '(%d characters)' % len(cert)
+        out.append({'check': 'balancer', 'variable': 'balancer_tls_certificate',
+                    'msg': 'balancer_tls_certificate=%s is not a PEM certificate (-----BEGIN CERTIFICATE----- ...)'
+                           % shown,
+                    'fix': _TLS_FIX % 'balancer_tls_certificate'})
+    if key and not _PEM_KEY.search(key):
+        out.append({'check': 'balancer', 'variable': 'balancer_tls_key',
+                    'msg': 'balancer_tls_key %s is not a PEM private key (-----BEGIN PRIVATE KEY----- ...)' % HIDDEN,
+                    'fix': _TLS_FIX % 'balancer_tls_key'})
+    if not front.get('enabled'):
+        for name in ('balancer_tls_certificate', 'balancer_tls_key'):
+            if request.is_set(name) and request.for_this_host(name):
+                out.append({'check': 'balancer', 'variable': name,
+                            'msg': '%s has no effect on %s: it runs no load balancer (%s)'
+                                   % (name, request.host, front.get('why') or 'balancer off'),
+                            'fix': 'remove it, or serve one model from more than one instance (or set '
+                                   'balancer_enabled: true) to put a balancer in front'})
+    return out
+
+
+# Settings that mean something on some platforms only: (variable, does it apply to this profile and
+# request, why it does not). Reported like an overridden scalar: only when set for this host alone.
+_RC_ONLY = 'it applies in RC mode only (the Atlas 200I Pro, host memory shared); %s runs in EP mode with its own memory'
+PLATFORM_BOUND = (
+    ('npu_check_rc_memory_margin_mb', lambda profile, request: bool(profile.get('rc_mode')), _RC_ONLY),
+    ('npu_check_drop_page_cache', lambda profile, request: bool(profile.get('rc_mode')), _RC_ONLY),
+    ('ascend_vllm_platform_spec', lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
+     'a built-in platform (%s) ignores it; it describes a platform that is not built in'),
+    ('vllm_serve_platform_spec', lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
+     'a built-in platform (%s) ignores it; it describes a platform that is not built in'),
+)
+
+
+def platform_bound_problems(request, profile):
+    """A setting the user made for this host that its platform never reads (``PLATFORM_BOUND``)."""
+    if not profile:
+        return []
+    out = []
+    for name, applies, why in PLATFORM_BOUND:
+        if not request.is_set(name) or not request.for_this_host(name) or applies(profile, request):
+            continue
+        platform = request.get(PREFIX + 'platform') or ''
+        out.append({'check': 'settings', 'variable': name,
+                    'msg': '%s=%s has no effect on %s: %s' % (name, to_json(request.get(name)), request.host,
+                                                              why % platform),
+                    'fix': 'remove %s from this host, or check ascend_vllm_platform (%s)' % (name, platform)})
+    return out
+
+
+_CONTROLLER = ('localhost', '127.0.0.1', '::1')
+
+
+def metrics_file_problems(request):
+    """vllm_serve_metrics_file on the controller: where deploy will read, merge and rewrite it.
+
+    An existing file that is not a JSON list of file_sd target groups (a prometheus.yml, a YAML
+    target file) would be replaced after the deploy, losing what it held: refused here, with the
+    rest (a relative path, a missing or read-only directory, a directory of that name).
+    """
+    path = request.get(PREFIX + 'metrics_file') or ''
+    if not path or not isinstance(path, str) or request.get(PREFIX + 'metrics_file_host') not in _CONTROLLER:
+        return []
+    var = PREFIX + 'metrics_file'
+
+    def problem(why, fix):
+        return [{'check': 'paths', 'variable': var, 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}]
+
+    if not os.path.isabs(path):
+        return problem('is not an absolute path on the controller', 'set %s to an absolute path, e.g. '
+                       '/etc/prometheus/targets/ascend-vllm.json' % var)
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        return problem('is in %s, which does not exist on the controller' % parent,
+                       'create %s (the directory Prometheus reads file_sd targets from), or correct %s' % (parent, var))
+    if os.path.isdir(path):
+        return problem('is a directory on the controller', 'name the file itself, e.g. %s/ascend-vllm.json' % path)
+    if not os.path.exists(path):
+        return [] if os.access(parent, os.W_OK) else problem(
+            'cannot be created: %s is not writable by the controller\'s user' % parent,
+            'make %s writable for the user that runs ansible-playbook, or choose another directory' % parent)
+    if not os.access(path, os.W_OK):
+        return problem('is not writable by the controller\'s user', 'make it writable, or choose another file')
+    try:
+        with open(path, 'rb') as handle:
+            text = handle.read().decode('utf-8')
+        groups = json.loads(text) if text.strip() else []
+    except (ValueError, OSError, UnicodeDecodeError):
+        groups = None
+    if not isinstance(groups, list) or not all(isinstance(group, dict) for group in groups):
+        return problem('holds something other than a JSON list of file_sd target groups (a prometheus.yml, a '
+                       'YAML target file?); deploy would replace it and lose what it holds',
+                       'point %s at a file of its own (e.g. /etc/prometheus/targets/ascend-vllm.json) that '
+                       'Prometheus reads through file_sd_configs' % var)
+    return []
+
+
+def _stop(request, problems, **rest):
+    problems = with_origins(problems, request)
+    result = {'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''}
+    result.update(rest)
+    return result
+
+
+def host_plan(request, specs, isfile, figures=None):
+    """The whole plan of one host and every problem with it (``report`` is the preflight message).
+
+    ``figures``: the chips' figures npu_check read in this run (``chip_total_mb``, ``chip_free_mb``,
+    ``rc_mode``, as in ``config_params``' ``node``) instead of the platform's nominal ones.
+    """
+    var_names = request.var_names()
+    problems = check_role_vars(_UserVariables(request), specs)
+    platform = {'profile': None, 'problems': []}
+    if not [problem for problem in problems if problem.get('kind') == 'type']:
+        platform = platform_profile(request, var_names)
+    problems += platform['problems']
+    if problems:
+        return _stop(request, problems, stage='variables')
+    image = image_plan(request, platform['profile'], isfile)
+    planned = instance_plan(request, image['image_tag'])
+    platform_set = bool(request.get(PREFIX + 'platform'))
+    install = source_install(request, planned['image_tag'])
+    configured = configs(planned['plan'], request, var_names, planned['image_tag'], figures) if platform_set else {}
+    planned['plan'] = named(planned['plan'], configured, bool(install))
+    front = balancer(request, planned['plan']) if platform_set else {'enabled': False, 'frontends': [], 'problems': []}
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    local = model_dirs(planned['plan'], configured, cache_dir)
+    if install:
+        # One launcher text for the install (vllm-ascend is built through it) and every service.
+        install = with_launcher(install, configured)
+    served = services(request, planned['plan'], configured, install)
+    problems = (list((install or {}).get('problems') or [])
+                + [problem for name, service in sorted(served.items()) for problem in env_problems(name, service['env'])]
+                + image['problems'] + planned['problems']
+                + front['problems'] + config_problems(configured) + env_config_problems(planned['plan'], configured)
+                + tls_problems(request, front)
+                + platform_bound_problems(request, platform['profile']) + metrics_file_problems(request)
+                + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
+                                      {}))
+    # Without the node read no container is known: every instance rolls, the safe order (serve/_rolling).
+    return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),
+                 profile=platform['profile'], image=image, instances=planned['plan'], image_tag=planned['image_tag'],
+                 configs=configured, balancer=front, var_names=var_names,
+                 steps=upgrade_steps(planned['plan'], frontends(front), None),
+                 containers={} if install else containers(request, planned['plan'], configured),
+                 install=install or {'method': 'image'}, services=served)
+
+
+def containers(request, instances, configured, found=None, paths=None, image=None):
+    """{instance name: its container_run variables} (serve/_serve.container_plan: no image, secrets as markers),
+    with what the node read found (``found``: its containers, ``paths``: its paths, ``image``: the own configuration
+    of the image the deploy runs) -- the container, the one kept for it, the model cache directory and the image --
+    or null for each when the node was not read (container_run looks)."""
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    host = {'publish_address': request.get(PREFIX + 'publish_address'), 'model_cache_dir': cache_dir,
+            'platform': request.get(PREFIX + 'platform'), 'keep_previous': request.get(PREFIX + 'keep_previous')}
+    out = {}
+    for entry in instances:
+        if not isinstance(configured.get(entry['name']), dict):
+            continue
+        run = container_plan(entry, configured[entry['name']], host)
+        name = entry['container_name']
+        run['container_run_existing'] = None if found is None else found.get(name)
+        run['container_run_existing_previous'] = None if found is None else found.get(name + '-previous')
+        run['container_run_cache_dir_exists'] = (None if paths is None or cache_dir not in paths
+                                                 else bool((paths[cache_dir] or {}).get('exists')))
+        run['container_run_image_config'] = image
+        out[entry['name']] = run
+    return out
+
+
+def frontends(front):
+    """The balancer's frontends, whose servers a rolling upgrade drains ([] when the host runs none)."""
+    return list(front.get('frontends') or []) if front.get('enabled') else []

@@ -1,0 +1,419 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The plan judged against the node: what the one node read found, and every rule again with its figures.
+
+``node_query(request, plan)`` is what the node read (``ascend.vllm.node_facts``) must
+look at for this plan; ``node_plan(request, plan, node, ...)`` judges the plan that
+``plan._host.host_plan`` built against what it read: the node's problems
+(``_node_problems``), which image the host runs and whether it is there, every
+``vllm_config`` rule with the chips' real memory, the model directories, the publish
+address and the digest pins. Pure; the ``ascend.vllm.host_plan`` action runs it on the
+controller.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+import shlex
+
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
+    judge as judge_image, offline_problems, pin_problems, present)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS as NODE_SUBSETS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import (
+    node_problems, node_query as _node_query, report as node_report, summary as node_summary)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
+    cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
+    publish_address_problems, report, unwritable_dir)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
+    IMAGE_INPUTS, configs, containers, frontends, services)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
+    SOURCE, installed_ok, preload_paths, source_query)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import instance_secrets
+
+PREFIX = 'vllm_serve_'
+
+
+def npu_settings(request, planned, drop=None, memory_again=None):
+    """The npu_check settings of the host (its role variables), for this plan."""
+    configured = planned.get('configs') or {}
+    profile = next((config['profile'] for config in configured.values() if config.get('profile')), None)
+    profile = profile or planned.get('profile') or {}
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    local = model_dirs(planned.get('instances') or [], configured, cache_dir)
+    image = planned.get('image') or {}
+    return {
+        'host': request.host,
+        'platform': planned.get('platform') or '',
+        'profile': profile,
+        'profile_given': bool(profile),
+        'platform_problems': [],
+        'instances': npu_check_instances(planned.get('instances') or [], configured),
+        'driver_dir': request.get('npu_check_driver_dir'),
+        'driver_version_file': request.get('npu_check_driver_version_file'),
+        'driver_min_version': request.get('npu_check_driver_min_version'),
+        'image_tag': planned.get('image_tag') or image.get('image_tag') or '',
+        'npu_smi_path': request.get('npu_check_npu_smi_path'),
+        'mount_sources': bool(request.get('npu_check_mount_sources')),
+        'docker_min_version': request.get('npu_check_docker_min_version'),
+        'ports': bool(request.get('npu_check_ports')),
+        'disk_min_free_gb': request.get('npu_check_disk_min_free_gb'),
+        'images': list(image.get('candidates') or []),
+        'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
+        'paths': ([cache_dir] + [item['host'] for item in local]
+                  + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
+                  + _archive_dir(request) + _balancer_left(request, planned)[1]),
+        'drop': drop or {},
+        'memory_again': memory_again or {},
+        # The source install method: its plan, the instances' units, and whether a balancer needs Docker.
+        'install': planned.get('install') or {},
+        'services': planned.get('services') or {},
+        'needs_docker': bool((planned.get('balancer') or {}).get('enabled')),
+    }
+
+
+def _archive(request):
+    """The offline tarball said to be on the node (image_pull_archive_on_node), to look for."""
+    archive = request.get('image_pull_archive') or ''
+    return [archive] if archive and request.get('image_pull_archive_on_node') else []
+
+
+def _archive_dir(request):
+    """The node directory the controller's tarball is copied to (image_pull_archive_dir), when one is copied."""
+    directory = request.get('image_pull_archive_dir') or ''
+    copied = request.get('image_pull_archive') and not request.get('image_pull_archive_on_node')
+    return [directory] if copied and isinstance(directory, str) and directory.startswith('/') else []
+
+
+def archive_dir_problems(request, paths):
+    """The tarball's directory on the node must be one root can write, or create (the copy goes there)."""
+    out = []
+    for directory in _archive_dir(request):
+        why = unwritable_dir(paths.get(directory))
+        if why is None:
+            continue
+        out.append({'check': 'paths', 'msg': 'image_pull_archive_dir=%s %s; the controller copies the image tarball '
+                                             'there' % (json.dumps(directory), why),
+                    'fix': 'set image_pull_archive_dir to a directory root can write on the node, with room for '
+                           'the tarball'})
+    return out
+
+
+def image_problems(request, planned, paths):
+    """The image inputs judged again with the tarball the node has (or lacks)."""
+    archive = _archive(request)
+    if not archive:
+        return list((planned.get('image') or {}).get('problems') or [])
+    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
+    inputs['image_pull_archive_node_isreg'] = bool((paths.get(archive[0]) or {}).get('isreg'))
+    return judge_image(inputs, (planned.get('profile') or {}).get('image_tag_suffix'), lambda _path: False)['problems']
+
+
+def _balancer_left(request, planned):
+    """([container], [directories]) a host without a balancer may still have of an earlier one, to look for
+    (the balancer role removes them; a node read that finds none spares it the work)."""
+    if (planned.get('balancer') or {}).get('enabled'):
+        return [], []
+    names = [request.get('balancer_container_name')]
+    dirs = [request.get('balancer_config_dir'), request.get('balancer_run_dir')]
+    return ([name for name in names if isinstance(name, str) and name],
+            [path for path in dirs if isinstance(path, str) and path.startswith('/')])
+
+
+def balancer_leftovers(request, planned, node):
+    """Whether the node read found any of a balancer the plan has no use for (True when it cannot tell)."""
+    names, dirs = _balancer_left(request, planned)
+    if not (node.get('docker') or {}).get('reachable', True):
+        names = []  # no Docker Engine answers (a node of the source install method): no balancer container either
+    containers = node.get('containers') or {}
+    paths = node.get('paths') or {}
+    if any(name not in containers for name in names) or any(path not in paths for path in dirs):
+        return True
+    return (any((containers.get(name) or {}).get('exists') for name in names)
+            or any((paths.get(path) or {}).get('exists') for path in dirs))
+
+
+def node_query(request, planned):
+    """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports; with the source
+    install method the install's and the units' facts instead of the instances' containers)."""
+    query = _node_query(npu_settings(request, planned))
+    install = planned.get('install') or {}
+    if install.get('method') == SOURCE:
+        profile_env = next(((config.get('profile') or {}).get('environment') for config in
+                            (planned.get('configs') or {}).values() if isinstance(config, dict)), None)
+        query['containers'] = []
+        query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
+        query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'source']
+    query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
+    if install.get('method') != SOURCE:
+        # The image's own environment, which container_ensure builds the containers' on: read here once.
+        query['images'] = _image_refs(request, planned)
+    serving = serving_query(request, planned)
+    if serving:
+        query['serving'] = serving
+        query['gather'] = list(query.get('gather') or NODE_SUBSETS) + ['serving']
+    return query
+
+
+def _image_refs(request, planned):
+    """The image references the host may run: vllm_serve_image when set, else the plan's candidates."""
+    if request.get(PREFIX + 'image'):
+        return [request.get(PREFIX + 'image')]
+    return list((planned.get('image') or {}).get('candidates') or [])
+
+
+def _secrets(request):
+    """The variables the API key and the environment's secrets are read from (never put in the plan)."""
+    return dict((name, request.get(name)) for name in (PREFIX + 'instances', PREFIX + 'api_key', PREFIX + 'env'))
+
+
+def _image_expected(request, planned, ref, image_ids, image_current):
+    """{instance name: {digest, image_id}} of the containers this plan asks for with the image ``ref``."""
+    run = {
+        'configs': planned.get('configs') or {},
+        'host': {'image': request.get(PREFIX + 'image') or ref,
+                 'publish_address': request.get(PREFIX + 'publish_address'),
+                 'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
+                 'platform': request.get(PREFIX + 'platform'),
+                 'keep_previous': request.get(PREFIX + 'keep_previous')},
+        'settings': dict((name, request.get(name)) for name in RUN_SETTINGS),
+        'image_ids': image_ids,
+        'image_current': image_current,
+    }
+    return expected_containers(planned.get('instances') or [], run, _secrets(request), {})
+
+
+def _source_expected(request, planned):
+    """{instance name: {digest, image_id}} of the units this plan asks for (the digest with the secrets)."""
+    expected = {}
+    for entry in planned.get('instances') or []:
+        service = (planned.get('services') or {}).get(entry['name'])
+        if not service:
+            continue
+        env = dict(service['env'])
+        env.update(instance_secrets(entry, (planned.get('configs') or {}).get(entry['name']), _secrets(request))['env'])
+        expected[entry['name']] = {'digest': digest(service['unit'], env_text(env), service['launcher_text']),
+                                   'image_id': SOURCE}
+    return expected
+
+
+def serving_query(request, planned):
+    """node_facts' ``serving``: the instances that may already serve as this plan asks, each with the digests it
+    would carry (one per image reference the node may run, worked out before the node is read), its URL and the
+    smoke tests. Asked in the node read's round trip; the answer counts only for an instance the node plan leaves
+    as it is (``verified``). None when the deploy pulls or loads anyway (a policy of always, a tarball)."""
+    source = (planned.get('install') or {}).get('method') == SOURCE
+    digests = {}
+    if source:
+        for name, value in _source_expected(request, planned).items():
+            digests[name] = [value['digest']]
+    elif request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
+        for ref in _image_refs(request, planned):
+            for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
+                digests.setdefault(name, []).append(value['digest'])
+    configured, secrets = planned.get('configs') or {}, _secrets(request)
+    out = []
+    for entry in planned.get('instances') or []:
+        if not digests.get(entry['name']):
+            continue
+        config = configured.get(entry['name']) or {}
+        out.append({'name': entry['runs_as'],
+                    'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
+                    'served_model_name': entry['served_model_name'],
+                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
+                    'smoke_test': bool(request.get(PREFIX + 'smoke_test')),
+                    'prompt': request.get(PREFIX + 'smoke_prompt'),
+                    'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
+                    'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
+                    'smoke_timeout': request.get(PREFIX + 'smoke_timeout')})
+    return out
+
+
+def verified(found, steps):
+    """{instance name: its vllm_serve_status entry} of the instances the node read checked (``found``: node_facts'
+    ``serving``) that answered every check and that the plan leaves as they are (``steps['same']``): nothing in
+    this run changes them, so the deploy's readiness check of them is done."""
+    out = {}
+    for entry in steps.get('same') or []:
+        name = entry['runs_as']
+        answer = (found or {}).get(name) or {}
+        if answer.get('state') != 'ready':
+            continue
+        out[entry['name']] = {
+            'container': name, 'model': (entry.get('options') or {}).get('model') or '',
+            'served_model_name': entry['served_model_name'], 'url': entry['url'],
+            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready',
+            'completion': truncate((answer.get('completion') or '').strip(), 80)}
+    return out
+
+
+def verified_lines(status, found, smoke, prompt):
+    """What the deploy's readiness check prints of an instance, for those the node read checked (``found``: their
+    answers, ``smoke``: whether the smoke tests ran)."""
+    lines = []
+    for name, state in sorted(status.items()):
+        answer = (found or {}).get(state['container']) or {}
+        lines.append('%s (%s) serves as planned: %s answered' % (
+            name, state['container'], '/health, /v1/models and the smoke tests (completions, chat completions)'
+            if smoke else '/health and /v1/models'))
+        if smoke:
+            lines += ['completions: %s%s' % (prompt, answer.get('completion') or ''),
+                      'chat: %s' % truncate(answer.get('chat') or '', 400)]
+    return lines
+
+
+def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
+    """The plan with the node's figures, and every problem of the plan and the node at once.
+
+    ``node``: node_facts' answer; ``drop``/``memory_again``: the page-cache drop and the memory
+    read after it (RC mode, opt-in); ``registry``: node_facts' ``manifests`` for the digest pins.
+    """
+    node = plain(node or {})
+    settings = npu_settings(request, planned, drop, memory_again)
+    verdict = node_problems(node, settings)
+    image = planned.get('image') or {}
+    pinned = bool(request.get('image_pull_image') or request.get('image_pull_digest'))
+    found = present(((node.get('docker') or {}).get('images')), image.get('candidates') or [],
+                    request.get('image_pull_repository'), image.get('image_tag'), pinned)
+    paths = node.get('paths') or {}
+    configured = configs(planned.get('instances') or [], request, planned.get('var_names') or {},
+                         planned.get('image_tag'), verdict['result'])
+    cache_dir = request.get(PREFIX + 'model_cache_dir')
+    local = model_dirs(planned.get('instances') or [], configured, cache_dir)
+    stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
+             for wanted in local]
+    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
+    source = (planned.get('install') or {}).get('method') == SOURCE
+    offline = [] if source else offline_problems(inputs, found,
+                                                 request.first_set('image_pull_offline', 'ascend_vllm_offline'))
+    problems = (([] if source else image_problems(request, planned, paths) + archive_dir_problems(request, paths))
+                + offline + list(verdict['problems'])
+                + config_problems(configured)
+                + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)
+                + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
+                                      paths)
+                + publish_address_problems(request.get(PREFIX + 'publish_address'), node.get('addresses'))
+                + pin_problems(image.get('pins') or [], (registry or {}).get('manifests') or {}))
+    problems = with_origins(problems, request)
+    out = dict(planned, configs=configured, problems=problems, stage='node',
+               report=report(problems, request.host) if problems else '')
+    out['node'] = {'result': verdict['result'], 'problems': verdict['problems'],
+                   'summary': node_summary(verdict['result'], verdict['problems']),
+                   'drop_page_cache': verdict['drop_page_cache'],
+                   'report': node_report(request.host, verdict['problems'])}
+    # What image_pull's main entry point has to do: a pull or load unless the image is there and the policy
+    # is not_present; a tarball is always loaded (its content may differ from the image of the same name).
+    needed = (not (found['present'] and request.get('image_pull_policy') == 'not_present')
+              or bool(request.get('image_pull_archive')))
+    out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
+    front = planned.get('balancer') or {}
+    out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
+    if source:
+        # Nothing to pull: the install is the virtualenv's (deploy checks and installs it).
+        out['image'] = dict(out['image'], needed=False)
+        packages = ((node.get('source') or {}).get('venv') or {}).get('packages') or {}
+        out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
+                              and not any(name in packages for name in planned['install']['remove']))
+        out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
+                        + command_lines(planned.get('instances') or [], configured))
+        out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
+        out['steps'] = source_steps(request, out, node.get('source') or {})
+        return _with_verified(out, node, request)
+    out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
+                    + command_lines(planned.get('instances') or [], configured))
+    out['containers'] = containers(request, planned.get('instances') or [], configured,
+                                   verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
+                                   _image_config(node, found['ref'], needed))
+    out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
+    return _with_verified(out, node, request)
+
+
+def _image_config(node, ref, needed):
+    """The own configuration of image ``ref`` as the read found it, with its reference (``image``), when nothing is
+    pulled or loaded before the containers start; else None (container_ensure reads the image it finds then)."""
+    found = None if needed else ((node.get('docker') or {}).get('image_configs') or {}).get(ref)
+    return dict(found, image=ref) if found else None
+
+
+def _with_verified(out, node, request):
+    """The plan with ``verified`` (the instances the node read found serving as planned) and their lines."""
+    out['verified'] = verified(node.get('serving'), out['steps'])
+    out['lines'] = out['lines'] + verified_lines(out['verified'], node.get('serving'),
+                                                 bool(request.get(PREFIX + 'smoke_test')),
+                                                 request.get(PREFIX + 'smoke_prompt') or '')
+    return out
+
+
+def install_line(install, facts):
+    """What deploy does about the virtualenv: nothing (the versions are installed) or an install from the wheelhouse."""
+    versions = 'vLLM %s and vllm-ascend %s' % (install['versions']['vllm'], install['versions']['vllm_ascend'])
+    if installed_ok(install, (facts.get('venv') or {}).get('packages')):
+        return '%s: installed in %s (source install)' % (versions, install['venv'])
+    build = install.get('build') or {}
+    if build:
+        return '%s: built from %s %s and %s %s into %s, dependencies from %s (source install)' % (
+            versions, build['vllm']['repo'], build['vllm']['tag'], build['vllm_ascend']['repo'],
+            build['vllm_ascend']['tag'], install['venv'],
+            'the wheelhouse %s' % install['wheelhouse'] if install['wheelhouse'] else "the node's package index")
+    return '%s: installed into %s from the wheelhouse %s (source install)' % (
+        versions, install['venv'], install['wheelhouse'])
+
+
+def source_steps(request, planned, facts):
+    """The rolling steps with the units the node read found, in the shape upgrade_steps reads of containers:
+    a unit that runs and whose files are what the plan asks for (the digest with the secrets themselves) is
+    only checked; one kept from an interrupted replacement (``.previous``) rolls."""
+    units = facts.get('units') or {}
+    found = {}
+    for entry in planned.get('instances') or []:
+        unit = units.get(entry['runs_as']) or {}
+        if not (planned.get('services') or {}).get(entry['name']):
+            continue
+        found[entry['container_name']] = {'exists': bool(unit.get('exists')), 'running': bool(unit.get('active')),
+                                          'restarting': bool(unit.get('restarting')),
+                                          'labels': {SPEC_LABEL: unit.get('digest') or ''}, 'image_id': SOURCE}
+        found[entry['container_name'] + '-previous'] = {'exists': bool(unit.get('previous'))}
+    expected = _source_expected(request, planned)
+    return upgrade_steps(planned.get('instances') or [], frontends(planned.get('balancer') or {}), found, expected)
+
+
+def node_steps(request, planned, result, ref, image_current):
+    """Which instances roll one at a time, start together, or are already as planned (serve/_rolling), with
+    the containers the node read found: a container whose digest label and image are what this plan asks
+    for is only checked. ``ref``: the image the host runs; ``image_current``: nothing pulls or loads it."""
+    instances = planned.get('instances') or []
+    expected = _image_expected(request, planned, ref, result.get('image_ids') or {}, image_current)
+    return upgrade_steps(instances, frontends(planned.get('balancer') or {}), result.get('containers'), expected)
+
+
+def image_line(found, candidates, request):
+    """What deploy does about the image: nothing (present), a load from the tarball, or a pull."""
+    if found.get('present') and request.get('image_pull_policy') == 'not_present':
+        return 'image %s: present on the node' % found['ref']
+    if request.get('image_pull_archive'):
+        return 'image %s: loaded from %s' % (found.get('ref'), request.get('image_pull_archive'))
+    if found.get('present'):
+        return 'image %s: present, pulled again (image_pull_policy: always)' % found['ref']
+    return 'image %s: not on the node, pulled from %s' % (found.get('ref'), ', then '.join(candidates))
+
+
+def command_lines(plan, configured):
+    """One line per instance whose command was built: the model, its chips and port, and the exact command."""
+    lines = []
+    for entry in plan:
+        config = configured.get(entry['name']) or {}
+        if config.get('ok'):
+            lines.append('%s on chips %s port %s: %s' % (
+                (config.get('settings') or {}).get('model', entry['name']), entry['chips'], entry['port'],
+                ' '.join(shlex.quote(str(arg)) for arg in config.get('argv') or [])))
+    return lines

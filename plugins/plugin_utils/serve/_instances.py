@@ -1,0 +1,550 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The instances of a vllm_serve host: planning and the checks of the plan.
+
+Pure functions over plain data (no Ansible imports), used by the
+``ascend.vllm.instance_plan`` filter.  ``plan_instances`` turns the inventory
+(``ascend_vllm_instances`` or the scalar ``vllm_serve_*`` variables) into one
+entry per instance; ``plan_problems`` reports what is wrong with it in the
+preflight report shape ``{check, msg, fix}``, naming the variable the user wrote.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
+    CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
+from ansible_collections.ascend.vllm.plugins.module_utils._address import is_wildcard
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
+
+# Counts and durations that must not be below a minimum: (variable, minimum, example).
+# The host-level numeric settings this module judges (contracts/_ranges.py holds their ranges);
+# the port is judged per instance (plan_problems).
+MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('vllm_serve_') and name != 'vllm_serve_port')
+
+# What the plan carries instead of an API key: the key itself stays in the inventory
+# and is read (instance_secrets) only where the container's environment and the
+# readiness check need it, in tasks whose output is not logged.
+SECRET_MARKER = '<hidden: %s>'
+
+# vLLM's own API key variable: the key's one door is vllm_serve_api_key (or an instance's
+# api_key), which the collection passes by environment, hashes for the balancer and the
+# smoke tests use; set in env it would bypass all three.
+API_KEY_ENV_NAMES = ('VLLM_API_KEY',)
+
+
+def to_json(value):
+    # type: (Any) -> str
+    """A value as the messages show it (Ansible's to_json: json.dumps with default separators)."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def plain(value):
+    # type: (Any) -> Any
+    """Plain dicts and lists all the way down, each item read through ``[]``.
+
+    Ansible hands filters lazy containers that template an item when it is read;
+    json.dumps and dict() would see the raw items instead.
+    """
+    if isinstance(value, dict):
+        return dict((key, plain(value[key])) for key in value)
+    if isinstance(value, (list, tuple)):
+        return [plain(value[index]) for index in range(len(value))]
+    return value
+
+
+def to_int(value, default=0):
+    # type: (Any, int) -> int
+    """Jinja's ``int`` filter: int(value), else int(float(value)), else ``default``."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError, OverflowError):
+            return default
+
+
+def is_integer(value):
+    # type: (Any) -> bool
+    """Jinja's ``integer`` test: an int that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def as_list(value):
+    # type: (Any) -> List[Any]
+    """A list as given, a single value as a list of one."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def flatten(values):
+    # type: (Any) -> List[Any]
+    out = []  # type: List[Any]
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            out.extend(flatten(value))
+        else:
+            out.append(value)
+    return out
+
+
+# More chips than any Atlas 310P host carries (an 8-card server of 300I DUO has 16).
+MAX_CHIPS_PER_HOST = 64
+
+
+def repeated(values):
+    # type: (Sequence[Any]) -> List[Any]
+    """The values that occur more than once, each once, in order of first occurrence."""
+    out = []  # type: List[Any]
+    for value in values:
+        if value not in out and sum(1 for other in values if other == value) > 1:
+            out.append(value)
+    return out
+
+
+def _chips(inst, listed, where, scalar_chips, own, next_chip, tp):
+    # type: (Dict[str, Any], bool, str, Any, Dict[str, Any], int, int) -> Tuple[List[Any], str]
+    """The chips of one instance and the variable they come from."""
+    if inst.get('chips') is not None:
+        return as_list(inst['chips']), where + '.chips'
+    if not listed and scalar_chips is not None:
+        return as_list(scalar_chips), 'vllm_serve_chips'
+    chips = list(range(next_chip, next_chip + tp))
+    shown = ', '.join(str(chip) for chip in chips)
+    if listed and 'tensor_parallel_size' not in own:
+        # The instance's own entry is what the user can fix (give it chips), not the shared TP size.
+        return chips, '%s.chips (not set: chips %s handed out, vllm_serve_tensor_parallel_size at a time)' % (
+            where, shown)
+    var = where + '.tensor_parallel_size' if 'tensor_parallel_size' in own else 'vllm_serve_tensor_parallel_size'
+    return chips, '%s (chips %s)' % (var, shown)
+
+
+def plan_instances(instances, scalars, list_var):
+    # type: (Any, Dict[str, Any], str) -> List[Dict[str, Any]]
+    """One entry per instance (the ``__vllm_serve_plan`` shape).
+
+    ``instances`` is ``vllm_serve_instances`` (empty: one instance from the
+    scalars); ``scalars`` holds ``instance_name``, ``container_name``, ``chips``,
+    ``port``, ``env`` and ``options`` (the ``vllm_serve_<option>`` values);
+    ``list_var`` is the inventory variable the list came from.  Chips not given
+    are handed out consecutively, tensor_parallel_size at a time; ports count up
+    from ``port`` by the instance's index.
+    """
+    listed = bool(instances)
+    raw = list(instances) if listed else [{'name': scalars['instance_name']}]
+    base = dict((key, value) for key, value in (scalars.get('options') or {}).items() if value is not None)
+    plan = []
+    next_chip = 0
+    for index, inst in enumerate(raw):
+        inst = inst if isinstance(inst, dict) else {}
+        own = dict((key, value) for key, value in inst.items() if key in INSTANCE_OPTIONS and value is not None)
+        options = dict(base, **own)
+        tp = to_int(options.get('tensor_parallel_size', 1))
+        # A TP size no host has chips for is refused by vllm_config's TP rule; the hand-out here
+        # must not try to list billions of chips first.
+        tp = min(tp, MAX_CHIPS_PER_HOST) if tp > 0 else 1
+        where = '%s[%d]' % (list_var, index) if listed else ''
+        chips, chips_var = _chips(inst, listed, where, scalars.get('chips'), own, next_chip, tp)
+        int_chips = [chip for chip in chips if is_integer(chip)]
+        if int_chips:
+            next_chip = max(next_chip, max(int_chips) + 1)
+        name = str(inst['name'] if 'name' in inst else 'instance%d' % index)
+        default_container = scalars['container_name'] if len(raw) == 1 else '%s-%s' % (scalars['container_name'], name)
+        env = dict(scalars.get('env') or {}) if isinstance(scalars.get('env'), dict) else {}
+        own_env = inst.get('env')
+        env.update(own_env if isinstance(own_env, dict) else {})
+        # A secret in the environment (HF_TOKEN, ...): the plan carries a marker, the
+        # container gets the value (secret_env_values) from a task that does not log it.
+        secret_env = {}
+        for env_name in [env_name for env_name in env if secret_name(env_name) and isinstance(env[env_name], str)]:
+            secret_env[env_name] = ('%s.env.%s' % (where, env_name) if isinstance(own_env, dict) and env_name in own_env
+                                    else 'vllm_serve_env.%s' % env_name)
+            env[env_name] = SECRET_MARKER % secret_env[env_name]
+        key_var = ''
+        if options.get('api_key'):
+            key_var = where + '.api_key' if 'api_key' in own else 'vllm_serve_api_key'
+            options['api_key'] = SECRET_MARKER % key_var
+        plan.append({
+            'index': index,
+            'name': name,
+            'named': 'name' in inst or not listed,
+            'unknown_keys': [key for key in inst if key not in INSTANCE_KEYS + INSTANCE_OPTIONS],
+            'container_name': inst.get('container_name', default_container),
+            'chips': chips,
+            'port': inst['port'] if 'port' in inst else to_int(scalars['port']) + index,
+            'chips_var': chips_var,
+            'port_var': where + '.port' if 'port' in inst else 'vllm_serve_port' + (' + %d' % index if index else ''),
+            'container_var': (where + '.container_name' if 'container_name' in inst or len(raw) > 1
+                              else 'vllm_serve_container_name'),
+            # A name built from vllm_serve_container_name and the instance's name: what the user typed.
+            'container_from': ([to_json(scalars['container_name']), where + '.name', to_json(name)]
+                               if 'container_name' not in inst and len(raw) > 1 else None),
+            'env': env,
+            'options': options,
+            'var_prefix': '%s[%d].' % (list_var, index) if listed else 'vllm_serve_',
+            'api_key_var': key_var,
+            'hidden_env': secret_env,
+            'shape': shape_of(raw[index], listed),
+            'own_env': (own_env if own_env is None else to_json(own_env) if not isinstance(own_env, dict)
+                        else dict((name, env[name] if name in secret_env else value) for name, value in own_env.items())),
+            'option_vars': dict((key, where + '.' + key if key in own else 'vllm_serve_' + key) for key in options),
+        })
+    return plan
+
+
+def _listed(instances, entry):
+    # type: (Any, Dict[str, Any]) -> Dict[str, Any]
+    """The instance list's own entry for a planned instance ({} for the scalars or a non-mapping entry)."""
+    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
+    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
+    return inst if isinstance(inst, dict) else {}
+
+
+def api_key(instances, scalar_key, entry):
+    # type: (Any, Any, Dict[str, Any]) -> str
+    """The API key of a planned instance, read from the inventory values the plan left it in.
+
+    ``instances`` is ``vllm_serve_instances`` and ``scalar_key`` ``vllm_serve_api_key``,
+    as ``plan_instances`` read them; the instance's own ``api_key`` wins.
+    """
+    if not entry.get('api_key_var'):
+        return ''
+    inst = _listed(instances, entry)
+    if inst.get('api_key') is not None:
+        return str(inst['api_key'])
+    return '' if scalar_key is None else str(scalar_key)
+
+
+def secret_env_values(instances, scalar_env, entry):
+    # type: (Any, Any, Dict[str, Any]) -> Dict[str, str]
+    """{name: value} of the secrets in a planned instance's environment, read from the inventory values.
+
+    ``instances`` is ``vllm_serve_instances`` and ``scalar_env`` ``vllm_serve_env``; the
+    instance's own ``env`` wins, as in ``plan_instances``.
+    """
+    names = entry.get('hidden_env') or {}
+    own = _listed(instances, entry).get('env')
+    own = own if isinstance(own, dict) else {}
+    scalar = scalar_env if isinstance(scalar_env, dict) else {}
+    return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
+
+
+def env_variable(entry, name, own_env=None):
+    # type: (Dict[str, Any], Any, Any) -> str
+    """The inventory variable an environment name of a planned instance comes from: its own env, else vllm_serve_env."""
+    prefix = entry.get('var_prefix') or 'vllm_serve_'
+    own_env = entry.get('own_env') if own_env is None else own_env
+    return prefix + 'env' if isinstance(own_env, dict) and name in own_env and prefix.endswith('.') else 'vllm_serve_env'
+
+
+def env_problems(entry, own_env):
+    # type: (Dict[str, Any], Any) -> List[Dict[str, str]]
+    """The environment's contract: names the shell and vLLM read, values as strings, the API key by its door."""
+    prefix = entry['var_prefix']
+    out = []
+    for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
+        env_var = env_variable(entry, name, own_env or {})
+        if not isinstance(name, str) or not ENV_NAME_RE.match(name):
+            out.append({'check': 'settings',
+                        'msg': '%s has the variable name %s, which no shell can export and neither vLLM nor CANN '
+                               'reads (letters, digits and underscores, not starting with a digit): it would be set '
+                               'and silently ignored' % (env_var, to_json(name)),
+                        'fix': 'correct the name in %s (e.g. HF_ENDPOINT, not HF-ENDPOINT), or remove it' % env_var})
+        elif name in API_KEY_ENV_NAMES:
+            out.append({'check': 'secrets',
+                        'msg': '%s.%s %s sets vLLM\'s API key past the collection: the balancer, the '
+                               'smoke tests and the exposure check would not know it' % (env_var, name, HIDDEN),
+                        'fix': 'remove %s from %s and set %s instead (passed by environment, never printed)'
+                               % (name, env_var, prefix + 'api_key' if prefix.endswith('.') else 'vllm_serve_api_key')})
+        elif value is None or isinstance(value, (dict, list)):
+            shown = HIDDEN if secret_name(name) else to_json(value)
+            out.append({'check': 'settings', 'msg': '%s.%s=%s is not a string' % (env_var, name, shown),
+                        'fix': 'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)})
+    return out
+
+
+def shape_of(inst, listed):
+    # type: (Any, bool) -> str
+    """What an entry of the instance list is when it is not a mapping ('' when it is)."""
+    if not listed or isinstance(inst, dict):
+        return ''
+    return 'a string' if isinstance(inst, str) else 'null' if inst is None else type(inst).__name__
+
+
+# Options that take a list: a string there would be split or walked character by character.
+LIST_OPTIONS = ('cudagraph_batch_sizes', 'extra_args')
+_LIST_EXAMPLES = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
+
+
+def _model_path_problem(path, var):
+    # type: (Any, str) -> Optional[Dict[str, str]]
+    """model_path as given: absolute, normalised, no ~ and no .. (it is bind-mounted as written)."""
+    if not isinstance(path, str) or not path.startswith(('/', '~', '.')) and '/..' not in path:
+        return None
+    norm = os.path.normpath(path) if path.startswith('/') else ''
+    if path.startswith('~'):
+        why, fix = 'starts with ~, which nothing expands on the node', 'write the absolute path, e.g. /root/models/...'
+    elif not path.startswith('/'):
+        why, fix = 'is relative', 'write the absolute directory on the node, e.g. /data/models/Qwen3.5-2B'
+    elif '..' in path.split('/'):
+        why, fix = 'has a .. segment (it would resolve to %s)' % norm, 'write the directory itself, without ..'
+    elif norm != path and not (path.endswith('/') and norm == path.rstrip('/')):
+        why, fix = 'is not normalised (it means %s)' % norm, 'write it as %s' % norm
+    else:
+        return None
+    return {'check': 'paths', 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}
+
+
+def shape_problems(entry):
+    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+    """Values of the wrong shape: a non-mapping instance, a string for a list, nulls in env, odd model paths."""
+    prefix = entry['var_prefix']
+    if entry.get('shape'):
+        return [{'check': 'instances', 'msg': '%s is %s, not a mapping' % (prefix[:-1], entry['shape']),
+                 'fix': 'write each instance as a mapping, e.g. {name: chip0, chips: [0]}'}]
+    out = []
+    option_vars = entry.get('option_vars') or {}
+    for key in LIST_OPTIONS:
+        value = entry['options'].get(key)
+        if isinstance(value, str):
+            out.append({'check': 'settings', 'msg': '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
+                        'fix': 'write %s as a YAML list, e.g. %s' % (option_vars[key], _LIST_EXAMPLES[key])})
+    own_env = entry.get('own_env')
+    if isinstance(own_env, str):
+        out.append({'check': 'settings', 'msg': '%senv=%s is not a mapping' % (prefix, own_env),
+                    'fix': 'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix})
+        own_env = {}
+    out += env_problems(entry, own_env)
+    problem = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
+    if problem:
+        out.append(problem)
+    return out
+
+
+def instance_problems(entry):
+    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+    """What is wrong with one planned instance on its own."""
+    prefix = entry['var_prefix']
+    where = prefix[:-1] if prefix.endswith('.') else 'instance %s' % entry['name']
+    out = shape_problems(entry)
+    if entry.get('shape'):
+        return out
+    if not entry['named']:
+        out.append({'check': 'instances', 'msg': where + ' has no name', 'fix': 'give every instance a unique name'})
+    if entry['unknown_keys']:
+        out.append({'check': 'instances',
+                    'msg': '%s has unknown key(s) %s' % (where, ', '.join(str(key) for key in entry['unknown_keys'])),
+                    'fix': 'use name, chips, port, container_name, env and vllm_config options (%s)'
+                           % ', '.join(INSTANCE_OPTIONS)})
+    chips = entry['chips']
+    if not chips or not all(is_integer(chip) and chip >= 0 for chip in chips):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s is not a list of device ids' % (entry['chips_var'], to_json(chips)),
+                    'fix': 'set %s to device ids (N of /dev/davinciN), e.g. [0] or [0, 1]'
+                           % entry['chips_var'].split(' ')[0]})
+    port = entry['port']
+    if not (is_integer(port) and 1 <= port <= 65535):
+        out.append({'check': 'instances', 'msg': '%s=%s is not a port number' % (entry['port_var'], to_json(port)),
+                    'fix': 'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]})
+    name = entry['container_name']
+    built = entry.get('container_from')
+    if built and not (isinstance(name, str) and CONTAINER_NAME_RE.match(name)):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s: the container name %s made from it and vllm_serve_container_name=%s is not a '
+                           'Docker container name' % (built[1], built[2], to_json(name), built[0]),
+                    'fix': 'give %s only letters, digits, _, . and -, or set %s' % (built[1], entry['container_var'])})
+    elif not (isinstance(name, str) and CONTAINER_NAME_RE.match(name)):
+        out.append({'check': 'instances',
+                    'msg': '%s=%s is not a Docker container name' % (entry['container_var'], to_json(name)),
+                    'fix': 'set %s to letters, digits, _, . and - (starting with a letter or digit)'
+                           % entry['container_var']})
+    return out
+
+
+def shared_problems(plan, list_var):
+    # type: (List[Dict[str, Any]], str) -> List[Dict[str, str]]
+    """Names, container names, ports and chips that two instances share."""
+    out = []
+    # Each shared value names where every instance got it (the variable, with the instance's index).
+    sources = {'name': lambda entry: entry['var_prefix'] + 'name' if entry['var_prefix'].endswith('.')
+               else 'vllm_serve_instance_name',
+               'container_name': lambda entry: entry['container_var'],
+               'port': lambda entry: entry['port_var']}
+    for key, label in (('name', 'name'), ('container_name', 'container name'), ('port', 'port')):
+        for value in repeated([entry[key] for entry in plan]):
+            where = [sources[key](entry) for entry in plan if entry[key] == value]
+            out.append({'check': 'instances',
+                        'msg': '%s: two instances share the %s %s (%s)' % (list_var, label, value, ', '.join(where)),
+                        'fix': 'give each instance its own %s' % label})
+    # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
+    twice = set()
+    for entry in plan:
+        for chip in repeated([chip for chip in entry['chips'] if is_integer(chip)]):
+            twice.add(chip)
+            out.append({'check': 'instances',
+                        'msg': '%s=%s lists chip %s twice' % (str(entry['chips_var']).split(' ', 1)[0],
+                                                              to_json(entry['chips']), chip),
+                        'fix': 'list each chip once (one chip per tensor-parallel rank)'})
+    chips = [chip for chip in flatten(entry['chips'] for entry in plan) if is_integer(chip)]
+    for chip in repeated(chips):
+        if chip in twice and sum(1 for entry in plan if chip in entry['chips']) < 2:
+            continue
+        where = [str(entry['chips_var']).split(' ', 1)[0] for entry in plan if chip in entry['chips']]
+        out.append({'check': 'instances', 'msg': '%s: chip %s is given to more than one instance (%s)'
+                                                 % (list_var, chip, ', '.join(where)),
+                    'fix': 'a 310P chip serves one vLLM server; give each instance its own chips'})
+    return out
+
+
+def _listen_problems(host):
+    # type: (Any) -> List[Dict[str, str]]
+    """vllm_serve_host is where vLLM listens inside the container, which has its own network:
+    the published port reaches it only on every address.  A value that is no address at all
+    is vllm_config's (rule_names) to report."""
+    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
+            is_ip_address(host) or host == 'localhost'):
+        return []
+    return [{'check': 'ports',
+             'msg': 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so the '
+                    'port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
+             'fix': 'set vllm_serve_host: 0.0.0.0 and choose the node address with vllm_serve_publish_address '
+                    '(e.g. %s)' % ('127.0.0.1' if host in ('localhost', '::1') or host.startswith('127.') else host)}]
+
+
+def _roots_problems(roots):
+    # type: (Any) -> List[Dict[str, str]]
+    """vllm_serve_model_roots: absolute, normalised node directories."""
+    if roots is None:
+        return []
+    if not isinstance(roots, list):
+        return [{'check': 'paths', 'msg': 'vllm_serve_model_roots=%s is not a list' % to_json(roots),
+                 'fix': 'set vllm_serve_model_roots to a list of directories, e.g. ["/data/models"]'}]
+    out = []
+    for index, root in enumerate(roots):
+        normal = os.path.normpath(root) if isinstance(root, str) and root.startswith('/') else None
+        if normal is None or normal != root.rstrip('/') or '/..' in root or normal == '/':
+            out.append({'check': 'paths', 'msg': 'vllm_serve_model_roots[%d]=%s is not an absolute, normalised '
+                                                 'directory below /' % (index, to_json(root)),
+                        'fix': 'write it as an absolute path without .., ~, . or // segments, e.g. /data/models'})
+    return out
+
+
+def host_problems(settings, platform_names):
+    # type: (Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
+    """Host-level settings: platform set, model cache dir, publish address, minimums.
+
+    ``settings`` holds ``host``, ``platform``, ``vllm_serve_model_cache_dir``,
+    ``vllm_serve_publish_address`` and the variables of ``MINIMUMS``.
+    """
+    out = []
+    groups = settings.get('platform_groups') or []
+    if len(groups) > 1:
+        out.append({'check': 'platform', 'msg': 'host %s is in %d platform groups: %s' % (
+            settings['host'], len(groups), ', '.join(groups)),
+            'fix': 'put %s in one platform group only (one host is one kind of board)' % settings['host']})
+    elif not settings.get('platform'):
+        names = list(platform_names)
+        out.append({'check': 'platform', 'msg': 'no platform is set for %s' % settings['host'],
+                    'fix': 'set ascend_vllm_platform (%s or %s) in group_vars, or put the host in the inventory '
+                           'group of that name' % (', '.join(names[:-1]), names[-1])})
+    cache_dir = settings.get('vllm_serve_model_cache_dir')
+    if not (isinstance(cache_dir, str) and cache_dir.startswith('/')):
+        out.append({'check': 'paths',
+                    'msg': 'vllm_serve_model_cache_dir=%s is not an absolute path on the node' % to_json(cache_dir),
+                    'fix': 'set vllm_serve_model_cache_dir to an absolute directory on the node, e.g. /root/.cache '
+                           '(the guide mounts it)'})
+    address = settings.get('vllm_serve_publish_address')
+    if address and not is_ip_address(address):
+        out.append({'check': 'ports', 'msg': 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
+                    'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
+                           'the port is vllm_serve_port), or "" to publish on every address'})
+    out += _listen_problems(settings.get('vllm_serve_host')) + _roots_problems(settings.get('vllm_serve_model_roots'))
+    # Unset (None) is the argument spec's to judge; a number must lie within its range.
+    out += range_problems(dict((name, settings[name]) for name in MINIMUMS if settings.get(name) is not None))
+    return out
+
+
+def is_loopback(address):
+    # type: (Any) -> bool
+    """Whether a publish address keeps the port on the node itself (127.0.0.0/8 or ::1)."""
+    return isinstance(address, str) and (re.match(r'^127[.][0-9]+[.][0-9]+[.][0-9]+$', address) is not None
+                                         or address in ('::1', '0:0:0:0:0:0:0:1'))
+
+
+def exposure_problems(plan, settings):
+    # type: (List[Dict[str, Any]], Dict[str, Any]) -> List[Dict[str, str]]
+    """An instance published beyond the node without an API key, unless the user allowed it.
+
+    ``settings`` holds ``vllm_serve_publish_address`` and ``vllm_serve_allow_unauthenticated``.
+    An address that is not an IP address is reported by ``host_problems`` instead.
+    """
+    address = settings.get('vllm_serve_publish_address')
+    if address is None or is_loopback(address) or _to_bool(settings.get('vllm_serve_allow_unauthenticated')):
+        return []
+    if address and not is_ip_address(address):
+        return []
+    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
+    return unauthenticated_exposure('vllm_serve_publish_address', address, 'instance', open_, 'the service')
+
+
+def unauthenticated_exposure(var, address, what, open_names, subject):
+    # type: (str, Any, str, List[str], str) -> List[Dict[str, str]]
+    """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``.
+
+    The caller has already let loopback addresses and vllm_serve_allow_unauthenticated through.
+    """
+    if not open_names:
+        return []
+    where = 'every address of the node' if is_wildcard(address) else address
+    return [{'check': 'exposure',
+             'msg': '%s=%s publishes %s %s on %s without an API key' % (
+                 var, to_json(address), what, ', '.join(open_names), where),
+             'fix': 'set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set '
+                    'vllm_serve_allow_unauthenticated: true to serve anyone who reaches %s, or set '
+                    '%s: 127.0.0.1 to keep %s on the node' % (where, var, subject)}]
+
+
+def plan_problems(plan, list_var, settings, platform_names):
+    # type: (List[Dict[str, Any]], str, Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
+    """Every problem of the plan and the host-level settings, in the order of the preflight report."""
+    out = host_problems(settings, platform_names)
+    platform = out[:1] if out and out[0]['check'] == 'platform' else []
+    rest = out[len(platform):]
+    for entry in plan:
+        platform.extend(instance_problems(entry))
+    return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
+
+
+def _written_tag(image):
+    # type: (Any) -> Optional[str]
+    base = os.path.basename(image.split('@', 1)[0]) if isinstance(image, str) else ''
+    return base.split(':')[-1] if ':' in base else None
+
+
+def image_tag(tag, image, pulled=''):
+    # type: (Optional[str], Any, Any) -> Optional[str]
+    """What vllm_config checks against the model's minimum: the image reference as the user
+    wrote it (vllm_serve_image, else image_pull_image) when it carries a vllm-ascend release
+    tag -- vllm_config reads the tag out of it and problems show the reference --, else
+    image_pull's tag, else the reference's own tag; a digest-only reference has none."""
+    for ref in (image, pulled):
+        written = _written_tag(ref)
+        if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
+            return ref
+    if tag is not None:
+        return tag
+    return image if _written_tag(image) else None

@@ -1,0 +1,482 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""What the vllm_serve role derives from its plan and the vllm_config results.
+
+Pure functions over plain data, used by the role's filters: the per-instance
+configuration results, the inputs of npu_check, the model directories to look
+for, the preflight problems and their report, the container settings, the
+summary lines and the teardown lists.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+import socket
+from typing import Any, Dict, List, Optional, Tuple
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6, is_wildcard
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
+    api_key as read_api_key, env_variable, is_integer, is_loopback, plain, secret_env_values, to_int, to_json)
+
+DEFAULT_CACHE_TARGET = '/root/.cache'
+
+
+def _get(mapping, *keys):
+    # type: (Any, str) -> Any
+    """mapping[k1][k2]... or None when any level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(mapping, dict):
+            return None
+        mapping = mapping.get(key)
+    return mapping
+
+
+def instance_configs(results):
+    # type: (List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+    """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
+    out = {}
+    for result in results or []:
+        out[result['item']['name']] = {
+            'ok': 'argv' in result,
+            'msg': result.get('msg', ''),
+            'argv': result.get('argv', []),
+            'env': result.get('env', {}),
+            'api_key_env': result.get('api_key_env'),
+            'settings': result.get('settings', {}),
+            'profile': result.get('profile') or {},
+            'memory': result.get('memory') or {},
+            'violations': result.get('violations', []),
+        }
+    return out
+
+
+def cache_target(config):
+    # type: (Optional[Dict[str, Any]]) -> str
+    """Where the model cache is mounted in the container (the profile's, else the guide's)."""
+    return _get(config, 'profile', 'model_cache_mount', 'target') or DEFAULT_CACHE_TARGET
+
+
+def under(path, directory):
+    # type: (str, str) -> bool
+    return path == directory or path.startswith(directory + '/')
+
+
+def npu_check_instances(plan, configs):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[Dict[str, Any]]
+    """npu_check_instances: the chips, port and host memory of each planned instance."""
+    configs = configs or {}
+    return [{
+        'name': entry['name'],
+        'container_name': entry['container_name'],
+        'chips': [chip for chip in entry['chips'] if is_integer(chip)],
+        'chips_var': entry['chips_var'],
+        'container_var': entry['container_var'],
+        'port': entry['port'],
+        'port_var': entry.get('port_var') or 'vllm_serve_port',
+        'host_memory_mb': to_int(_get(configs.get(entry['name']), 'memory', 'usable_mb')),
+    } for entry in plan]
+
+
+def model_dirs(plan, configs, cache_dir):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], str) -> List[Dict[str, str]]
+    """The local model directories to look for on the node.
+
+    An absolute model_path is a directory in the container: under the model cache
+    target it lives in ``cache_dir`` on the node, anywhere else it is bind-mounted
+    from the same path.
+    """
+    out = []
+    for entry in plan:
+        path = entry['options'].get('model_path')
+        if not (isinstance(path, str) and path.startswith('/')):
+            continue
+        target = cache_target((configs or {}).get(entry['name']))
+        host = cache_dir + path[len(target):] if under(path, target) else path
+        out.append({'name': entry['name'], 'path': path, 'host': host, 'prefix': entry['var_prefix']})
+    return out
+
+
+def config_problems(configs):
+    # type: (Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """Every vllm_config violation of every instance, or its error when it has none."""
+    out = []
+    for name, config in (configs or {}).items():
+        for item in config.get('violations') or []:
+            out.append({'check': 'config', 'msg': '%s=%s: %s' % (item['variable'], to_json(item['value']), item['rule']),
+                        'fix': item['fix']})
+        if not config.get('ok') and not config.get('violations'):
+            out.append({'check': 'config', 'msg': 'instance %s: %s' % (name, config.get('msg', '')),
+                        'fix': 'correct the instance settings'})
+    return out
+
+
+def env_config_problems(plan, configs):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """An instance's environment against its configuration, as vllm-ascend judges them at start.
+
+    vllm-ascend v0.23.0 (vllm_ascend/platform.py) stops with "ACL graph is incompatible with
+    ASCEND_LAUNCH_BLOCKING=1" when graph mode is on and the variable is "1" (NPU error messages
+    suggest setting it for debugging).
+    """
+    out = []
+    for entry in plan or []:
+        env = entry.get('env') or {}
+        settings = ((configs or {}).get(entry['name']) or {}).get('settings') or {}
+        argv = ((configs or {}).get(entry['name']) or {}).get('argv') or []
+        if str(env.get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and settings.get('cudagraph_mode') not in (None, 'NONE') \
+                and '--enforce-eager' not in argv:
+            var = env_variable(entry, 'ASCEND_LAUNCH_BLOCKING') + '.ASCEND_LAUNCH_BLOCKING'
+            out.append({'check': 'config', 'variable': var,
+                        'msg': '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with "ACL '
+                               'graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"'
+                               % (var, settings.get('cudagraph_mode')),
+                        'fix': 'remove ASCEND_LAUNCH_BLOCKING (or set it to "0"); for debugging read the plog files '
+                               'under $HOME/ascend/log/debug in the container instead'})
+    return out
+
+
+def missing_model_dirs(stats):
+    # type: (List[Dict[str, Any]]) -> List[Dict[str, str]]
+    """A problem per model directory the stat loop (over ``model_dirs``) did not find."""
+    out = []
+    for result in stats or []:
+        if _get(result, 'stat', 'exists'):
+            continue
+        wanted = result['item']
+        msg = '%smodel_path %s is not on the node (looked at %s)' % (wanted['prefix'], wanted['path'], wanted['host'])
+        out.append({'check': 'model', 'msg': msg,
+                    'fix': 'download the weights there first, or leave model_path unset to load the model id '
+                           'from ModelScope'})
+    return out
+
+
+def _allowed(path, roots):
+    # type: (str, List[str]) -> bool
+    return any(under(path, root.rstrip('/') or '/') for root in roots)
+
+
+def _node_model_dir_problem(wanted, paths, allowed):
+    # type: (Dict[str, str], Dict[str, Any], List[str]) -> Optional[Tuple[str, str]]
+    """(what is wrong, fix) with the model directory as the node has it, or None (missing: missing_model_dirs)."""
+    found = paths.get(wanted['host']) or {}
+    if not found.get('exists'):
+        return None
+    if found.get('isreg'):
+        return ('is a file on the node (%s), not a model directory' % wanted['host'],
+                'set it to the directory that holds config.json and the weights, e.g. %s'
+                % (wanted['path'].rsplit('/', 1)[0] or '/'))
+    if not found.get('isdir'):
+        return 'is not a directory on the node (%s)' % wanted['host'], 'set it to the model directory'
+    real = found.get('realpath')
+    if isinstance(real, str) and real and not _allowed(real, allowed):
+        return ('leads through a link to %s on the node, outside %s' % (real, ', '.join(allowed)),
+                'point it at the real directory inside the model cache, or add that directory to '
+                'vllm_serve_model_roots')
+    config = paths.get(wanted['host'].rstrip('/') + '/config.json')
+    if config is not None and not config.get('isreg'):
+        return ('has no config.json on the node (%s/config.json), so it is not a model directory vLLM can load'
+                % wanted['host'].rstrip('/'),
+                'point it at the directory that holds config.json (a ModelScope download keeps it in '
+                '<cache>/modelscope/hub/models/<org>/<name>)')
+    return None
+
+
+def unwritable_dir(found):
+    # type: (Optional[Dict[str, Any]]) -> Optional[str]
+    """Why a directory the deploy writes to (or creates) cannot be used, from node_facts' stat of it, or None.
+
+    ``found`` without ``writable`` (an older node read) says nothing.
+    """
+    if not found or 'writable' not in found:
+        return None
+    if found.get('exists') and not found.get('isdir'):
+        return 'is a file on the node, not a directory'
+    if not found.get('writable'):
+        return 'is not writable on the node' if found.get('exists') else 'does not exist and cannot be created on the node'
+    return None
+
+
+def cache_dir_problems(cache_dir, node_paths):
+    # type: (Any, Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """The model cache as the node has it: mounted read-write at /root/.cache, where vLLM downloads the
+    weights and writes its caches, so a directory the node's root can write (or create: container_run
+    creates a missing one). Unknown (an older node read without ``writable``): no problem."""
+    why = unwritable_dir((node_paths or {}).get(cache_dir) if isinstance(cache_dir, str) else None)
+    if why is None:
+        return []
+    variable = 'vllm_serve_model_cache_dir=%s' % to_json(cache_dir)
+    if why.startswith('is a file'):
+        return [{'check': 'paths', 'msg': '%s %s; the container mounts it as its model cache (/root/.cache)'
+                                          % (variable, why),
+                 'fix': 'move the file away, or set vllm_serve_model_cache_dir to a directory'}]
+    return [{'check': 'paths', 'msg': '%s %s (a read-only filesystem or mount?); vLLM downloads the weights and '
+                                      'writes its caches there' % (variable, why),
+             'fix': 'make it writable for root on the node, or set vllm_serve_model_cache_dir to a writable '
+                    'directory with room for the weights'}]
+
+
+def model_path_problems(wanted_dirs, configs, cache_dir, roots, node_paths=None):
+    # type: (List[Dict[str, str]], Optional[Dict[str, Any]], str, Any, Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+    """A problem per local model_path outside the model cache and vllm_serve_model_roots, and,
+    once the node was read (``node_paths``: node_facts' paths), per one that is a file, a link
+    out of them or a directory without config.json.
+    """
+    roots = [root for root in (roots if isinstance(roots, list) else []) if isinstance(root, str) and root]
+    out = []
+    for wanted in wanted_dirs or []:
+        target = cache_target((configs or {}).get(wanted['name']))
+        variable = '%smodel_path=%s' % (wanted['prefix'], to_json(wanted['path']))
+        allowed = [cache_dir] + roots
+        if not under(wanted['path'], target) and not _allowed(wanted['path'], roots):
+            out.append({'check': 'paths',
+                        'msg': '%s is outside the model cache (%s in the container, %s on the node) and outside '
+                               'vllm_serve_model_roots %s' % (variable, target, cache_dir, to_json(roots)),
+                        'fix': 'put the weights under %s on the node and set model_path to %s/..., or add the '
+                               'directory that holds them to vllm_serve_model_roots (mounted read-only in place)'
+                               % (cache_dir, target)})
+            continue
+        problem = _node_model_dir_problem(wanted, node_paths or {}, allowed)
+        if problem:
+            out.append({'check': 'paths', 'msg': '%s %s' % (variable, problem[0]), 'fix': problem[1]})
+    return out
+
+
+# Always fine: every address, or loopback (each node has it).
+ANY_ADDRESSES = WILDCARDS + ('127.0.0.1', '::1')
+
+
+def _same_address(one, other):
+    # type: (str, str) -> bool
+    if ':' in one and ':' in other:
+        try:
+            return socket.inet_pton(socket.AF_INET6, one) == socket.inet_pton(socket.AF_INET6, other)
+        except (OSError, ValueError):
+            return False
+    return one == other
+
+
+def publish_address_problems(address, node_addresses):
+    # type: (Any, Any) -> List[Dict[str, str]]
+    """A problem when vllm_serve_publish_address is not one of the node's addresses (read by node_facts).
+
+    Docker cannot bind the published port there, so the new container would fail to start.
+    Nothing is said before the node was read (``node_addresses`` None) or for a value that is
+    not an address at all (the plan reports that).
+    """
+    if not isinstance(address, str) or not isinstance(node_addresses, list):
+        return []
+    # '::' and '::1' are always the node's own -- unless the node runs without IPv6 (the
+    # kernel's disable_ipv6): then Docker's proxy cannot listen there and the start fails.
+    if is_ipv6(address) and node_addresses and not any(is_ipv6(str(own)) for own in node_addresses):
+        return [{'check': 'ports',
+                 'msg': 'vllm_serve_publish_address=%s is an IPv6 address, but this node has no IPv6 address (IPv6 '
+                        'is disabled): Docker could not publish the port there and the new container would not start'
+                        % to_json(address),
+                 'fix': 'enable IPv6 on the node (sysctl net.ipv6.conf.all.disable_ipv6=0), or set '
+                        'vllm_serve_publish_address to an IPv4 address of the node, 127.0.0.1 or "" (every address)'}]
+    if address in ANY_ADDRESSES:
+        return []
+    if not node_addresses or any(_same_address(address, own) for own in node_addresses):
+        return []
+    own = ', '.join(str(item) for item in node_addresses)
+    return [{'check': 'ports',
+             'msg': 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could not '
+                    'publish the port there and the new container would not start' % (to_json(address), own),
+             'fix': 'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own}]
+
+
+def report(problems, host):
+    # type: (List[Dict[str, Any]], str) -> str
+    """The preflight failure message: a count line, then one line per problem with its fix."""
+    header = '%d preflight problem(s) on %s; nothing was pulled or started:' % (len(problems), host)
+    return problem_report(header, problems) + '\n'
+
+
+def container_settings(entry, config, api_key='', secrets=None):
+    # type: (Dict[str, Any], Dict[str, Any], str, Optional[Dict[str, str]]) -> Dict[str, Any]
+    """env (with the API key under the server's variable), extra mounts and no_log of one container.
+
+    ``api_key`` is the key itself (``instance_secrets``) and ``secrets`` the values of the
+    environment's secrets (``secret_env_values``): the plan only carries markers for them.
+    """
+    api_key = api_key or ''
+    env = dict(entry.get('env') or {})
+    env.update(secrets or {})
+    if api_key and config.get('api_key_env'):
+        env[config['api_key_env']] = api_key
+    path = entry['options'].get('model_path') or ''
+    mounts = []
+    # A local model directory outside the cache is mounted read-only in place.
+    if isinstance(path, str) and path.startswith('/') and not under(path, cache_target(config)):
+        mounts.append({'source': path, 'target': path, 'read_only': True})
+    settings = config.get('settings') or {}
+    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('hidden_env')),
+            'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
+
+
+def instance_container(entry, config, variables):
+    # type: (Dict[str, Any], Dict[str, Any], Any) -> Dict[str, Any]
+    """``container_settings`` of a planned instance, its API key and environment secrets read from
+    the host's variables (the plan carries only markers for them)."""
+    def get(name):
+        return plain(variables[name]) if name in variables else None
+    instances = get('vllm_serve_instances') or []
+    return container_settings(plain(entry), plain(config or {}),
+                              read_api_key(instances, get('vllm_serve_api_key'), entry),
+                              secret_env_values(instances, get('vllm_serve_env'), entry))
+
+
+def instance_secrets(entry, config, variables):
+    # type: (Dict[str, Any], Dict[str, Any], Any) -> Dict[str, Any]
+    """{api_key, env} of a planned instance, read from the host's variables (``vllm_serve_instances``,
+    ``vllm_serve_api_key``, ``vllm_serve_env``): the key, and the environment entries the plan carries only
+    markers for -- each secret by its name, and the key under the server's variable (vllm_config's
+    ``api_key_env``). What ``container_settings`` puts in the container's environment, no more."""
+    def get(name):
+        return plain(variables[name]) if name in variables else None
+    entry = plain(entry)
+    instances = get('vllm_serve_instances') or []
+    key = read_api_key(instances, get('vllm_serve_api_key'), entry)
+    env = secret_env_values(instances, get('vllm_serve_env'), entry)
+    api_key_env = (plain(config or {})).get('api_key_env')
+    if key and api_key_env:
+        env[api_key_env] = key
+    return {'api_key': key, 'env': env}
+
+
+def container_plan(entry, config, host):
+    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+    """The container_run variables of a planned instance, as the host plan carries them: no image (image_pull
+    says which at run time) and no secret (its environment keeps the plan's markers; ``instance_secrets`` gives
+    the values). ``container_run_no_log`` is set when the instance has a key or a secret."""
+    run = container_run_vars(entry, config, container_settings(entry, config), host)
+    run.pop('container_run_image', None)
+    run['container_run_no_log'] = bool(entry.get('api_key_var')) or bool(entry.get('hidden_env'))
+    return run
+
+
+# The container_run settings beyond the instance's (restart policy, stop timeout, log
+# options, the user's labels): what vllm_serve does not pass, container_run's defaults
+# or the user's inventory values fill in.
+RUN_SETTINGS = ('container_run_restart_policy', 'container_run_stop_timeout', 'container_run_log_max_size',
+                'container_run_log_max_file', 'container_run_labels')
+
+
+def container_run_vars(entry, config, container, host):
+    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+    """The container_run variables of one instance, as vllm_serve passes them (deploy_instance.yml).
+
+    ``container`` is ``container_settings``' answer, ``host`` the role's host-wide values:
+    image, publish_address, model_cache_dir, platform, keep_previous.
+    """
+    return {
+        'container_run_name': entry['container_name'],
+        'container_run_image': host.get('image'),
+        'container_run_command': config.get('argv') or [],
+        'container_run_command_env': config.get('env') or {},
+        'container_run_env': container['env'],
+        'container_run_no_log': container['no_log'],
+        'container_run_profile': config.get('profile') or {},
+        'container_run_chips': entry['chips'],
+        'container_run_port': entry['port'],
+        'container_run_publish_address': host.get('publish_address'),
+        'container_run_model_cache_dir': host.get('model_cache_dir'),
+        'container_run_extra_mounts': container['extra_mounts'],
+        'container_run_instance': entry['name'],
+        'container_run_model': container['model'],
+        'container_run_platform': host.get('platform'),
+        'container_run_keep_previous': host.get('keep_previous'),
+    }
+
+
+def exposure_line(plan, publish_address, allow_unauthenticated):
+    # type: (List[Dict[str, Any]], Any, Any) -> Optional[str]
+    """The line the summary repeats while instances are served beyond the node without an API key."""
+    if publish_address is None or is_loopback(publish_address) or not _to_bool(allow_unauthenticated):
+        return None
+    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
+    if not open_:
+        return None
+    where = 'every address of the node' if is_wildcard(publish_address) else publish_address
+    return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
+            'anyone who reaches it can use the model' % (', '.join(open_), where))
+
+
+def summary_lines(plan, status, check_mode=False, exposure=None):
+    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], bool, Optional[Dict[str, Any]]) -> List[str]
+    """One line per instance: model, served name, container, chips, port, state and the smoke answer.
+
+    ``exposure`` (``publish_address``, ``allow_unauthenticated``) adds the line of ``exposure_line``.
+    """
+    lines = []
+    for entry in plan:
+        state = (status or {}).get(entry['name']) or {}
+        options = entry['options']
+        # The status names what the check found served (a restored container's own); else the plan's name.
+        served = state.get('served_model_name') or entry['served_model_name']
+        line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
+            # The container, or the systemd unit the status names (the source install method).
+            entry['name'], options.get('model', '?'), served, state.get('container') or entry['container_name'],
+            ','.join(str(chip) for chip in entry['chips']), entry['port'],
+            state.get('state', 'check mode: not verified' if check_mode else 'not verified'))
+        if state.get('completion'):
+            line += ' -- "%s"' % state['completion']
+        lines.append(line)
+    exposure = exposure or {}
+    warning = exposure_line(plan, exposure.get('publish_address'), exposure.get('allow_unauthenticated'))
+    return lines + ([warning] if warning else [])
+
+
+def left_out_line(host, status, reach):
+    # type: (str, Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> str
+    """Why a host of the play is not serving: unreachable, an instance failed, or an earlier error."""
+    reach = reach or {}
+    failed = [(name, state) for name, state in (status or {}).items() if (state or {}).get('state') != 'ready']
+    if reach.get('unreachable') or reach.get('failed'):
+        why = ('unreachable: ' if reach.get('unreachable') else 'did not answer: ') + truncate(
+            re.sub(r'\s+', ' ', str(reach.get('msg', 'no answer'))), 200)
+    elif failed:
+        why = 'failed: instance %s -- %s' % (', instance '.join(name for name, _state in failed),
+                                             truncate(str(failed[0][1].get('error', 'not serving')), 300))
+    else:
+        why = 'failed before serving (see its error above)'
+    return '%s: NOT deployed, %s' % (host, why)
+
+
+def containers_to_remove(plan, managed, all_managed):
+    # type: (List[Dict[str, Any]], Optional[List[Dict[str, Any]]], bool) -> List[str]
+    """The planned containers that are ours, and with ``all_managed`` every container of ours on the node.
+
+    ``managed`` lists the node's containers with this collection's label: a container with
+    an instance's name that we did not create (another user's) is left alone.  Each
+    instance's kept container (``<name>-previous``, left by an interrupted deploy) goes too.
+    """
+    ours = []  # type: List[str]
+    for container in managed or []:
+        ours.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
+    names = [name for entry in plan for name in (entry['container_name'], previous_name(entry['container_name']))
+             if name in ours]
+    if all_managed:
+        names.extend(ours)
+    out = []  # type: List[str]
+    for name in names:
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def container_pids(results):
+    # type: (List[Dict[str, Any]]) -> List[int]
+    """Host pids from ``docker top NAME -eo pid`` results (header and failed calls skipped)."""
+    pids = []
+    for result in results or []:
+        for line in result.get('stdout_lines') or []:
+            line = str(line).strip()
+            if re.match(r'^[0-9]+$', line):
+                pids.append(int(line))
+    return pids
