@@ -8,33 +8,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 DOCUMENTATION = r'''
----
-name: platform_profile
-short_description: The platform profile of a host, or the problems that stop it
-version_added: 0.1.0
-description:
-  - Resolves a platform name (built in, or described in inventory with O(spec)) and its field
-    overrides into the profile every role reads (devices, mounts, shm size, image suffix, allowed
-    TP sizes, RC mode). Runs on the controller; no host is contacted.
-  - Returns C(profile) (null when it cannot be resolved) and C(problems) in the shape of the
-    preflight report (C(check), C(msg), C(fix)), naming the inventory variables in O(names).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
-positional: overrides, spec, names
-options:
-  _input:
-    description: The platform name, normally C(ascend_vllm_platform).
-    type: str
-    required: true
-  overrides:
-    description: Profile fields to replace (C(ascend_vllm_platform_overrides)).
-    type: dict
-  spec:
-    description: The description of a platform that is not built in (C(ascend_vllm_platform_spec)).
-    type: dict
-  names:
-    description: The variables to name in problems, keyed C(platform), C(platform_overrides), C(platform_spec).
-    type: dict
+# This file holds three filters; ansible-doc reads one DOCUMENTATION per file, so each is
+# documented beside it: platform_profile.yml, platform_group.yml, platform_names.yml.
 '''
 
 EXAMPLES = r'''

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The repository's ansible.cfg, which the real-hardware instructions use, checks SSH host keys.
+"""The repository's ansible.cfg, which the real-hardware instructions use, checks SSH host keys and
+keeps every inventory plugin ansible-core enables.
 
 Neither the file nor the inventories for real hardware (examples, fleet) switch the check off, and
-Ansible itself, reading that file, reports it on (docs/security.md, "SSH host keys").
+Ansible itself, reading that file, reports it on (docs/security.md, "SSH host keys"). Run from the
+checkout, an inventory plugin file (``constructed`` here, a CMDB's plugin elsewhere) parses, and so
+does the executable script AWX hands a job (docs/awx.md).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -11,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import configparser
+import json
 import os
 import re
 import subprocess
@@ -23,6 +27,14 @@ CFG = os.path.join(ROOT, 'ansible.cfg')
 # ssh options that accept any host key or forget it (ssh_config(5)).
 UNCHECKED_SSH = re.compile(r'StrictHostKeyChecking\s*=?\s*(no|off|accept-new)|UserKnownHostsFile\s*=?\s*/dev/null', re.I)
 REAL_INVENTORIES = [os.path.join('inventories', name) for name in ('examples', 'fleet')]
+
+
+def _ansible(tool, *args, **kwargs):
+    """Run an Ansible CLI from this checkout with this ansible.cfg and nothing of it overridden."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('ANSIBLE_') or k == 'ANSIBLE_COLLECTIONS_PATH'}
+    env.update(ANSIBLE_CONFIG=CFG, **kwargs.pop('env', {}))
+    return subprocess.run([os.path.join(os.path.dirname(sys.executable), tool)] + list(args), cwd=ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, **kwargs)
 
 
 def _parser():
@@ -71,3 +83,47 @@ def test_real_hardware_inventories_keep_the_check(inventory):
                     if UNCHECKED_SSH.search(text) or re.search(r'host_key_checking\s*[:=]\s*(false|no|0)\b', text, re.I):
                         found.append('%s:%d: %s' % (os.path.relpath(path, ROOT), number, text.strip()))
     assert found == []
+
+
+def _short(name):
+    return name[len('ansible.builtin.'):] if name.startswith('ansible.builtin.') else name
+
+
+def test_every_inventory_plugin_ansible_core_enables_stays_enabled():
+    """`ansible-config` with this file: INVENTORY_ENABLED holds each of ansible-core's defaults (script and auto
+    among them), whatever the order."""
+    default = json.loads(_ansible('ansible-config', 'list', '-t', 'base', '--format', 'json',
+                                  check=True).stdout)['INVENTORY_ENABLED']['default']
+    dump = json.loads(_ansible('ansible-config', 'dump', '-t', 'base', '--format', 'json', check=True).stdout)
+    [enabled] = [entry['value'] for entry in dump if entry.get('name') == 'INVENTORY_ENABLED']
+    assert {'script', 'auto', 'yaml', 'ini'} <= set(default), default
+    assert set(default) - set(_short(name) for name in enabled) == set(), (enabled, default)
+
+
+def test_a_constructed_inventory_parses_from_the_checkout(tmp_path):
+    """What an operator with hosts from elsewhere does: put them in the platform groups with the constructed
+    plugin keyed on ascend_vllm_platform, and list the inventory from this checkout."""
+    (tmp_path / '01-hosts.yml').write_text(
+        'all:\n  hosts:\n    node-a:\n      ascend_vllm_platform: atlas_300i_duo\n'
+        '    node-b:\n      ascend_vllm_platform: atlas_200i_pro\n')
+    (tmp_path / '02-platforms.yml').write_text(
+        'plugin: ansible.builtin.constructed\nstrict: true\nkeyed_groups:\n'
+        '  - key: ascend_vllm_platform\n    prefix: ""\n    separator: ""\n')
+    proc = _ansible('ansible-inventory', '-i', str(tmp_path), '--list',
+                    env={'ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED': 'true'})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    groups = json.loads(proc.stdout)
+    assert groups.get('atlas_300i_duo', {}).get('hosts') == ['node-a'], (groups, proc.stderr[-2000:])
+    assert groups.get('atlas_200i_pro', {}).get('hosts') == ['node-b'], groups
+
+
+def test_an_executable_inventory_script_parses_from_the_checkout(tmp_path):
+    """AWX hands a job its inventory as an executable script printing JSON (inventory/hosts)."""
+    script = tmp_path / 'hosts'
+    script.write_text('#!/bin/sh\n'
+                      'echo \'{"atlas_300i_duo": {"hosts": ["node-a"]}, "_meta": {"hostvars": {}}}\'\n')
+    script.chmod(0o700)
+    proc = _ansible('ansible-inventory', '-i', str(script), '--list',
+                    env={'ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED': 'true'})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout).get('atlas_300i_duo', {}).get('hosts') == ['node-a'], proc.stdout

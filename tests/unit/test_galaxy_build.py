@@ -25,6 +25,9 @@ GALAXY = shutil.which('ansible-galaxy', path=os.path.dirname(sys.executable) + o
 # What a user needs; each must be in the tarball.
 SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            'plugins/modules/vllm_config.py', 'plugins/plugin_utils/contracts/platforms.py',
+           # ansible-doc's documentation of filters that share a plugin file.
+           'plugins/filter/platform_group.yml', 'plugins/filter/platform_names.yml',
+           'plugins/filter/platform_profile.yml',
            'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'site.yml',
            'inventories/examples/atlas_300i_duo/hosts.yml',
            # Galaxy reads the release notes from these (galaxy-importer wants a changelog).

@@ -51,6 +51,16 @@ def _documentation(path):
     raise AssertionError('no DOCUMENTATION in %s' % path)
 
 
+def _filter_documentation(directory, file_name, filter_name):
+    """A filter's DOCUMENTATION where ansible-doc finds it: <filter>.yml beside the plugin file when that
+    file's own DOCUMENTATION is empty (a file of several filters), else the file's."""
+    own = _documentation(os.path.join(directory, file_name))
+    if own:
+        return own
+    with open(os.path.join(directory, filter_name + '.yml')) as handle:
+        return yaml.safe_load(handle)['DOCUMENTATION']
+
+
 def _content():
     """(kind, name, version_added): every module, filter and role of the collection."""
     found = []
@@ -61,9 +71,9 @@ def _content():
     filters = os.path.join(ROOT, 'plugins', 'filter')
     for name in sorted(os.listdir(filters)):
         if name.endswith('.py') and name != '__init__.py':
-            added = _documentation(os.path.join(filters, name)).get('version_added')
             plugin = importlib.import_module('ansible_collections.ascend.vllm.plugins.filter.' + name[:-3])
-            found += [('filter', filter_name, added) for filter_name in sorted(plugin.FilterModule().filters())]
+            for filter_name in sorted(plugin.FilterModule().filters()):
+                found.append(('filter', filter_name, _filter_documentation(filters, name, filter_name).get('version_added')))
     for role in sorted(os.listdir(os.path.join(ROOT, 'roles'))):
         main = _yaml('roles', role, 'meta', 'argument_specs.yml')['argument_specs']['main']
         found.append(('role', role, main.get('version_added')))
