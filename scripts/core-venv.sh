@@ -4,7 +4,7 @@
 # (scripts/python312.sh) and print its path: ansible-core CORE and the `ansible`
 # package of the same release line (its bundled collections: community.docker,
 # ansible.posix), plus the test tools of requirements-dev.txt at the same pins
-# (pytest, matplotlib, molecule, molecule-plugins, pytest-testinfra, docker, requests).
+# (pytest, matplotlib, molecule, molecule-plugins, pytest-testinfra, docker, requests, promql-parser).
 # Lanes that run at the same time share one venv per release: the creation holds a lock.
 set -euo pipefail
 core=${1:?usage: scripts/core-venv.sh CORE}
@@ -17,7 +17,7 @@ case "$core" in
   2.21.*) bundle=14.5.0 ;;
   *) echo "scripts/core-venv.sh: no ansible package known for ansible-core $core: add it here" >&2; exit 2 ;;
 esac
-tools=$(grep -E '^(pytest|pytest-testinfra|hypothesis|molecule|molecule-plugins\[docker\]|matplotlib|docker|requests)(==[^ ]+)?$' \
+tools=$(grep -E '^(pytest|pytest-testinfra|hypothesis|molecule|molecule-plugins\[docker\]|matplotlib|docker|requests|promql-parser)(==[^ ]+)?$' \
   requirements-dev.txt)
 want=$(printf 'ansible==%s ansible-core==%s %s' "$bundle" "$core" "$(echo "$tools" | tr '\n' ' ')")
 venv=$root/.venv-core/$core

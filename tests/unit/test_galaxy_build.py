@@ -30,6 +30,10 @@ SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            'plugins/filter/platform_profile.yml',
            'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'site.yml',
            'inventories/examples/atlas_300i_duo/hosts.yml',
+           # The dashboard and alert rules a user installs (playbooks/monitoring.yml) or copies by hand.
+           'playbooks/monitoring.yml', 'roles/vllm_serve/files/monitoring/ascend-vllm-dashboard.json',
+           'roles/vllm_serve/files/monitoring/ascend-vllm-alerts.yml',
+           'roles/vllm_serve/files/monitoring/metric-sources.yml',
            # Galaxy reads the release notes from these (galaxy-importer wants a changelog).
            'CHANGELOG.rst', 'changelogs/changelog.yaml')
 # Top-level paths (or path prefixes) that must never ship.

@@ -48,6 +48,7 @@ EXTERNAL = {
         'MindCluster 7.3.0, NPU Exporter API page',
     # vllm-ascend docs/source/installation.md and Dockerfile.310p at tag v0.23.0 (read in the stored copy of the
     # repository, 2026-12-02): the source build clones these two and installs vLLM with this extra index.
+    'https://prometheus.io/docs/concepts/jobs_instances': "Prometheus's own page on up, the series the monitoring files' InstanceDown alert reads",
     'https://github.com/vllm-project/vllm': 'vLLM, cloned at the release tag by vllm-ascend\'s source install',
     'https://github.com/vllm-project/vllm-ascend.git': 'vllm-ascend, cloned at the release tag (installation.md)',
     'https://download.pytorch.org/whl/cpu/': "PyTorch's CPU index, Dockerfile.310p's --extra-index for vLLM",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -198,6 +199,13 @@ def test_guide_command_serves_openai_api(server):
     assert 'vllm:num_requests_running{engine="0",model_name="qwen3.5"} 0.0' in metrics
     assert 'vllm:generation_tokens_total{engine="0",model_name="qwen3.5"} ' in metrics
     assert "vllm:prompt_tokens_total" in metrics
+    # Requests finished above (the refused ones are not counted), each one observation of each histogram.
+    finished = re.search(r'^vllm:request_success_total\{engine="0",model_name="qwen3.5",finished_reason="stop"\} '
+                         r'(\S+)$', metrics, re.M)
+    ttft = re.search(r'^vllm:time_to_first_token_seconds_count\{engine="0",model_name="qwen3.5"\} (\S+)$',
+                     metrics, re.M)
+    assert finished and ttft and float(ttft.group(1)) >= float(finished.group(1)) > 0
+    assert 'vllm:request_time_per_output_token_seconds_bucket{engine="0",model_name="qwen3.5",le="+Inf"} ' in metrics
     assert '"POST /v1/completions HTTP/1.1" 200 OK' in srv.log.read_text()
 
 
