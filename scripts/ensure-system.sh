@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The system side of the toolchain: Debian's docker.io, docker-registry,
-# mmdebstrap (simulated-node images), iptables, rsync and shellcheck (sanity)
+# mmdebstrap (simulated-node images), iptables, rsync, shellcheck (sanity), haproxy and
+# prometheus (promtool: the unit tests of the shipped dashboard and alert rules)
 # when missing, and a Docker Engine answering on /var/run/docker.sock (dockerd
 # started in the background when it is not running). Idempotent; needs root.
 set -euo pipefail
@@ -11,6 +12,8 @@ command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
 command -v rsync >/dev/null 2>&1 || need+=(rsync)
 command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
+command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq

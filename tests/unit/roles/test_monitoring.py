@@ -33,7 +33,7 @@ import promql_parser
 import pytest
 import yaml
 
-from ansible_collections.ascend.vllm.plugins.module_utils.fleet._metrics import metrics_targets
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._metrics import metrics_targets
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 FILES = os.path.join(ROOT, 'roles', 'vllm_serve', 'files', 'monitoring')
