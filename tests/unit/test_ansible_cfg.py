@@ -34,7 +34,7 @@ def _ansible(tool, *args, **kwargs):
     env = {k: v for k, v in os.environ.items() if not k.startswith('ANSIBLE_') or k == 'ANSIBLE_COLLECTIONS_PATH'}
     env.update(ANSIBLE_CONFIG=CFG, **kwargs.pop('env', {}))
     return subprocess.run([os.path.join(os.path.dirname(sys.executable), tool)] + list(args), cwd=ROOT, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, **kwargs)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=kwargs.pop("check", False), **kwargs)
 
 
 def _parser():

@@ -78,7 +78,7 @@ def test_the_task_names_and_quotes_are_found():
     assert any(role == 'vllm_serve' for _where, role, _name in _quotes())
 
 
-@pytest.mark.parametrize('where, role, quoted', _quotes(), ids=lambda value: str(value))
+@pytest.mark.parametrize('where, role, quoted', _quotes(), ids=str)
 def test_a_quoted_task_name_is_a_task_of_the_collection(where, role, quoted):
     candidates = TASKS.get(role, []) if role else [name for names in TASKS.values() for name in names]
     assert any(_matches(name, quoted) for name in candidates), (

@@ -331,7 +331,7 @@ def test_haproxy_exports_the_balancer_series_the_files_use(tmp_path):
     proc = subprocess.Popen([HAPROXY, '-f', str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         text = ''
-        for _ in range(100):
+        for _attempt in range(100):
             try:
                 with urllib.request.urlopen('http://127.0.0.1:%d/metrics' % metrics_port, timeout=2) as response:
                     text = response.read().decode()
