@@ -123,9 +123,10 @@ seconds:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
-    PullObserver, job_answer, read_docker_config, read_file, registry_auth, split_reference, watch_pull,
+    PullObserver, job_answer, read_docker_config, read_file, registry_auth, watch_pull,
 )
 
 ARGUMENT_SPEC = dict(
@@ -145,7 +146,7 @@ def main():
         if params[option] <= 0:
             module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     host = engine_host(params['docker_host'])
-    registry = split_reference(params['name'])[0]
+    registry = parse(params['name']).registry
     observer = PullObserver(DockerApi(host, timeout=max(30.0, params['report_after'] + 10)), params['name'],
                             registry_auth(registry, read_docker_config()))
     path = params['results_file']

@@ -15,6 +15,8 @@ import io
 import re
 import tarfile
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
+
 try:
     from typing import Any, Dict, List, Optional  # noqa: F401 pylint: disable=unused-import
 except ImportError:  # pragma: no cover
@@ -119,13 +121,13 @@ def image_digest(image, reference):
     # type: (Optional[Dict[str, Any]], Optional[str]) -> str
     """The registry digest of the container's image: the RepoDigests entry of the repository the container
     names, else the only one; ``unknown`` for an image that never came from a registry (loaded from an archive)."""
-    digests = [str(d) for d in (image or {}).get('RepoDigests') or []]
-    repository = re.sub(r'(@.*|:[^:/]*)$', '', reference or '')
+    digests = [parse(str(d)) for d in (image or {}).get('RepoDigests') or [] if str(d).strip()]
+    repository = parse(reference).name if isinstance(reference, str) and reference.strip() else ''
     for entry in digests:
-        if entry.split('@', 1)[0] == repository and '@' in entry:
-            return entry.split('@', 1)[1]
-    if len(digests) == 1 and '@' in digests[0]:
-        return digests[0].split('@', 1)[1]
+        if entry.name == repository and entry.digest:
+            return entry.digest
+    if len(digests) == 1 and digests[0].digest:
+        return digests[0].digest
     return UNKNOWN
 
 

@@ -20,6 +20,8 @@ from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
 from ansible.module_utils.six.moves.urllib.parse import urlencode
 from ansible.module_utils.urls import open_url
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
+
 # What Docker accepts for a manifest: OCI index/manifest, Docker list/manifest v2.
 ACCEPT = ', '.join((
     'application/vnd.oci.image.index.v1+json',
@@ -27,25 +29,7 @@ ACCEPT = ', '.join((
     'application/vnd.oci.image.manifest.v1+json',
     'application/vnd.docker.distribution.manifest.v2+json',
 ))
-DOCKER_HUB = 'registry-1.docker.io'
 _INDEX_TYPES = ('application/vnd.oci.image.index.v1+json', 'application/vnd.docker.distribution.manifest.list.v2+json')
-
-
-def split_reference(ref):
-    """(registry, repository, tag) of "registry/repo:tag" (Docker Hub and library/ when no registry is written)."""
-    name = ref.split('@', 1)[0]
-    first, _sep, rest = name.partition('/')
-    if rest and ('.' in first or ':' in first or first == 'localhost'):
-        registry, path = first, rest
-    else:
-        registry, path = DOCKER_HUB, name
-        if '/' not in path:
-            path = 'library/' + path
-    last = path.rsplit('/', 1)[-1]
-    tag = None
-    if ':' in last:
-        path, tag = path.rsplit(':', 1)
-    return registry, path, tag
 
 
 def _headers(response):
@@ -94,7 +78,7 @@ def tag_digest(ref, timeout=10, fetch=_open):
     """{ref, digest, children, status, error}: the digest the registry gives the tag of ``ref``
     and, when that is an index (several platforms), the digests it lists."""
     out = {'ref': ref, 'digest': None, 'children': [], 'status': None, 'error': None}
-    registry, repository, tag = split_reference(ref)
+    registry, repository, tag = parse(ref).registry_parts()
     if not tag:
         out['error'] = 'no tag in %s' % ref
         return out

@@ -29,8 +29,9 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
 
@@ -59,21 +60,6 @@ def job_answer(text):
     if not isinstance(data, dict) or (data.get('started') and not data.get('finished')):
         return None
     return data
-
-
-def split_reference(ref):
-    # type: (str) -> Tuple[str, str, str]
-    """``(registry, repository, tag or digest)`` of an image reference, as the Engine's
-    ``fromImage``/``tag`` parameters want them (registry '' for Docker Hub)."""
-    name, digest = ref.split('@', 1) if '@' in ref else (ref, '')
-    slash = name.rfind('/')
-    colon = name.rfind(':')
-    tag = ''
-    if colon > slash:
-        name, tag = name[:colon], name[colon + 1:]
-    first = name.split('/', 1)[0]
-    registry = first if '/' in name and ('.' in first or ':' in first or first == 'localhost') else ''
-    return registry, name, digest or tag or 'latest'
 
 
 def registry_auth(registry, config):
@@ -133,7 +119,7 @@ class PullObserver(object):
 
     def _read(self):
         # type: () -> None
-        _registry, repository, tag = split_reference(self.ref)
+        _registry, repository, tag = parse(self.ref).engine_parts()
         headers = {'Host': 'docker'}
         if self.auth:
             headers['X-Registry-Auth'] = self.auth

@@ -16,6 +16,7 @@ __metaclass__ = type
 import json
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import parse, written_tag
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report as _problem_report, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true, to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
@@ -157,19 +158,10 @@ def offline_problems(inputs, found, variable='image_pull_offline'):
                      'then set image_pull_archive to that tarball on the controller (docs/air-gapped.md)')]
 
 
-def reference_tag(image):
-    """The tag written in an image reference ("repo:tag" or "repo:tag@sha256:..."), or None."""
-    if not isinstance(image, str) or not image:
-        return None
-    name = image.split('@', 1)[0]
-    last = name.rsplit('/', 1)[-1]
-    return last.rsplit(':', 1)[1] if ':' in last else None
-
-
 def image_tag(inputs, profile_suffix):
     """The tag pulled: the release tag written in image_pull_image when it has one, else image_pull_tag plus
     image_pull_tag_suffix, or the profile's suffix when that is null."""
-    written = reference_tag(inputs.get('image_pull_image'))
+    written = written_tag(inputs.get('image_pull_image'))
     # A release tag (v0.23.0-310p) is what runs; a tag of one's own (latest) says nothing of the release.
     if written and RELEASE_TAG_RE.match(written):
         return written
@@ -215,8 +207,9 @@ def pins(refs, tag, image):
     for candidate in refs or []:
         if not isinstance(candidate, str) or '@' not in candidate:
             continue
-        name, digest = candidate.split('@', 1)
-        if reference_tag(candidate):
+        ref = parse(candidate)
+        name, digest = str(ref._replace(digest='')), ref.digest
+        if ref.tag:
             out.append({'ref': name, 'digest': digest, 'candidate': candidate, 'variable': 'image_pull_image'})
         elif not image and tag:
             out.append({'ref': '%s:%s' % (name, tag), 'digest': digest, 'candidate': candidate,

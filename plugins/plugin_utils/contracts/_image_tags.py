@@ -11,6 +11,8 @@ __metaclass__ = type
 import re
 from typing import Any, Dict, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
+
 _TAG_RE = re.compile(r'^v(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?(.*)$')
 
 
@@ -19,10 +21,10 @@ def parse_image_tag(tag):
     """"v0.23.0rc1-310p-openeuler" -> version (0, 23, 0), rc 1, suffix "-310p-openeuler".
 
     A full reference ("quay.io/ascend/vllm-ascend:v0.23.0-310p", also pinned
-    "...:v0.23.0-310p@sha256:...") is cut at its last colon before the digest.
+    "...:v0.23.0-310p@sha256:...") is read for its tag (module_utils/_image.py).
     Raises ``ValueError`` when the tag is not vX.Y.Z[rcN][suffix].
     """
-    text = tag.split('@', 1)[0].rsplit(':', 1)[-1]
+    text = tag_of(tag)
     match = _TAG_RE.match(text)
     if not match:
         raise ValueError('image tag %r is not vX.Y.Z[rcN][-suffix]' % (tag,))

@@ -46,6 +46,8 @@ import copy
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
+
 _SOURCES_V0230 = {
     'vllm': '[DF] vllm-ascend Dockerfile.310p / Dockerfile.310p.openEuler at v0.23.0: ARG VLLM_TAG=v0.23.0',
     'cann': ('[DF] the base image tag 9.1.0-310p-...; [INST] vllm-ascend installation.md at v0.23.0, '
@@ -108,20 +110,10 @@ _DRIVER_RE = re.compile(r'^(\d+)\.(\d+)\.(?:(rc)(\d+)|(\d+))((?:\.\d+)*)$', re.I
 _HDK_RE = re.compile(r'^(\d+)\.(\d+)\.(X|RC\d+|\d+)$', re.IGNORECASE)
 
 
-def image_tag_of(image):
-    # type: (Any) -> str
-    """The tag of an image reference or tag ("quay.io/ascend/vllm-ascend:v0.23.0-310p@sha256:..." -> "v0.23.0-310p")."""
-    if not isinstance(image, str) or not image:
-        return ''
-    name = image.split('@', 1)[0]
-    last = name.rsplit('/', 1)[-1]
-    return last.rsplit(':', 1)[-1] if ':' in last else ('' if '/' in name else name)
-
-
 def entry_for(image):
     # type: (Any) -> Optional[Dict[str, Any]]
     """The matrix entry of an image tag or reference, or None when the tag has none."""
-    entry = IMAGES.get(image_tag_of(image))
+    entry = IMAGES.get(tag_of(image))
     return copy.deepcopy(entry) if entry is not None else None
 
 

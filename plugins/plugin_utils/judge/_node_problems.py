@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
@@ -336,7 +337,7 @@ def version_problems(facts, settings):
     compatible_version_fw) is a problem whatever the image.
     """
     npu = facts.get('npu')
-    tag = versions.image_tag_of(settings.get('image_tag'))
+    tag = tag_of(settings.get('image_tag'))
     out = {'image_tag': tag or None, 'cann': None, 'driver': None, 'driver_verdict': None,
            'firmware': {}, 'notes': []}  # type: Dict[str, Any]
     if npu is None:

@@ -18,6 +18,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils._image import written_tag
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
@@ -529,12 +530,6 @@ def plan_problems(plan, list_var, settings, platform_names):
     return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
 
 
-def _written_tag(image):
-    # type: (Any) -> Optional[str]
-    base = os.path.basename(image.split('@', 1)[0]) if isinstance(image, str) else ''
-    return base.split(':')[-1] if ':' in base else None
-
-
 def image_tag(tag, image, pulled=''):
     # type: (Optional[str], Any, Any) -> Optional[str]
     """What vllm_config checks against the model's minimum: the image reference as the user
@@ -542,9 +537,9 @@ def image_tag(tag, image, pulled=''):
     tag -- vllm_config reads the tag out of it and problems show the reference --, else
     image_pull's tag, else the reference's own tag; a digest-only reference has none."""
     for ref in (image, pulled):
-        written = _written_tag(ref)
+        written = written_tag(ref)
         if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
             return ref
     if tag is not None:
         return tag
-    return image if _written_tag(image) else None
+    return image if written_tag(image) else None

@@ -9,25 +9,11 @@ __metaclass__ = type
 import hashlib
 import json
 
-import pytest
-
-from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_registry
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_registry import split_reference, tag_digest
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_registry import tag_digest
 
 DIGEST = 'sha256:' + 'a' * 64
 CHILD = 'sha256:' + 'b' * 64
 INDEX = 'application/vnd.oci.image.index.v1+json'
-
-
-@pytest.mark.parametrize('ref, parts', [
-    ('172.18.0.1:5000/ascend/vllm-ascend:v0.23.0-310p', ('172.18.0.1:5000', 'ascend/vllm-ascend', 'v0.23.0-310p')),
-    ('quay.io/ascend/vllm-ascend:v0.23.0-310p@' + DIGEST, ('quay.io', 'ascend/vllm-ascend', 'v0.23.0-310p')),
-    ('ascend/vllm-ascend:v1', (_node_registry.DOCKER_HUB, 'ascend/vllm-ascend', 'v1')),
-    ('ubuntu:22.04', (_node_registry.DOCKER_HUB, 'library/ubuntu', '22.04')),
-    ('localhost/x', ('localhost', 'x', None)),
-])
-def test_split_reference(ref, parts):
-    assert split_reference(ref) == parts
 
 
 class Registry(object):

@@ -33,20 +33,6 @@ def test_job_answer(text, answer):
     assert w.job_answer(text) == answer
 
 
-@pytest.mark.parametrize('ref, parts', [
-    ('quay.io/ascend/vllm-ascend:v0.23.0-310p', ('quay.io', 'quay.io/ascend/vllm-ascend', 'v0.23.0-310p')),
-    ('172.18.0.1:5000/ascend/vllm-ascend:v0.23.0-310p',
-     ('172.18.0.1:5000', '172.18.0.1:5000/ascend/vllm-ascend', 'v0.23.0-310p')),
-    ('m.daocloud.io/quay.io/ascend/vllm-ascend@sha256:' + 'a' * 64,
-     ('m.daocloud.io', 'm.daocloud.io/quay.io/ascend/vllm-ascend', 'sha256:' + 'a' * 64)),
-    ('localhost:5000/x', ('localhost:5000', 'localhost:5000/x', 'latest')),
-    ('library/haproxy:2.6', ('', 'library/haproxy', '2.6')),
-    ('haproxy', ('', 'haproxy', 'latest')),
-])
-def test_split_reference(ref, parts):
-    assert w.split_reference(ref) == parts
-
-
 def _decoded(header):
     return json.loads(base64.urlsafe_b64decode(header.encode()).decode())
 

@@ -45,8 +45,12 @@ def test_entries_are_complete_and_sourced(tag):
     ('127.0.0.1:5000/ascend/vllm-ascend@sha256:' + 'a' * 64, ''),
     ('', ''), (None, ''),
 ])
-def test_image_tag_of(image, tag):
-    assert versions.image_tag_of(image) == tag
+def test_the_entry_of_a_tag_or_a_reference(image, tag):
+    """The version data is found by the tag the one reference reader (module_utils/_image.py) reads."""
+    entry = versions.entry_for(image)
+    assert (entry is not None) is (tag in versions.IMAGES), (image, tag)
+    if entry is not None:
+        assert entry == versions.entry_for(tag)
 
 
 def test_entry_for_a_reference_and_an_unknown_tag():
