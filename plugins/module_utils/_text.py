@@ -1,17 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""How messages write values and lists of problems, in one place.
+"""How messages write values, in one place (problems: module_utils/_problem.py).
 
 The roles used to build these strings in Jinja; the Python that replaced them keeps
-Jinja's exact output (``truncate``) and the preflight report's one shape.
+Jinja's exact output (``truncate``).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
-
-import re
-from typing import Any, Dict, List
 
 
 def truncate(text, length, end='...', leeway=5):
@@ -20,14 +17,3 @@ def truncate(text, length, end='...', leeway=5):
     if len(text) <= length + leeway:
         return text
     return text[:length - len(end)].rsplit(' ', 1)[0] + end
-
-
-def problem_report(header, problems):
-    # type: (str, List[Dict[str, Any]]) -> str
-    """``header``, then one ``- [check] msg. Fix: fix`` line per problem (a msg's own final stop dropped)."""
-    lines = [header]
-    # ``origin`` (the request knows where the user wrote the variable): the file and line to edit.
-    lines += ['- [%s] %s. Fix: %s%s' % (
-        p.get('check'), re.sub(r'[.]\s*$', '', str(p.get('msg'))), p.get('fix'),
-        ' (set in %s)' % p['origin'] if p.get('origin') else '') for p in problems]
-    return '\n'.join(lines)

@@ -17,6 +17,8 @@ import math
 import os
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
+
 
 # Guide, section 7: accuracy (percent) per model and dataset, AISBench, vllm-api-general-chat.
 # Qwen3.5-27B-w8a8: vllm-ascend docs, "Qwen3.5-27B & Qwen3.6-27B" tutorial, section 7 (AISBench):
@@ -48,15 +50,9 @@ DATASETS = {
 RUNNERS = ('builtin', 'aisbench')
 
 
-def problem(check, msg, fix):
-    return {'check': check, 'msg': msg, 'fix': fix}
-
-
 def problems_report(problems, host):
     """The failure message: a count line, then one line per problem with its fix."""
-    lines = ['%d evaluation problem(s) on %s; no request was sent to any instance:' % (len(problems), host)]
-    lines.extend('- [%s] %s. Fix: %s' % (p['check'], str(p['msg']).rstrip('. '), p['fix']) for p in problems)
-    return '\n'.join(lines) + '\n'
+    return render_problems('evaluation', host, problems, 'no request was sent to any instance')
 
 
 def model_key(model):

@@ -23,7 +23,8 @@ import json
 import os
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import AISBENCH_MODEL, problem
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import AISBENCH_MODEL
 
 AISBENCH_VERSION = '3.1.20260630'
 INSTALL = 'make aisbench (scripts/aisbench-venv.sh; about 2 to 4 minutes and 2.2 GB, once per machine)'

@@ -17,7 +17,8 @@ import json
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse, written_tag
-from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report as _problem_report, truncate
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true, to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
 
@@ -337,4 +338,4 @@ def failure_message(host, refs, errors, inputs, tag):
 
 def problem_report(host, problems):
     """The message that stops a run on image input problems: a count, then one line per problem."""
-    return _problem_report('%d image problem(s) on %s; nothing was pulled:' % (len(problems), host), problems)
+    return render_problems('image', host, problems, 'nothing was pulled')

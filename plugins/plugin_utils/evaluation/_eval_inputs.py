@@ -18,7 +18,8 @@ import math
 import os
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import (
-    DATASETS, RUNNERS, load_gsm8k, problem, problems_report, report_dir)
+    DATASETS, RUNNERS, load_gsm8k, problems_report, report_dir)
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textvqa import load_textvqa
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     default_venv, layout_problems, venv_problems)

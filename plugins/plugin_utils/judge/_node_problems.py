@@ -22,7 +22,7 @@ from ansible.module_utils.compat.version import LooseVersion
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
-from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import own_services, source_problems
 
 DEFAULT_TEMPLATE = '/dev/davinci{index}'
@@ -631,7 +631,7 @@ def summary(result, problems):
 def report(host, problems):
     # type: (str, List[Dict[str, str]]) -> str
     """The failure message listing every problem with its fix."""
-    return problem_report('%d preflight problem(s) on %s:' % (len(problems), host), problems)
+    return render_problems('preflight', host, problems)
 
 
 def node_verdict(facts, settings):

@@ -17,7 +17,8 @@ import socket
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
-from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report, truncate
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6, is_wildcard
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
@@ -293,8 +294,7 @@ def publish_address_problems(address, node_addresses):
 def report(problems, host):
     # type: (List[Dict[str, Any]], str) -> str
     """The preflight failure message: a count line, then one line per problem with its fix."""
-    header = '%d preflight problem(s) on %s; nothing was pulled or started:' % (len(problems), host)
-    return problem_report(header, problems) + '\n'
+    return render_problems('preflight', host, problems, 'nothing was pulled or started')
 
 
 def container_settings(entry, config, api_key='', secrets=None):

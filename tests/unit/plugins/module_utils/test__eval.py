@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation import _eval_inputs
 
@@ -171,7 +172,7 @@ def test_level_summary():
 
 
 def test_problems_report():
-    text = _eval.problems_report([_eval.problem('eval_tolerance', 'eval_tolerance=101: bad.', 'use 2')], 'n1')
+    text = _eval.problems_report([problem('eval_tolerance', 'eval_tolerance=101: bad.', 'use 2')], 'n1')
     assert text == ('1 evaluation problem(s) on n1; no request was sent to any instance:\n'
                     '- [eval_tolerance] eval_tolerance=101: bad. Fix: use 2\n')
 

@@ -235,7 +235,7 @@ def test_failure_message_names_untried_registries():
 def test_problem_report():
     problems = [{'check': 'image', 'msg': 'a=1 is bad', 'fix': 'set a'}, {'check': 'image', 'msg': 'b', 'fix': 'c'}]
     assert problem_report('n1', problems) == (
-        '2 image problem(s) on n1; nothing was pulled:\n- [image] a=1 is bad. Fix: set a\n- [image] b. Fix: c')
+        '2 image problem(s) on n1; nothing was pulled:\n- [image] a=1 is bad. Fix: set a\n- [image] b. Fix: c\n')
 
 
 # ------------------------------------------------------------------ tags written in a reference, digest pins
