@@ -73,9 +73,11 @@ READ_BY = {
     'ascend_vllm_teardown_remove_image': ('playbooks/teardown.yml',),
     # The service API key: the deploy passes it to vLLM, verify and eval send it, preflight checks it.
     'vllm_serve_api_key': _SERVE_PLAN + ('vllm_serve/verify', 'balancer/main', 'eval/main'),
+    # The registry login: image_pull's main entry logs in before it pulls (resolve and absent never pull).
+    'image_pull_login_username': ('image_pull/main',),
 }
 # Credential kind -> the variable it injects (None: the machine credential, for every template).
-CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'))
+CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'), ('registry', 'image_pull_login_username'))
 
 PORT_MAX = 65535
 # Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
@@ -173,8 +175,8 @@ def survey_spec(template):
 
 def template_credentials(template):
     # type: (str) -> List[str]
-    """The credential kinds a job template needs: the machine credential, and the API key when its
-    playbook reads vllm_serve_api_key."""
+    """The credential kinds a job template needs: the machine credential, the API key when its
+    playbook reads vllm_serve_api_key, the registry login when it pulls the image."""
     _known(template)
     kinds = WORKFLOW if template == 'workflow' else (template,)
     return [kind for kind, variable in CREDENTIALS
@@ -197,12 +199,17 @@ def credential_types():
                     'required': ['api_key']},
          'injectors': {'extra_vars': {'vllm_serve_api_key': _injected('api_key')}}},
         {'name': 'ascend.vllm registry', 'kind': 'cloud',
-         'description': 'Credentials of the registry the vllm-ascend image comes from (for a docker_login play).',
+         'description': 'Login to the registry the vllm-ascend image comes from; image_pull logs in before it pulls.',
          'inputs': {'fields': [{'id': 'host', 'type': 'string', 'label': 'Registry'},
                                {'id': 'username', 'type': 'string', 'label': 'Username'},
                                {'id': 'password', 'type': 'string', 'label': 'Password', 'secret': True}],
                     'required': ['host', 'username', 'password']},
-         'injectors': {'extra_vars': {'awx_registry_host': _injected('host'),
+         # image_pull_login_*: what the image_pull role logs in with. awx_registry_*: the names of 0.1 to 0.3,
+         # for docker_login plays written against them.
+         'injectors': {'extra_vars': {'image_pull_login_registry': _injected('host'),
+                                      'image_pull_login_username': _injected('username'),
+                                      'image_pull_login_password': _injected('password'),
+                                      'awx_registry_host': _injected('host'),
                                       'awx_registry_username': _injected('username'),
                                       'awx_registry_password': _injected('password')}}},
     ]

@@ -159,21 +159,54 @@ def _render(expression, extra):
     return json.loads(json.loads(out)['plays'][0]['tasks'][0]['hosts']['localhost']['msg'])
 
 
-@pytest.mark.parametrize('names, attached, asked', [
-    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': 'key'}, ['nodes', 'key'], False),
-    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': ''}, ['nodes'], True),
-    ({'awx_machine_credential': '', 'awx_api_key_credential': ''}, [], True),
+@pytest.mark.parametrize('names, deploy, teardown', [
+    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': 'key', 'awx_registry_credential': 'quay'},
+     [['nodes', 'key', 'quay'], False], [['nodes'], False]),
+    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': 'key', 'awx_registry_credential': ''},
+     [['nodes', 'key'], True], [['nodes'], False]),
+    ({'awx_machine_credential': 'nodes', 'awx_api_key_credential': '', 'awx_registry_credential': ''},
+     [['nodes'], True], [['nodes'], False]),
+    ({'awx_machine_credential': '', 'awx_api_key_credential': '', 'awx_registry_credential': ''},
+     [[], True], [[], True]),
 ])
-def test_credentials_attached_or_asked_on_launch(names, attached, asked):
-    """The job template task's expressions, rendered by Ansible for the deploy template (machine and API key)."""
+def test_credentials_attached_or_asked_on_launch(names, deploy, teardown):
+    """The job template task's expressions, rendered by Ansible for the deploy template (machine, API key and
+    registry) and the teardown template (machine only): [attached credentials, asked at launch]."""
     task = _task('awx.awx.job_template')
     play_vars = _play()['vars']
     extra = dict(names, awx_credential_names=play_vars['awx_credential_names'],
                  item=[t for t in _templates() if t['kind'] == 'deploy'][0])
     expression = '[%s, %s]' % (task['credentials'].strip('{} '), task['ask_credential_on_launch'].strip('{} '))
-    assert _render(expression, extra) == [attached, asked]
-    teardown = dict(extra, item=[t for t in _templates() if t['kind'] == 'teardown'][0])
-    assert _render(expression, teardown) == [attached[:1], not names['awx_machine_credential']]
+    assert _render(expression, extra) == deploy
+    extra['item'] = [t for t in _templates() if t['kind'] == 'teardown'][0]
+    assert _render(expression, extra) == teardown
+
+
+def test_the_registry_credential_goes_to_the_templates_that_pull():
+    """The templates whose playbook reaches image_pull's main entry (found by walking the playbooks) take the
+    registry credential, and what its type injects is what image_pull's login task logs in with."""
+    pulling = sorted(kind for kind, playbook in _awx_survey.TEMPLATES
+                     if 'image_pull/main' in _walk(os.path.join(ROOT, playbook)))
+    assert pulling == ['deploy', 'upgrade']
+    assert sorted(t['kind'] for t in _templates() if 'registry' in t['credentials']) == pulling
+    [registry] = [t for t in awx_credential_types('all') if t['name'] == 'ascend.vllm registry']
+    injected = registry['injectors']['extra_vars']
+    with open(os.path.join(ROOT, 'roles', 'image_pull', 'tasks', 'ensure.yml')) as handle:
+        [login] = [t for t in yaml.safe_load(handle) if 'community.docker.docker_login' in t]
+    args = login['community.docker.docker_login']
+    assert injected['image_pull_login_username'] == '{{ username }}'
+    assert injected['image_pull_login_password'] == '{{ password }}'
+    assert injected['image_pull_login_registry'] == '{{ host }}'
+    assert args['username'] == '{{ image_pull_login_username }}'
+    assert args['password'] == '{{ image_pull_login_password }}'
+    assert args['registry_url'].startswith('{{ image_pull_login_registry ')
+    assert login['no_log'] is True
+    # An empty registry is the first the role pulls from.
+    expression = args['registry_url'].strip('{} ')
+    registries = {'image_pull_registries': ['quay.io', 'm.daocloud.io/quay.io']}
+    assert _render(expression, dict(registries, image_pull_login_registry='')) == 'quay.io'
+    assert _render(expression, dict(registries, image_pull_login_registry='10.0.0.5:5000')) == '10.0.0.5:5000'
+    assert 'image_pull_login_username | length > 0' in login['when']
 
 
 def test_the_workflow_runs_its_nodes_in_order_on_success():

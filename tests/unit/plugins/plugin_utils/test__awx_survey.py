@@ -103,7 +103,8 @@ def test_a_survey_asks_what_the_playbook_reaches(monkeypatch, template, reaches,
 
 @pytest.mark.parametrize('template, credentials', [
     ('preflight', ['machine', 'api_key']), ('eval', ['machine', 'api_key']), ('diagnose', ['machine']),
-    ('teardown', ['machine']), ('workflow', ['machine', 'api_key'])])
+    ('deploy', ['machine', 'api_key', 'registry']), ('upgrade', ['machine', 'api_key', 'registry']),
+    ('teardown', ['machine']), ('workflow', ['machine', 'api_key', 'registry'])])
 def test_credentials_follow_what_the_playbook_reads(template, credentials):
     assert _awx_survey.template_credentials(template) == credentials
 
