@@ -31,8 +31,14 @@ TEMPLATES = (
     ('teardown', 'playbooks/teardown.yml'),
 )
 JOB_TEMPLATES = tuple(kind for kind, _playbook in TEMPLATES)
-# The workflow: each node runs when the one before it succeeded.
-WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
+# The workflows and the job templates their nodes run (playbooks/awx_objects.yml wires them): each
+# node on the success of the one before it, diagnose on the failure of the deploy or upgrade or of
+# verify, the upgrade only after an approval node.
+WORKFLOWS = {
+    'workflow': ('preflight', 'deploy', 'verify', 'eval', 'diagnose'),
+    'upgrade_workflow': ('preflight', 'upgrade', 'verify', 'eval', 'diagnose'),
+}
+WORKFLOW = WORKFLOWS['workflow']
 
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
@@ -157,18 +163,18 @@ def reads(template, variable):
 
 def _known(template):
     # type: (str) -> None
-    if template not in JOB_TEMPLATES and template != 'workflow':
-        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + ('workflow',)))))
+    if template not in JOB_TEMPLATES and template not in WORKFLOWS:
+        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
 
 
 def survey_spec(template):
     # type: (str) -> Dict[str, Any]
-    """The survey spec (AWX's survey_spec document) of one job template, or of the workflow (every
+    """The survey spec (AWX's survey_spec document) of one job template, or of a workflow (every
     question one of its nodes asks): only the questions its playbook reads."""
     _known(template)
-    kinds = WORKFLOW if template == 'workflow' else (template,)
+    kinds = WORKFLOWS.get(template, (template,))
     spec = [question for question in questions() if any(reads(kind, question['variable']) for kind in kinds)]
-    return {'name': 'ascend.vllm %s' % template,
+    return {'name': 'ascend.vllm %s' % template.replace('_', ' '),
             'description': 'Overrides for this run; blank answers keep the inventory\'s values.',
             'spec': spec}
 
@@ -178,7 +184,7 @@ def template_credentials(template):
     """The credential kinds a job template needs: the machine credential, the API key when its
     playbook reads vllm_serve_api_key, the registry login when it pulls the image."""
     _known(template)
-    kinds = WORKFLOW if template == 'workflow' else (template,)
+    kinds = WORKFLOWS.get(template, (template,))
     return [kind for kind, variable in CREDENTIALS
             if variable is None or any(reads(one, variable) for one in kinds)]
 
