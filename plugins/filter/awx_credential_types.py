@@ -14,9 +14,11 @@ short_description: The AWX credential types ascend.vllm job templates use
 version_added: 0.1.0
 description:
   - Returns the credential types of the service API key (injected as C(vllm_serve_api_key)) and of
-    registry credentials (injected as C(awx_registry_host), C(awx_registry_username),
-    C(awx_registry_password)), each with C(name), C(kind), C(description), C(inputs) and C(injectors)
-    as M(awx.awx.credential_type) takes them.
+    registry credentials (injected as C(image_pull_login_registry), C(image_pull_login_username) and
+    C(image_pull_login_password), which the image_pull role logs in with before it pulls, and as
+    C(awx_registry_host), C(awx_registry_username), C(awx_registry_password) for plays of your own),
+    each with C(name), C(kind), C(description), C(inputs) and C(injectors) as M(awx.awx.credential_type)
+    takes them.
   - The injector templates are returned as strings for AWX to render at launch; Ansible does not render
     them while creating the types.
 author:

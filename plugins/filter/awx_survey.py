@@ -13,8 +13,8 @@ name: awx_survey
 short_description: The AWX survey spec of an ascend.vllm job template or workflow
 version_added: 0.1.0
 description:
-  - Returns the survey (AWX's C(survey_spec) document) of the job template O(_input) names, or of the
-    workflow (V(workflow), every question one of its nodes asks).
+  - Returns the survey (AWX's C(survey_spec) document) of the job template O(_input) names, or of a
+    workflow (V(workflow) or V(upgrade_workflow), every question one of its nodes asks).
   - A survey asks only what its playbook reads (the roles and entry points it reaches), among platform,
     model, tensor-parallel size, max model length, max sequences, image tag, port, the evaluation's
     question limit, tolerance and requests per concurrency level, and teardown's image removal.
@@ -28,10 +28,10 @@ author:
   - ascend.vllm maintainers (!UNKNOWN)
 options:
   _input:
-    description: The job template, or V(workflow).
+    description: The job template, or V(workflow), or V(upgrade_workflow) (version 0.4.0).
     type: str
     required: true
-    choices: [preflight, deploy, verify, upgrade, eval, diagnose, teardown, workflow]
+    choices: [preflight, deploy, verify, upgrade, eval, diagnose, teardown, workflow, upgrade_workflow]
 '''
 
 EXAMPLES = r'''

@@ -1,5 +1,6 @@
 """The workflow preflight -> deploy -> verify -> eval run the way AWX runs it: each node's job through
-ansible-runner over its own private data directory, in order, the next only when the one before succeeded.
+ansible-runner over its own private data directory, in order, the next only when the one before succeeded
+(diagnose, the failure path of deploy and verify, when it failed).
 
 What AWX (awx/main/tasks/jobs.py, RunJob; project_update.yml; models/mixins.py for surveys) does for a
 launch of the "ascend.vllm workflow" (and of the "ascend.vllm deploy" template alone), done here step by
@@ -340,17 +341,19 @@ def vllm_container():
 
 
 def run_workflow(base, registry, key, launch_vars):
-    """The workflow's nodes in order, each a job of its template with the workflow's survey answers and launch
-    variables; a node runs only when the one before it succeeded (success_nodes)."""
+    """The workflow's nodes as AWX walks them: from its first node, each node's success nodes when its job
+    succeeded, its failure nodes (diagnose) when it failed; each a job of its template with the workflow's survey
+    answers, its launch variables and the node's own extra_data."""
     templates, nodes = awx_objects()
-    ran = []
-    for index, node in enumerate(nodes):
-        job = Job(base / node["identifier"], 41 + index, registry, templates[node["identifier"]], WORKFLOW_ANSWERS,
-                  key, survey="workflow", launch_vars=launch_vars, workflow=40)
+    by_id = {node["identifier"]: node for node in nodes}
+    ran, node = [], nodes[0]
+    while node:
+        job = Job(base / node["identifier"], 41 + len(ran), registry, templates[node["identifier"]], WORKFLOW_ANSWERS,
+                  key, survey="workflow", launch_vars=dict(node.get("extra_data") or {}, **launch_vars), workflow=40)
         job.proc = job.run()
         ran.append(job)
-        if job.status()[0] != "successful":
-            break
+        after = node.get("related", {}).get("success_nodes" if job.status()[0] == "successful" else "failure_nodes")
+        node = by_id[after[0]["identifier"]] if after else None
     return ran
 
 

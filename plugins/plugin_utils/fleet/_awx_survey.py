@@ -31,8 +31,14 @@ TEMPLATES = (
     ('teardown', 'playbooks/teardown.yml'),
 )
 JOB_TEMPLATES = tuple(kind for kind, _playbook in TEMPLATES)
-# The workflow: each node runs when the one before it succeeded.
-WORKFLOW = ('preflight', 'deploy', 'verify', 'eval')
+# The workflows and the job templates their nodes run (playbooks/awx_objects.yml wires them): each
+# node on the success of the one before it, diagnose on the failure of the deploy or upgrade or of
+# verify, the upgrade only after an approval node.
+WORKFLOWS = {
+    'workflow': ('preflight', 'deploy', 'verify', 'eval', 'diagnose'),
+    'upgrade_workflow': ('preflight', 'upgrade', 'verify', 'eval', 'diagnose'),
+}
+WORKFLOW = WORKFLOWS['workflow']
 
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
@@ -73,9 +79,11 @@ READ_BY = {
     'ascend_vllm_teardown_remove_image': ('playbooks/teardown.yml',),
     # The service API key: the deploy passes it to vLLM, verify and eval send it, preflight checks it.
     'vllm_serve_api_key': _SERVE_PLAN + ('vllm_serve/verify', 'balancer/main', 'eval/main'),
+    # The registry login: image_pull's main entry logs in before it pulls (resolve and absent never pull).
+    'image_pull_login_username': ('image_pull/main',),
 }
 # Credential kind -> the variable it injects (None: the machine credential, for every template).
-CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'))
+CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'), ('registry', 'image_pull_login_username'))
 
 PORT_MAX = 65535
 # Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
@@ -155,28 +163,28 @@ def reads(template, variable):
 
 def _known(template):
     # type: (str) -> None
-    if template not in JOB_TEMPLATES and template != 'workflow':
-        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + ('workflow',)))))
+    if template not in JOB_TEMPLATES and template not in WORKFLOWS:
+        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
 
 
 def survey_spec(template):
     # type: (str) -> Dict[str, Any]
-    """The survey spec (AWX's survey_spec document) of one job template, or of the workflow (every
+    """The survey spec (AWX's survey_spec document) of one job template, or of a workflow (every
     question one of its nodes asks): only the questions its playbook reads."""
     _known(template)
-    kinds = WORKFLOW if template == 'workflow' else (template,)
+    kinds = WORKFLOWS.get(template, (template,))
     spec = [question for question in questions() if any(reads(kind, question['variable']) for kind in kinds)]
-    return {'name': 'ascend.vllm %s' % template,
+    return {'name': 'ascend.vllm %s' % template.replace('_', ' '),
             'description': 'Overrides for this run; blank answers keep the inventory\'s values.',
             'spec': spec}
 
 
 def template_credentials(template):
     # type: (str) -> List[str]
-    """The credential kinds a job template needs: the machine credential, and the API key when its
-    playbook reads vllm_serve_api_key."""
+    """The credential kinds a job template needs: the machine credential, the API key when its
+    playbook reads vllm_serve_api_key, the registry login when it pulls the image."""
     _known(template)
-    kinds = WORKFLOW if template == 'workflow' else (template,)
+    kinds = WORKFLOWS.get(template, (template,))
     return [kind for kind, variable in CREDENTIALS
             if variable is None or any(reads(one, variable) for one in kinds)]
 
@@ -197,12 +205,17 @@ def credential_types():
                     'required': ['api_key']},
          'injectors': {'extra_vars': {'vllm_serve_api_key': _injected('api_key')}}},
         {'name': 'ascend.vllm registry', 'kind': 'cloud',
-         'description': 'Credentials of the registry the vllm-ascend image comes from (for a docker_login play).',
+         'description': 'Login to the registry the vllm-ascend image comes from; image_pull logs in before it pulls.',
          'inputs': {'fields': [{'id': 'host', 'type': 'string', 'label': 'Registry'},
                                {'id': 'username', 'type': 'string', 'label': 'Username'},
                                {'id': 'password', 'type': 'string', 'label': 'Password', 'secret': True}],
                     'required': ['host', 'username', 'password']},
-         'injectors': {'extra_vars': {'awx_registry_host': _injected('host'),
+         # image_pull_login_*: what the image_pull role logs in with. awx_registry_*: the names of 0.1 to 0.3,
+         # for docker_login plays written against them.
+         'injectors': {'extra_vars': {'image_pull_login_registry': _injected('host'),
+                                      'image_pull_login_username': _injected('username'),
+                                      'image_pull_login_password': _injected('password'),
+                                      'awx_registry_host': _injected('host'),
                                       'awx_registry_username': _injected('username'),
                                       'awx_registry_password': _injected('password')}}},
     ]

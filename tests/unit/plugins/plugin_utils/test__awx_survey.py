@@ -17,14 +17,14 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms im
 
 QUESTIONS = ['ascend_vllm_platform', 'vllm_serve_model', 'vllm_serve_tensor_parallel_size',
              'vllm_serve_max_model_len', 'vllm_serve_max_num_seqs', 'image_pull_tag', 'vllm_serve_port']
-ALL = list(_awx_survey.JOB_TEMPLATES) + ['workflow']
+ALL = list(_awx_survey.JOB_TEMPLATES) + ['workflow', 'upgrade_workflow']
 
 
 def _by_variable(spec):
     return dict((question['variable'], question) for question in spec['spec'])
 
 
-@pytest.mark.parametrize('template', ['preflight', 'deploy', 'upgrade', 'workflow'])
+@pytest.mark.parametrize('template', ['preflight', 'deploy', 'upgrade', 'workflow', 'upgrade_workflow'])
 def test_survey_choices_are_the_catalog(template):
     questions = _by_variable(awx_survey(template))
     assert [q['variable'] for q in awx_survey(template)['spec']][:len(QUESTIONS)] == QUESTIONS
@@ -103,14 +103,17 @@ def test_a_survey_asks_what_the_playbook_reaches(monkeypatch, template, reaches,
 
 @pytest.mark.parametrize('template, credentials', [
     ('preflight', ['machine', 'api_key']), ('eval', ['machine', 'api_key']), ('diagnose', ['machine']),
-    ('teardown', ['machine']), ('workflow', ['machine', 'api_key'])])
+    ('deploy', ['machine', 'api_key', 'registry']), ('upgrade', ['machine', 'api_key', 'registry']),
+    ('teardown', ['machine']), ('workflow', ['machine', 'api_key', 'registry'])])
 def test_credentials_follow_what_the_playbook_reads(template, credentials):
     assert _awx_survey.template_credentials(template) == credentials
 
 
-def test_the_workflow_survey_is_every_question_of_its_nodes_once():
-    variables = [q['variable'] for q in awx_survey('workflow')['spec']]
+@pytest.mark.parametrize('workflow, name', [('workflow', 'ascend.vllm workflow'),
+                                            ('upgrade_workflow', 'ascend.vllm upgrade workflow')])
+def test_the_workflow_survey_is_every_question_of_its_nodes_once(workflow, name):
+    variables = [q['variable'] for q in awx_survey(workflow)['spec']]
     assert len(variables) == len(set(variables))
-    nodes = set(q['variable'] for kind in _awx_survey.WORKFLOW for q in awx_survey(kind)['spec'])
+    nodes = set(q['variable'] for kind in _awx_survey.WORKFLOWS[workflow] for q in awx_survey(kind)['spec'])
     assert set(variables) == nodes
-    assert awx_survey('workflow')['name'] == 'ascend.vllm workflow'
+    assert awx_survey(workflow)['name'] == name
