@@ -25,6 +25,7 @@ from ansible.plugins.loader import vars_loader
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import host_plan
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_read import NodeReadError, read_node, run_module
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import node_plan, node_query, npu_settings
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._plan import plan_lines
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request, origin_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import role_argument_specs
 
@@ -183,6 +184,9 @@ class ActionModule(ActionBase):
             if getattr(exc, 'unreachable', False):
                 failed['unreachable'] = True
             return failed
+        if planned.get('stage') != 'node':
+            # What playbooks/plan.yml prints: the plan as the controller sees it, the node not read.
+            planned = dict(planned, lines=plan_lines(planned, request.get))
         out.update(plan=planned, problems=planned['problems'])
         if planned['problems'] and boolean(self._task.args.get('fail_on_problems', True), strict=False):
             # The report says it all; the half-built plan would only bury it.

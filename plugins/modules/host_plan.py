@@ -157,6 +157,17 @@ plan:
     node:
       description: With O(node), the node's verdict (C(result), C(problems), C(summary), C(drop_page_cache)).
       type: dict
+    lines:
+      description:
+        - >-
+          The plan as lines to print. Without the node read, what C(playbooks/plan.yml) shows -- the platform, the
+          image (or the source install), each instance with its exact C(vllm serve) line and its memory fit on the
+          platform's nominal chip, the load balancer, then every problem with its fix (or C(problems: none)); when
+          the variables or the platform are wrong, the problems alone.
+        - After the node read, the node's summary, the image the host runs and the command of each instance.
+      type: list
+      elements: str
+      version_added: 0.4.0
 node:
   description: With O(read_node), what M(ascend.vllm.node_facts) read of the host (its result).
   returned: with O(read_node), when the plan had no problem before the read

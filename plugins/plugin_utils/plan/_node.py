@@ -407,6 +407,11 @@ def image_line(found, candidates, request):
     return 'image %s: not on the node, pulled from %s' % (found.get('ref'), ', then '.join(candidates))
 
 
+def command_line(config):
+    """The exact command of one instance's vllm_config result, quoted as a shell would need it."""
+    return ' '.join(shlex.quote(str(arg)) for arg in config.get('argv') or [])
+
+
 def command_lines(plan, configured):
     """One line per instance whose command was built: the model, its chips and port, and the exact command."""
     lines = []
@@ -415,5 +420,5 @@ def command_lines(plan, configured):
         if config.get('ok'):
             lines.append('%s on chips %s port %s: %s' % (
                 (config.get('settings') or {}).get('model', entry['name']), entry['chips'], entry['port'],
-                ' '.join(shlex.quote(str(arg)) for arg in config.get('argv') or [])))
+                command_line(config)))
     return lines
