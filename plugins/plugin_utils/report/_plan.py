@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List
 
-from ansible_collections.ascend.vllm.plugins.module_utils._text import problem_report
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import line as problem_line
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import summary_lines as balancer_lines
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import command_line, install_line
 
@@ -82,4 +82,4 @@ def problem_lines(problems: List[Dict[str, Any]]) -> List[str]:
     """Every problem with its fix (the preflight report's lines), or that there is none."""
     if not problems:
         return ['problems: none']
-    return problem_report('%d problem(s); a deploy would stop at preflight:' % len(problems), problems).splitlines()
+    return ['%d problem(s); a deploy would stop at preflight:' % len(problems)] + [problem_line(item) for item in problems]
