@@ -165,6 +165,30 @@ def test_no_play_targets_all():
             assert str(play['hosts']).strip() != 'all', '%s: play %r targets all' % (_relative(path), play.get('name'))
 
 
+# Plays that do not deploy to the collection's hosts: the AWX objects and the monitoring files go where their
+# own variables say; the host scan runs on the controller (or the --limit'ed hosts) without contacting them.
+OTHER_TARGETS = {'awx_objects.yml', 'monitoring.yml', 'hosts.yml'}
+
+
+def test_every_play_targets_the_one_definition_of_the_collections_hosts():
+    """One home for the hosts expression: playbooks/vars/targets.yml, read by every play that deploys."""
+    targeting = []
+    for path, play, task in _plays_and_tasks():
+        if task is not None or os.path.basename(path) in OTHER_TARGETS and path.startswith(os.path.join(ROOT, 'playbooks')):
+            continue
+        targeting.append(path)
+        assert play['hosts'] == '{{ __ascend_vllm_targets }}', '%s: play %r' % (_relative(path), play.get('name'))
+        assert 'vars/targets.yml' in (play.get('vars_files') or []), '%s: play %r' % (_relative(path), play.get('name'))
+    assert len(targeting) >= 12, targeting
+
+
+def test_the_platform_groups_are_the_built_in_platforms():
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS
+    with open(os.path.join(ROOT, 'playbooks', 'vars', 'targets.yml')) as handle:
+        targets = yaml.safe_load(handle)
+    assert targets['__ascend_vllm_platform_groups'] == sorted(PLATFORMS)
+
+
 @pytest.mark.parametrize('path', _yaml_files('roles/*/tasks/*.yml'), ids=_relative)
 def test_a_role_includes_another_only_by_an_entry_point(path):
     points = entry_points()
