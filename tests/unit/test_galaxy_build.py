@@ -28,7 +28,7 @@ SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            # ansible-doc's documentation of filters that share a plugin file.
            'plugins/filter/platform_group.yml', 'plugins/filter/platform_names.yml',
            'plugins/filter/platform_profile.yml',
-           'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'site.yml',
+           'roles/vllm_serve/tasks/main.yml', 'playbooks/site.yml', 'playbooks/vars/targets.yml', 'site.yml',
            'inventories/examples/atlas_300i_duo/hosts.yml',
            # The dashboard and alert rules a user installs (playbooks/monitoring.yml) or copies by hand.
            'playbooks/monitoring.yml', 'roles/vllm_serve/files/monitoring/ascend-vllm-dashboard.json',
