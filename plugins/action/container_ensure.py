@@ -16,9 +16,7 @@ returned as ``outputs``; the role sets them as its facts (a module's ansible_fac
 as top-level variables are deprecated from ansible-core 2.20 on).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import time
 

@@ -10,9 +10,7 @@ docker_container removes them, and ascend.vllm.npu_facts reads npu-smi until non
 listed. Which containers go is decided in plugin_utils/serve/_serve.py (containers_to_remove).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase

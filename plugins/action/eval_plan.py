@@ -9,9 +9,7 @@ them to plugin_utils/evaluation/_eval_inputs.py, where the dataset directories a
 controller. No node is contacted.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator

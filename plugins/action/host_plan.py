@@ -10,9 +10,7 @@ remembers which the user set and where; the plan (plugin_utils/plan) is built
 and judged from it in one step. No node is contacted.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import os
 

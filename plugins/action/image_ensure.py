@@ -11,9 +11,7 @@ others are retried ``retries`` times, ``delay`` seconds apart. The result is ret
 set as a fact: the caller registers it under its own name.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import math
 import os

@@ -11,9 +11,7 @@ again, until the background job has ended or ``timeout`` has passed.  The task
 sees one result: no ``until`` loop, no "FAILED - RETRYING".
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import time
 

@@ -10,9 +10,7 @@ host_plan's ``read_node`` runs them (plugin_utils/judge/_node_read.py), and the 
 the controller (``node_verdict``); the module itself never sees ``checks``.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase

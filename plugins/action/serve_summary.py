@@ -8,9 +8,7 @@ plugin_utils/serve/_serve.py; the hosts that dropped out are read from their own
 (``hostvars``): their vllm_serve_status, and the first result that contacted them.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean

@@ -9,9 +9,7 @@ ascend.vllm.balancer_server setting the server ready again when the instance ser
 restored) after it was drained.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import time
 

@@ -9,9 +9,7 @@ table (plugin_utils/contracts/vllm_options.py) and runs the planner here, once p
 instead of shipping the module to the node: no connection, no round trip.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values

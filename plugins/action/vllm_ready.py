@@ -16,9 +16,7 @@ follows for a container kept during a replacement (``kept``: drop it or put it b
 for a container just put back (``restoring``) the sentence the failure message ends with.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display

@@ -3,9 +3,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """The AWX credential types of ascend.vllm (their injector templates stay unrendered)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 DOCUMENTATION = r'''
 ---

@@ -3,9 +3,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """The AWX survey of an ascend.vllm job template, from the platform profiles and model catalog."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 DOCUMENTATION = r'''
 ---

@@ -3,9 +3,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """Platform filters: the platform of a host and its profile, on the controller."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 DOCUMENTATION = r'''
 # This file holds three filters; ansible-doc reads one DOCUMENTATION per file, so each is

@@ -10,9 +10,7 @@ HAProxy bind -- asks this module, so an IPv6 address is bracketed where the
 consumer's grammar needs it and never where it does not. Pure.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 # A publish address that means "every address of the node".
 WILDCARDS = ('', '0.0.0.0', '::')

@@ -9,9 +9,7 @@ served model names (vLLM's argument parser and its OpenAI API). The checks that 
 user's variable import these; none writes its own pattern.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 import socket
@@ -37,8 +35,7 @@ HOSTNAME_RE = re.compile(r'^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-
                          r'([.][A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$')
 
 
-def is_ip_address(text):
-    # type: (Any) -> bool
+def is_ip_address(text: Any) -> bool:
     """An IPv4 address (four decimal bytes) or an IPv6 address, without brackets or port."""
     if not isinstance(text, str) or not text:
         return False
@@ -54,8 +51,7 @@ def is_ip_address(text):
     return False
 
 
-def served_name_problem(name):
-    # type: (str) -> Optional[str]
+def served_name_problem(name: str) -> Optional[str]:
     """Why vLLM or a client would trip over this served model name, or None."""
     if name != name.strip():
         return ('served_model_name %r has spaces around it: vLLM serves it with them, so a client asking for %r '
@@ -68,8 +64,7 @@ def served_name_problem(name):
     return None
 
 
-def listen_host_problem(host):
-    # type: (str) -> Optional[str]
+def listen_host_problem(host: str) -> Optional[str]:
     """Why uvicorn could not bind this listen address, or None."""
     if host != host.strip() or re.search(r'\s', host):
         return 'host %r has spaces in it; uvicorn cannot bind that address' % host

@@ -12,9 +12,7 @@ The Docker Engine's pull stream (``POST /images/create``) says per layer
 ``fold_pull`` keeps the newest status of each layer.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import math
 from typing import Any, Callable, Dict, Iterable, List, Optional
@@ -30,14 +28,12 @@ LAYER_STATUSES = ('Pulling fs layer', 'Waiting', 'Downloading', 'Retrying', 'Ver
 LINE_LIMIT = 200
 
 
-def seconds_text(value):
-    # type: (float) -> str
+def seconds_text(value: float) -> str:
     """A number of seconds as the user wrote it: ``3600``, ``2.5`` (no ``.0``)."""
     return str(int(value)) if float(value) == int(value) else str(value)
 
 
-def duration(seconds):
-    # type: (float) -> str
+def duration(seconds: float) -> str:
     """``45s``, ``3m05s``, ``1h02m`` (whole seconds, rounded down)."""
     seconds = max(0, int(seconds))
     if seconds < 60:
@@ -47,8 +43,7 @@ def duration(seconds):
     return '%dh%02dm' % (seconds // 3600, seconds % 3600 // 60)
 
 
-def size(count):
-    # type: (float) -> str
+def size(count: float) -> str:
     """Bytes in the Engine's own decimal units (``9.42 MB``, as ``docker pull`` prints ``9.42MB``)."""
     value = float(count)
     for unit in ('B', 'kB', 'MB', 'GB'):
@@ -58,11 +53,11 @@ def size(count):
     return '%.3g TB' % value  # pragma: no cover - the loop returns at GB
 
 
-def fold_pull(events, layers=None):
-    # type: (Iterable[Dict[str, Any]], Optional[Dict[str, Dict[str, Any]]]) -> Dict[str, Any]
+def fold_pull(events: Iterable[Dict[str, Any]],
+              layers: Optional[Dict[str, Dict[str, Any]]] = None) -> Dict[str, Any]:
     """The state of a pull from its stream's events: ``{layers: {id: {status, current, total}},
     status, error}``; ``layers`` continues an earlier fold."""
-    state = {'layers': dict(layers or {}), 'status': '', 'error': ''}  # type: Dict[str, Any]
+    state: Dict[str, Any] = {'layers': dict(layers or {}), 'status': '', 'error': ''}
     for event in events:
         if not isinstance(event, dict):
             continue
@@ -80,8 +75,7 @@ def fold_pull(events, layers=None):
     return state
 
 
-def pull_summary(state):
-    # type: (Dict[str, Any]) -> Dict[str, Any]
+def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
     """Counts and bytes of a folded pull: layers done/all, bytes downloaded and the total when every
     layer still to download has told its size (the Engine says it once the layer's download starts)."""
     layers = list(state.get('layers', {}).values())
@@ -105,8 +99,7 @@ def pull_summary(state):
             'extracting': count('Extracting'), 'downloaded': current, 'total': total}
 
 
-def pull_line(host, ref, progress, elapsed, timeout):
-    # type: (str, str, Optional[Dict[str, Any]], float, float) -> str
+def pull_line(host: str, ref: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
     """One progress line of a pull: what the Engine reports, the time spent and the time left."""
     times = '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
     progress = progress or {}
@@ -131,8 +124,12 @@ def pull_line(host, ref, progress, elapsed, timeout):
     return '[%s] pulling %s: %s; %s' % (host, ref, what, times)
 
 
-def ready_line(host, name, waited, timeout, newest, hide_log=False):
-    # type: (str, str, float, float, Optional[List[str]], bool) -> str
+def ready_line(host: str,
+               name: str,
+               waited: float,
+               timeout: float,
+               newest: Optional[List[str]],
+               hide_log: bool = False) -> str:
     """One progress line of a model load: the time since the start, the time left, the newest log line."""
     line = '[%s] %s is starting: %s since its start, timeout in %s' % (
         host, name, duration(waited), duration(max(0.0, timeout - waited)))
@@ -142,21 +139,23 @@ def ready_line(host, name, waited, timeout, newest, hide_log=False):
     return line + ('; newest log line: %s' % truncate(text, LINE_LIMIT) if text else '; no log line yet')
 
 
-def max_calls(timeout, every):
-    # type: (float, float) -> int
+def max_calls(timeout: float, every: float) -> int:
     """A bound on the calls of one wait: the node ends it at the timeout; this only stops a runaway loop."""
     return int(math.ceil(float(timeout) / max(float(every), 0.001))) + 2
 
 
-def wait_ready(call, show, timeout, every):
-    # type: (Callable[[float], Dict[str, Any]], Callable[[Dict[str, Any]], None], float, float) -> Dict[str, Any]
+def wait_ready(call: Callable[[float], Dict[str, Any]],
+               show: Callable[[Dict[str, Any]], None],
+               timeout: float,
+               every: float) -> Dict[str, Any]:
     """Run ``call(waited)`` (one vllm_ready module run, returning after ``every`` seconds at most)
     until its state is not ``waiting``, calling ``show(result)`` after each ``waiting``.
 
     ``waited`` is what the previous call said the whole wait took so far, so every call shares
     one timeout.  Returns the last result; a wait still ``waiting`` after ``max_calls`` is a timeout.
     """
-    waited, result = 0.0, {}  # type: float, Dict[str, Any]
+    waited: float = 0.0
+    result: Dict[str, Any] = {}
     for _call in range(max_calls(timeout, every)):
         result = call(waited)
         if result.get('state') != 'waiting':
@@ -168,8 +167,11 @@ def wait_ready(call, show, timeout, every):
     return result
 
 
-def wait_pull(call, show, clock, timeout, every):
-    # type: (Callable[[float], Dict[str, Any]], Callable[[Dict[str, Any], float], None], Callable[[], float], float, float) -> Dict[str, Any]
+def wait_pull(call: Callable[[float], Dict[str, Any]],
+              show: Callable[[Dict[str, Any], float], None],
+              clock: Callable[[], float],
+              timeout: float,
+              every: float) -> Dict[str, Any]:
     """Run ``call(seconds)`` (one image_pull_wait module run, returning within ``seconds``) until it
     says ``finished``, calling ``show(result, elapsed)`` after each unfinished one.
 
@@ -177,8 +179,8 @@ def wait_pull(call, show, clock, timeout, every):
     ``{'finished': False, ...}`` once ``timeout`` seconds (the controller's clock) have passed.
     """
     start = clock()
-    result = {'finished': False}  # type: Dict[str, Any]
-    progress = None  # type: Optional[Dict[str, Any]]
+    result: Dict[str, Any] = {'finished': False}
+    progress: Optional[Dict[str, Any]] = None
     while True:
         left = timeout - (clock() - start)
         if left <= 0:
@@ -191,8 +193,7 @@ def wait_pull(call, show, clock, timeout, every):
             show(dict(result, progress=progress), clock() - start)
 
 
-def merge_progress(before, now):
-    # type: (Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]
+def merge_progress(before: Optional[Dict[str, Any]], now: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     """The newest pull state, with the layer sizes learned earlier: a stream that joins a pull after a
     layer's download says only ``Download complete`` for it, without its size."""
     if not now:

@@ -18,9 +18,7 @@ host plan, log lines, copied files):
 Pure functions over plain data, standard library only.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 from typing import Any, Iterable, List, Optional
@@ -53,8 +51,7 @@ _CLI_FLAG_VALUE = re.compile(
 _SECRET_WORD = re.compile(r'KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE', re.I)
 
 
-def secret_name(name, loose=False):
-    # type: (Any, bool) -> bool
+def secret_name(name: Any, loose: bool = False) -> bool:
     """Whether a variable, key or option of this name holds a secret (``VLLM_API_KEY``, ``hf_token``).
 
     The one predicate for secret names in the collection. ``loose`` also takes any name that holds
@@ -65,8 +62,7 @@ def secret_name(name, loose=False):
     return bool(text) and bool(pattern.search(text.upper()))
 
 
-def secret_values(mapping):
-    # type: (Any) -> List[str]
+def secret_values(mapping: Any) -> List[str]:
     """The values (as text, long enough to search for) of a mapping's secret-named keys, loosely named."""
     if not isinstance(mapping, dict):
         return []
@@ -74,15 +70,13 @@ def secret_values(mapping):
                       if secret_name(key, loose=True) and value is not None and len(str(value)) >= MIN_SECRET_LENGTH))
 
 
-def known_secrets(values):
-    # type: (Optional[Iterable[Any]]) -> List[str]
+def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:
     """The caller's secret values worth searching for, longest first (a key that contains another)."""
     found = set(str(v) for v in values or [] if v is not None and len(str(v)) >= MIN_SECRET_LENGTH)
     return sorted(found, key=lambda v: (-len(v), v))
 
 
-def redact_text(text, secrets=()):
-    # type: (str, Iterable[str]) -> str
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with the known secret values and every named secret replaced by ``<redacted>``."""
     out = str(text)
     for value in known_secrets(secrets):
@@ -94,8 +88,7 @@ def redact_text(text, secrets=()):
     return _named_values(out)
 
 
-def _named_values(text):
-    # type: (str) -> str
+def _named_values(text: str) -> str:
     """Every ``name: value`` / ``name=value`` of a secret name with its value replaced, keeping the
     value's quotes and brackets (JSON stays JSON); other text as it is."""
     out, pos = [], 0
@@ -118,8 +111,7 @@ def _named_values(text):
     return ''.join(out)
 
 
-def redact_bytes(data, secrets=()):
-    # type: (bytes, Iterable[str]) -> bytes
+def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:
     """A copied file: text is redacted as ``redact_text`` does; other bytes lose the known values only."""
     try:
         return redact_text(data.decode('utf-8'), secrets).encode('utf-8')
@@ -129,8 +121,7 @@ def redact_bytes(data, secrets=()):
         return data
 
 
-def redact_env(entry, secrets=()):
-    # type: (str, Iterable[str]) -> str
+def redact_env(entry: str, secrets: Iterable[str] = ()) -> str:
     """One ``NAME=value`` environment entry."""
     name, sep, value = str(entry).partition('=')
     if sep and secret_name(name):
@@ -138,11 +129,10 @@ def redact_env(entry, secrets=()):
     return redact_text(entry, secrets)
 
 
-def redact_argv(argv, secrets=()):
-    # type: (Iterable[Any], Iterable[str]) -> List[Any]
+def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
     """A command line: the value of ``--api-key KEY`` / ``--api-key=KEY`` (any secret-named flag) and
     every ``NAME=value`` word of a secret name; other words as ``redact_text`` leaves them."""
-    out = []  # type: List[Any]
+    out: List[Any] = []
     hide_next = False
     for arg in argv:
         if not isinstance(arg, str):
@@ -166,8 +156,7 @@ def redact_argv(argv, secrets=()):
     return out
 
 
-def redact(value, secrets=()):
-    # type: (Any, Iterable[str]) -> Any
+def redact(value: Any, secrets: Iterable[str] = ()) -> Any:
     """A copy of plain data (docker inspect, the host plan) with every secret replaced.
 
     Mappings: a secret-named key's scalar value goes; lists of strings are read as command
@@ -192,7 +181,6 @@ def redact(value, secrets=()):
     return value
 
 
-def _secret_scalar(value):
-    # type: (Any) -> bool
+def _secret_scalar(value: Any) -> bool:
     """A value that can hold a secret: not empty, not a flag, not a container of other values."""
     return value is not None and value != '' and not isinstance(value, (bool, dict, list, tuple))

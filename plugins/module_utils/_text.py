@@ -6,13 +6,10 @@ The roles used to build these strings in Jinja; the Python that replaced them ke
 Jinja's exact output (``truncate``).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 
-def truncate(text, length, end='...', leeway=5):
-    # type: (str, int, str, int) -> str
+def truncate(text: str, length: int, end: str = '...', leeway: int = 5) -> str:
     """Jinja's ``truncate(length)``: cut at a word boundary, leave text within the leeway whole."""
     if len(text) <= length + leeway:
         return text

@@ -8,9 +8,7 @@ Node-side: ``ascend.vllm.vllm_service`` writes these texts, the node read (``nod
 diagnostics recognise them; the plan (plugin_utils/serve/_source.py) computes the same digest.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import hashlib
 import json

@@ -3,9 +3,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 DOCUMENTATION = r'''
 ---
@@ -171,10 +169,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_prove
     instance_provenance, node_provenance)
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, engine_host, inspect_raw
 
-try:
-    from urllib.parse import quote
-except ImportError:  # pragma: no cover - Python 2 nodes
-    from urllib import quote  # type: ignore
+from urllib.parse import quote
 
 
 def _read(path):

@@ -8,9 +8,7 @@ controller's: plugin_utils/evaluation/_eval_inputs.py). The reference scores are
 "Qwen3.5-Dense" tutorial, section 7 (AISBench, Atlas 300I DUO); this is their one copy.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import math

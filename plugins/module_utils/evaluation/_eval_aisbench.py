@@ -12,9 +12,7 @@ section 7) with its datasets pointed at the operator's local directories, runs
 results/, predictions/ and performances/ into the shape the builtin runner returns.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import csv
 import glob

@@ -9,18 +9,13 @@ enable_thinking False, ignore_eos) and times the stream the way its performance 
 TTFT is the first content chunk, TPOT the rest of the stream over the remaining tokens.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import threading
 import time
 
-try:
-    from http.client import HTTPConnection
-except ImportError:  # pragma: no cover - Python 2 is not supported by the collection
-    HTTPConnection = None
+from http.client import HTTPConnection
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import level_summary
 

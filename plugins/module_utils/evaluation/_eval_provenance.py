@@ -7,9 +7,7 @@ firmware, CANN), read on the node; every value not found is the string ``unknown
 Pure parsing here; the reads (files on the node, the Docker Engine API) are in the vllm_eval module.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import io
 import re
@@ -17,10 +15,7 @@ import tarfile
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 
-try:
-    from typing import Any, Dict, List, Optional  # noqa: F401 pylint: disable=unused-import
-except ImportError:  # pragma: no cover
-    pass
+from typing import Any, Dict, List, Optional
 
 UNKNOWN = 'unknown'
 # The Ascend driver's version file (the format of a real capture: Version=24.1.rc2.2).
@@ -38,8 +33,7 @@ SECRET_FLAGS = ('--api-key',)
 MASK = '(hidden)'
 
 
-def key_values(text):
-    # type: (Optional[str]) -> Dict[str, str]
+def key_values(text: Optional[str]) -> Dict[str, str]:
     """``key=value`` lines (version.info, ascend_toolkit_install.info, version.cfg) as a dict."""
     out = {}
     for line in (text or '').splitlines():
@@ -49,15 +43,13 @@ def key_values(text):
     return out
 
 
-def version_info(text):
-    # type: (Optional[str]) -> str
+def version_info(text: Optional[str]) -> str:
     """The version a driver (or firmware) ``version.info`` names: ``Version=``, else ``package_version=``."""
     values = key_values(text)
     return values.get('Version') or values.get('package_version') or UNKNOWN
 
 
-def cann_version(install_info=None, version_cfg=None):
-    # type: (Optional[str], Optional[str]) -> str
+def cann_version(install_info: Optional[str] = None, version_cfg: Optional[str] = None) -> str:
     """The CANN toolkit version: ``version=`` of ascend_toolkit_install.info, else the release of
     ``toolkit_running_version=[8.2.0.2.220:8.2.RC2]`` in version.cfg."""
     version = key_values(install_info).get('version')
@@ -68,8 +60,7 @@ def cann_version(install_info=None, version_cfg=None):
     return match.group(1) if match else UNKNOWN
 
 
-def masked_argv(argv):
-    # type: (List[str]) -> List[str]
+def masked_argv(argv: List[str]) -> List[str]:
     """The argv with the value of every secret flag (``--api-key K`` or ``--api-key=K``) hidden."""
     out, hide = [], False
     for arg in argv or []:
@@ -87,8 +78,7 @@ def masked_argv(argv):
     return out
 
 
-def file_from_tar(data):
-    # type: (bytes) -> Optional[str]
+def file_from_tar(data: bytes) -> Optional[str]:
     """The text of the first regular file in a tar stream (the Docker Engine's container archive answer)."""
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode='r:*') as archive:
@@ -101,14 +91,12 @@ def file_from_tar(data):
     return None
 
 
-def _env(inspect):
-    # type: (Dict[str, Any]) -> Dict[str, str]
+def _env(inspect: Dict[str, Any]) -> Dict[str, str]:
     pairs = ((inspect.get('Config') or {}).get('Env') or [])
     return dict(item.split('=', 1) for item in pairs if '=' in item)
 
 
-def cann_paths(inspect, image):
-    # type: (Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[str]
+def cann_paths(inspect: Optional[Dict[str, Any]], image: Optional[Dict[str, Any]]) -> List[str]:
     """Where the container's CANN version files would be; empty when the image sets no ASCEND_TOOLKIT_HOME."""
     home = _env(inspect or {}).get('ASCEND_TOOLKIT_HOME')
     if not home:
@@ -117,8 +105,7 @@ def cann_paths(inspect, image):
     return [pattern.format(home=home.rstrip('/'), arch=arch) for pattern in CANN_FILES]
 
 
-def image_digest(image, reference):
-    # type: (Optional[Dict[str, Any]], Optional[str]) -> str
+def image_digest(image: Optional[Dict[str, Any]], reference: Optional[str]) -> str:
     """The registry digest of the container's image: the RepoDigests entry of the repository the container
     names, else the only one; ``unknown`` for an image that never came from a registry (loaded from an archive)."""
     digests = [parse(str(d)) for d in (image or {}).get('RepoDigests') or [] if str(d).strip()]
@@ -131,8 +118,11 @@ def image_digest(image, reference):
     return UNKNOWN
 
 
-def instance_provenance(name, container, inspect, image, cann):
-    # type: (str, Optional[str], Optional[Dict[str, Any]], Optional[Dict[str, Any]], str) -> Dict[str, Any]
+def instance_provenance(name: str,
+                        container: Optional[str],
+                        inspect: Optional[Dict[str, Any]],
+                        image: Optional[Dict[str, Any]],
+                        cann: str) -> Dict[str, Any]:
     """What one instance ran, from ``docker inspect`` of its container and of its image."""
     if not inspect:
         return {'instance': name, 'container': container or UNKNOWN, 'image': UNKNOWN, 'image_id': UNKNOWN,
@@ -146,15 +136,15 @@ def instance_provenance(name, container, inspect, image, cann):
             'argv': masked_argv(argv) if argv else UNKNOWN, 'cann': cann or UNKNOWN}
 
 
-def node_provenance(hostname, driver_text, firmware_text):
-    # type: (Optional[str], Optional[str], Optional[str]) -> Dict[str, str]
+def node_provenance(hostname: Optional[str],
+                    driver_text: Optional[str],
+                    firmware_text: Optional[str]) -> Dict[str, str]:
     """The node's own part: its hostname, driver and firmware versions."""
     return {'hostname': hostname or UNKNOWN, 'driver': version_info(driver_text),
             'firmware': version_info(firmware_text)}
 
 
-def provenance_rows(provenance):
-    # type: (Dict[str, Any]) -> List[Dict[str, Any]]
+def provenance_rows(provenance: Dict[str, Any]) -> List[Dict[str, Any]]:
     """One row per host and instance for the report; a host with no provenance at all shows unknowns."""
     rows = []
     for host in sorted(provenance):

@@ -3,9 +3,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """Evaluation results to rows, gate failures and Markdown (pure), and the PNG plots (matplotlib, optional)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 

@@ -9,9 +9,7 @@ textvqa.py, Apache-2.0): the standard VQA accuracy, min(1, matches among the oth
 averaged over the ten annotators, after VQA answer normalisation.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import base64
 import json

@@ -8,26 +8,20 @@ engine's Unix socket (or plain TCP) per request.  Every function here only reads
 (container_rename), which call it themselves.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import os
 import socket
 
-try:
-    from http.client import HTTPConnection
-    from urllib.parse import quote
-except ImportError:  # pragma: no cover - Python 2 nodes
-    from httplib import HTTPConnection  # type: ignore
-    from urllib import quote  # type: ignore
+from http.client import HTTPConnection
+from typing import Any
+from urllib.parse import quote
 
 DEFAULT_HOST = 'unix:///var/run/docker.sock'
 
 
-def engine_host(docker_host=None, environ=None):
-    # type: (Any, Any) -> str
+def engine_host(docker_host: Any = None, environ: Any = None) -> str:
     """The Engine a module talks to: its docker_host option, else DOCKER_HOST, else the local socket.
 
     The one connection policy of every module of this collection that asks the node's Engine

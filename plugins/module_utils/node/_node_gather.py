@@ -7,9 +7,7 @@ a missing npu-smi, an engine that does not answer or a path that is not there ar
 facts for the controller to judge (plugin_utils/judge/_node_problems.py).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (

@@ -7,9 +7,7 @@ Shared by the npu_facts and node_facts modules.  Failures are ``NpuSmiError``
 module decides whether that fails it (npu_facts) or becomes a fact (node_facts).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import os
 

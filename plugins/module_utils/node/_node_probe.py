@@ -7,9 +7,7 @@ node, a temporary tree in the unit tests) and returns plain data; nothing is cha
 The text parsers (``parse_*``) are pure.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import os
 import re

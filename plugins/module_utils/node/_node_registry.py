@@ -8,9 +8,7 @@ registry answers with.  HTTPS first, plain HTTP when the registry does not speak
 (a local registry Docker is told is insecure).  Read-only; nothing is pulled.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import hashlib
 import json

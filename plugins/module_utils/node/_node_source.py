@@ -8,9 +8,7 @@ what it runs, serve/_source.py ``digest``). Never raises for what the node lacks
 (plan/_node.py, serve/_source_problems).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import glob
 import os

@@ -19,9 +19,7 @@ helper is not asked, and a registry that then refuses only costs the layer
 figures of the progress line, never the pull.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import base64
 import json
@@ -35,19 +33,14 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
 
-try:
-    from http.client import HTTPException
-    from urllib.parse import urlencode
-except ImportError:  # pragma: no cover - Python 2 nodes
-    from httplib import HTTPException  # type: ignore
-    from urllib import urlencode  # type: ignore
+from http.client import HTTPException
+from urllib.parse import urlencode
 
 # Seconds between two looks at the job's results file.
 POLL_INTERVAL = 0.5
 
 
-def job_answer(text):
-    # type: (Optional[str]) -> Optional[Dict[str, Any]]
+def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
     """The async job's final result from its results file's text, or None while it runs.
 
     The job first writes ``{"started": 1, "finished": 0, ...}``; its final content is
@@ -62,8 +55,7 @@ def job_answer(text):
     return data
 
 
-def registry_auth(registry, config):
-    # type: (str, Optional[Dict[str, Any]]) -> Optional[str]
+def registry_auth(registry: str, config: Optional[Dict[str, Any]]) -> Optional[str]:
     """The ``X-Registry-Auth`` header for ``registry`` from a Docker ``config.json`` (None: no entry)."""
     auths = (config or {}).get('auths') or {}
     keys = [registry or 'https://index.docker.io/v1/']
@@ -87,8 +79,7 @@ def registry_auth(registry, config):
     return None
 
 
-def read_docker_config(environ=None):
-    # type: (Optional[Dict[str, str]]) -> Optional[Dict[str, Any]]
+def read_docker_config(environ: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
     """The Docker client's ``config.json`` ($DOCKER_CONFIG or ~/.docker), None when absent or unreadable."""
     environ = os.environ if environ is None else environ
     folder = environ.get('DOCKER_CONFIG') or os.path.join(os.path.expanduser('~'), '.docker')
@@ -103,22 +94,19 @@ def read_docker_config(environ=None):
 class PullObserver(object):
     """Reads the Engine's pull stream for one image in a background thread; ``snapshot()`` is the fold so far."""
 
-    def __init__(self, api, ref, auth=None):
-        # type: (DockerApi, str, Optional[str]) -> None
+    def __init__(self, api: DockerApi, ref: str, auth: Optional[str] = None) -> None:
         self.api, self.ref, self.auth = api, ref, auth
         self.lock = threading.Lock()
-        self.state = fold_pull([])  # type: Dict[str, Any]
-        self.connection = None  # type: Any
-        self.thread = None  # type: Optional[threading.Thread]
+        self.state: Dict[str, Any] = fold_pull([])
+        self.connection: Any = None
+        self.thread: Optional[threading.Thread] = None
 
-    def start(self):
-        # type: () -> None
+    def start(self) -> None:
         self.thread = threading.Thread(target=self._read, name='pull-observer')
         self.thread.daemon = True
         self.thread.start()
 
-    def _read(self):
-        # type: () -> None
+    def _read(self) -> None:
         _registry, repository, tag = parse(self.ref).engine_parts()
         headers = {'Host': 'docker'}
         if self.auth:
@@ -155,14 +143,12 @@ class PullObserver(object):
             self.state = {'layers': state['layers'], 'status': state['status'] or self.state['status'],
                           'error': state['error'] or self.state['error']}
 
-    def snapshot(self):
-        # type: () -> Dict[str, Any]
+    def snapshot(self) -> Dict[str, Any]:
         with self.lock:
             return {'layers': dict(self.state['layers']), 'status': self.state['status'],
                     'error': self.state['error']}
 
-    def stop(self):
-        # type: () -> None
+    def stop(self) -> None:
         """Leave the pull: the Engine keeps it running for the job, which holds it too."""
         connection, self.connection = self.connection, None
         sock = getattr(connection, 'sock', None)
@@ -174,8 +160,12 @@ class PullObserver(object):
                 pass
 
 
-def watch_pull(read_job, observer, seconds, clock=time.monotonic, sleep=time.sleep, poll=POLL_INTERVAL):
-    # type: (Callable[[], Optional[Dict[str, Any]]], Any, float, Callable[[], float], Callable[[float], None], float) -> Dict[str, Any]
+def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
+               observer: Any,
+               seconds: float,
+               clock: Callable[[], float] = time.monotonic,
+               sleep: Callable[[float], None] = time.sleep,
+               poll: float = POLL_INTERVAL) -> Dict[str, Any]:
     """Look at the job every ``poll`` seconds for at most ``seconds``: ``{finished, answer, progress, seconds}``.
 
     ``observer`` (start/snapshot/stop, or None) is started only when the job has not ended at the first look.
@@ -198,8 +188,7 @@ def watch_pull(read_job, observer, seconds, clock=time.monotonic, sleep=time.sle
             'seconds': round(clock() - start, 3)}
 
 
-def read_file(path):
-    # type: (str) -> Optional[str]
+def read_file(path: str) -> Optional[str]:
     """The file's text, None while it does not exist."""
     try:
         with open(path) as handle:

@@ -13,9 +13,7 @@ Every function is pure. Unknown layouts raise ``NpuSmiParseError`` (a
 ``ValueError``) that names the line number and quotes the line.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 from typing import Any, Dict, List, Optional, Tuple

@@ -11,12 +11,10 @@ serve/_keep.py, the probe, drain, stop, rename, the real call, the restore on a 
 The spec itself (devices, mounts, env, labels) is serve/_container_spec.py's.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import known_secrets, redact, redact_text
@@ -75,8 +73,7 @@ MISSING_FIX = ('container_run needs container_run_profile (the `profile` returne
                'which passes all four.')
 
 
-def missing_inputs(inputs):
-    # type: (Dict[str, Any]) -> List[str]
+def missing_inputs(inputs: Dict[str, Any]) -> List[str]:
     """The inputs a started container needs and lacks, each as the variable and its value."""
     profile = inputs.get('container_run_profile')
     profile = profile if isinstance(profile, dict) else {}
@@ -90,8 +87,7 @@ def missing_inputs(inputs):
     return out
 
 
-def input_problem(inputs):
-    # type: (Dict[str, Any]) -> str
+def input_problem(inputs: Dict[str, Any]) -> str:
     """What stops a started container before the node changes: the user's extra labels (Docker's key
     grammar, no reserved namespace, no secret), the inputs it lacks, a spec that cannot be built; '' when none."""
     problems = label_problems(inputs.get('container_run_labels'))
@@ -107,8 +103,7 @@ def input_problem(inputs):
     return ''
 
 
-def given_image_facts(inputs):
-    # type: (Dict[str, Any]) -> Optional[Tuple[List[Any], str]]
+def given_image_facts(inputs: Dict[str, Any]) -> Optional[Tuple[List[Any], str]]:
     """The image's own ``Config.Env`` and ``Architecture`` as a preflight read them (``container_run_image_config``),
     when they are of the image the container runs (its ``image`` is ``container_run_image``); else None."""
     given = inputs.get('container_run_image_config')
@@ -117,16 +112,14 @@ def given_image_facts(inputs):
     return list(given.get('env') or []), str(given.get('architecture') or '')
 
 
-def image_facts(info):
-    # type: (Any) -> Tuple[List[Any], str]
+def image_facts(info: Any) -> Tuple[List[Any], str]:
     """The image's own ``Config.Env`` and ``Architecture`` from docker_image_info ([] and '' without the image)."""
     images = (info or {}).get('images') if isinstance(info, dict) else None
     image = images[0] if isinstance(images, list) and images and isinstance(images[0], dict) else {}
     return list((image.get('Config') or {}).get('Env') or []), str(image.get('Architecture') or '')
 
 
-def restarting(existing, info):
-    # type: (Any, Any) -> bool
+def restarting(existing: Any, info: Any) -> bool:
     """Whether the container is in Docker's restart back-off (vLLM crashing on every start), from
     preflight's view (``container_run_existing``) or else docker_container_info's: docker_container then
     restarts it, so that the readiness wait watches a fresh start."""
@@ -136,8 +129,7 @@ def restarting(existing, info):
     return is_true(((container or {}).get('State') or {}).get('Restarting', False))
 
 
-def docker_args(inputs, spec, restart):
-    # type: (Dict[str, Any], Dict[str, Any], bool) -> Dict[str, Any]
+def docker_args(inputs: Dict[str, Any], spec: Dict[str, Any], restart: bool) -> Dict[str, Any]:
     """community.docker.docker_container's arguments for the container (the probe's and the real call's).
 
     docker_container re-creates the container when the spec differs (new model, TP, chips, image, env, ...)
@@ -170,8 +162,7 @@ def docker_args(inputs, spec, restart):
     }
 
 
-def mask(text, secrets):
-    # type: (Any, Any) -> str
+def mask(text: Any, secrets: Any) -> str:
     """A message with every secret value (the spec's ``secret_values``) replaced by MASK, then any
     ``NAME=value`` of a secret name the values missed (a value too short to search for)."""
     out = str(text)
@@ -180,8 +171,7 @@ def mask(text, secrets):
     return redact_text(out)
 
 
-def clean(result, secrets):
-    # type: (Any, Any) -> Dict[str, Any]
+def clean(result: Any, secrets: Any) -> Dict[str, Any]:
     """A module's result as the role returns it: without its invocation (the arguments, the env among
     them) and Ansible's internal keys, every secret value and secret-named value redacted."""
     if not isinstance(result, dict):
@@ -191,8 +181,7 @@ def clean(result, secrets):
     return redact(kept, secrets)
 
 
-def refusal(name, result, secrets, restored=None):
-    # type: (str, Any, Any, Any) -> str
+def refusal(name: str, result: Any, secrets: Any, restored: Any = None) -> str:
     """The message of a docker_container refusal, the Engine's or community.docker's own words, secrets
     masked; ``restored``: the restore's failure message, '' when the kept container serves again, None when
     nothing was kept."""

@@ -9,9 +9,7 @@ profile (plugins/plugin_utils/contracts/platforms.py) holds the guide's lists; n
 here names a device or a path of its own.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import hashlib
 import json
@@ -99,8 +97,7 @@ def environment(command_env, env, profile_env=None, image_env=None, image_arch=N
     return dict((key, str(value)) for key, value in merged.items())
 
 
-def label_problems(extra):
-    # type: (Any) -> List[str]
+def label_problems(extra: Any) -> List[str]:
     """What is wrong with the user's extra labels (container_run_labels), each naming the key and the fix.
 
     Labels are shown to anyone who may run ``docker inspect``: a secret-named key is refused (its

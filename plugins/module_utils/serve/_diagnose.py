@@ -25,9 +25,7 @@ Sources (docs/troubleshooting.md lists them and why):
   ``max_total_bytes``, newest first.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import io
 import json
@@ -66,18 +64,16 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
 
 
-def npu_ids(text):
-    # type: (str) -> List[int]
+def npu_ids(text: str) -> List[int]:
     """The NPU ids ``npu-smi info`` lists (each card once), for ``npu-smi info -t board -i ID``."""
-    ids = []  # type: List[int]
+    ids: List[int] = []
     for chip in parse_npu_smi_info(text)['chips']:
         if chip['npu_id'] not in ids:
             ids.append(chip['npu_id'])
     return ids
 
 
-def board_fields(text):
-    # type: (str) -> Dict[str, str]
+def board_fields(text: str) -> Dict[str, str]:
     """``Key : Value`` lines of ``npu-smi info -t board -i ID`` (``Software Version`` is the driver's,
     ``Firmware Version`` the firmware's; npu-smi reference, "Querying NPU details")."""
     fields = {}
@@ -88,25 +84,21 @@ def board_fields(text):
     return fields
 
 
-def ours(summary):
-    # type: (Dict[str, Any]) -> bool
+def ours(summary: Dict[str, Any]) -> bool:
     return (summary.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
 
 
-def container_name(summary):
-    # type: (Dict[str, Any]) -> str
+def container_name(summary: Dict[str, Any]) -> str:
     names = [n.lstrip('/') for n in summary.get('Names') or []]
     return names[0] if names else str(summary.get('Id', '?'))[:12]
 
 
-def safe_name(name):
-    # type: (str) -> str
+def safe_name(name: str) -> str:
     """An archive member name from a container or host name."""
     return ''.join(c if c.isalnum() or c in '._-' else '_' for c in str(name)) or '_'
 
 
-def tail_bytes(data, limit):
-    # type: (bytes, int) -> Tuple[bytes, bool]
+def tail_bytes(data: bytes, limit: int) -> Tuple[bytes, bool]:
     """The last ``limit`` bytes (a log's end is where the failure is) and whether it was cut."""
     if limit <= 0 or len(data) <= limit:
         return data, False
@@ -116,18 +108,21 @@ def tail_bytes(data, limit):
 class Collector(object):
     """One node's diagnostics: ``files`` (archive member -> bytes) and ``manifest`` (one line per source)."""
 
-    def __init__(self, params, run_command, docker=None, root='/', clock=time.time):
-        # type: (Dict[str, Any], Callable[..., Tuple[int, str, str]], Any, str, Callable[[], float]) -> None
+    def __init__(self,
+                 params: Dict[str, Any],
+                 run_command: Callable[..., Tuple[int, str, str]],
+                 docker: Any = None,
+                 root: str = '/',
+                 clock: Callable[[], float] = time.time) -> None:
         self.params, self.run_command, self.docker, self.root, self.clock = params, run_command, docker, root, clock
         self.secrets = [s for s in params.get('secrets') or [] if s]
-        self.files = {}  # type: Dict[str, bytes]
-        self.manifest = []  # type: List[Dict[str, Any]]
-        self.summary = {}  # type: Dict[str, Any]
+        self.files: Dict[str, bytes] = {}
+        self.manifest: List[Dict[str, Any]] = []
+        self.summary: Dict[str, Any] = {}
         self.copied = 0
 
     # ------------------------------------------------------------------ helpers
-    def add(self, member, data, source, **note):
-        # type: (str, Any, str, Any) -> None
+    def add(self, member: str, data: Any, source: str, **note: Any) -> None:
         """One archive member, redacted; text is UTF-8."""
         raw = data if isinstance(data, bytes) else (data if isinstance(data, str) else json.dumps(
             redact(data, self.secrets), indent=2, sort_keys=True, default=str) + '\n').encode('utf-8')
@@ -135,16 +130,13 @@ class Collector(object):
         self.files[member] = raw
         self.manifest.append(dict(note, file=member, source=source, bytes=len(raw)))
 
-    def missing(self, source, why):
-        # type: (str, str) -> None
+    def missing(self, source: str, why: str) -> None:
         self.manifest.append({'file': None, 'source': source, 'error': redact_text(why, self.secrets)})
 
-    def path(self, path):
-        # type: (str) -> str
+    def path(self, path: str) -> str:
         return os.path.join(self.root, path.lstrip('/'))
 
-    def command(self, member, argv):
-        # type: (str, List[str]) -> Optional[str]
+    def command(self, member: str, argv: List[str]) -> Optional[str]:
         """Output of ``argv`` as a member (with rc and stderr when it failed); its stdout or None."""
         rc, out, err = self.run_command(argv, environ_update={'LC_ALL': 'C'})
         text = out if rc == 0 else '$ %s\nrc=%d\n--- stdout\n%s\n--- stderr\n%s\n' % (' '.join(argv), rc, out, err)
@@ -152,8 +144,7 @@ class Collector(object):
         return out if rc == 0 else None
 
     # ------------------------------------------------------------------ sources
-    def npu(self):
-        # type: () -> None
+    def npu(self) -> None:
         try:
             path = locate_npu_smi(self.params.get('npu_smi_path') or None, os.environ.get('PATH', ''))
         except NpuSmiError as exc:
@@ -179,8 +170,7 @@ class Collector(object):
                                        if key in fields)
         self.summary['boards'] = boards
 
-    def versions(self):
-        # type: () -> None
+    def versions(self) -> None:
         for member, source in (('driver/version.info', self.params.get('driver_version_file') or DRIVER_VERSION_FILE),
                                ('driver/ascend_install.info', INSTALL_INFO_FILE)):
             data = self.read(source)
@@ -192,8 +182,7 @@ class Collector(object):
         except ValueError as exc:
             self.missing('driver version', str(exc))
 
-    def read(self, source):
-        # type: (str) -> Optional[bytes]
+    def read(self, source: str) -> Optional[bytes]:
         try:
             with open(self.path(source), 'rb') as handle:
                 return handle.read()
@@ -201,8 +190,7 @@ class Collector(object):
             self.missing(source, str(exc))
             return None
 
-    def host(self):
-        # type: () -> None
+    def host(self) -> None:
         uname = platform.uname()
         info = {'hostname': uname[1], 'kernel': uname[2], 'machine': uname[4], 'collected_at': time.strftime(
             '%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.clock()))}
@@ -210,16 +198,14 @@ class Collector(object):
         info['os_release'] = release.decode('utf-8', 'replace') if release is not None else None
         self.add('host.json', info, 'the node')
 
-    def read_quietly(self, source):
-        # type: (str) -> Optional[bytes]
+    def read_quietly(self, source: str) -> Optional[bytes]:
         try:
             with open(self.path(source), 'rb') as handle:
                 return handle.read()
         except (IOError, OSError):
             return None
 
-    def containers(self):
-        # type: () -> None
+    def containers(self) -> None:
         if self.docker is None:
             return
         try:
@@ -235,8 +221,7 @@ class Collector(object):
         for name in names:
             self.container(name)
 
-    def container(self, name):
-        # type: (str) -> None
+    def container(self, name: str) -> None:
         try:
             inspect = _node_docker.inspect_raw(self.docker, name)
         except _node_docker.DockerError as exc:
@@ -258,8 +243,7 @@ class Collector(object):
         tty = bool((inspect.get('Config') or {}).get('Tty'))
         self.add('logs/%s.log' % safe_name(name), demux(body, tty), 'docker logs --timestamps --tail %d %s' % (lines, name))
 
-    def services(self):
-        # type: () -> None
+    def services(self) -> None:
         """The source install method's units (ours: serve/_source.py's marker line) and their journals."""
         unit_dir = self.path(UNIT_DIR)
         if not os.path.isdir(self.path('/run/systemd/system')) or not os.path.isdir(unit_dir):
@@ -277,8 +261,7 @@ class Collector(object):
                          ['journalctl', '--no-pager', '-u', name, '-n', str(lines), '-o', 'short-iso-precise'])
             self.command('systemd/%s.status' % safe_name(name), ['systemctl', 'status', '--no-pager', name])
 
-    def log_paths(self):
-        # type: () -> None
+    def log_paths(self) -> None:
         budget = int(self.params.get('max_total_bytes') or MAX_TOTAL_BYTES)
         for source in self.params.get('log_paths') or LOG_PATHS:
             full = self.path(source)
@@ -288,12 +271,11 @@ class Collector(object):
             for path in self.files_under(full):
                 self.copy(path, budget)
 
-    def files_under(self, full):
-        # type: (str) -> List[str]
+    def files_under(self, full: str) -> List[str]:
         """Regular files at ``full`` (a file or a directory), newest first; symbolic links are not followed."""
         if os.path.isfile(full) and not os.path.islink(full):
             return [full]
-        found = []  # type: List[Tuple[float, str]]
+        found: List[Tuple[float, str]] = []
         for directory, _dirs, names in os.walk(full):
             for name in names:
                 path = os.path.join(directory, name)
@@ -301,8 +283,7 @@ class Collector(object):
                     found.append((os.path.getmtime(path), path))
         return [path for _mtime, path in sorted(found, reverse=True)]
 
-    def copy(self, path, budget):
-        # type: (str, int) -> None
+    def copy(self, path: str, budget: int) -> None:
         source = '/' + os.path.relpath(path, self.root)
         if self.copied >= budget:
             self.manifest.append({'file': None, 'source': source, 'skipped': 'max_total_bytes reached'})
@@ -318,8 +299,7 @@ class Collector(object):
         self.copied += len(data)
         self.add('files' + source, data, source, truncated=cut)
 
-    def run(self, plan=None):
-        # type: (Any) -> Dict[str, Any]
+    def run(self, plan: Any = None) -> Dict[str, Any]:
         """Every source; returns the summary (also written as ``summary.json``)."""
         self.host()
         if plan is not None:
@@ -335,8 +315,7 @@ class Collector(object):
         return self.summary
 
 
-def write_archive(path, prefix, files, mtime=None):
-    # type: (str, str, Dict[str, bytes], Optional[float]) -> None
+def write_archive(path: str, prefix: str, files: Dict[str, bytes], mtime: Optional[float] = None) -> None:
     """A gzip'd tar of ``files`` under ``prefix/``, mode 0600 (it may hold logs the operator keeps private)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, 'wb') as handle:
@@ -347,8 +326,7 @@ def write_archive(path, prefix, files, mtime=None):
                 tar.addfile(info, io.BytesIO(files[member]))
 
 
-def read_archive(path):
-    # type: (str) -> Dict[str, bytes]
+def read_archive(path: str) -> Dict[str, bytes]:
     """Member name -> bytes of the regular files of a tar archive (the node's, fetched)."""
     out = {}
     with tarfile.open(path, 'r:*') as tar:
@@ -359,11 +337,10 @@ def read_archive(path):
     return out
 
 
-def bundle(archives, missing):
-    # type: (Dict[str, str], Dict[str, str]) -> Dict[str, bytes]
+def bundle(archives: Dict[str, str], missing: Dict[str, str]) -> Dict[str, bytes]:
     """The members of one archive of every host's: ``HOST/...`` from each host's archive (whose own
     top directory is replaced by the host's name), plus ``hosts.json`` naming the hosts left out."""
-    files = {}  # type: Dict[str, bytes]
+    files: Dict[str, bytes] = {}
     index = {'collected': sorted(archives), 'missing': dict(missing or {})}
     for host in sorted(archives):
         for name, data in read_archive(archives[host]).items():
@@ -372,6 +349,5 @@ def bundle(archives, missing):
     return files
 
 
-def bundle_name(when):
-    # type: (float) -> str
+def bundle_name(when: float) -> str:
     return 'ascend-vllm-diagnose-%s' % time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(when))

@@ -7,9 +7,7 @@ Node-side: ``ascend.vllm.balancer_server`` reads and drains through the admin so
 rolling order and the outcome of a step are the controller's (plugin_utils/serve/_rolling.py).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
@@ -17,8 +15,7 @@ from typing import Any, Dict, List, Optional
 _COLUMNS = ('pxname', 'svname', 'qcur', 'scur', 'status')
 
 
-def parse_stat(text):
-    # type: (str) -> List[Dict[str, Any]]
+def parse_stat(text: str) -> List[Dict[str, Any]]:
     """The rows of HAProxy's `show stat` (CSV, header line starting with '# ')."""
     lines = [line for line in (text or '').splitlines() if line.strip()]
     if not lines or not lines[0].startswith('# '):
@@ -34,8 +31,7 @@ def parse_stat(text):
     return rows
 
 
-def drain_plan(rows, backend, server):
-    # type: (List[Dict[str, Any]], Optional[str], Optional[str]) -> Dict[str, Any]
+def drain_plan(rows: List[Dict[str, Any]], backend: Optional[str], server: Optional[str]) -> Dict[str, Any]:
     """Whether the server can be drained without a gap: it is in the running balancer and
     another server of its backend is up (and not drained or in maintenance)."""
     if not backend or not server:
@@ -55,14 +51,12 @@ def drain_plan(rows, backend, server):
             'why': 'drained; %s keep serving' % ', '.join(others)}
 
 
-def is_up(rows, backend, server):
-    # type: (List[Dict[str, Any]], str, str) -> bool
+def is_up(rows: List[Dict[str, Any]], backend: str, server: str) -> bool:
     """Whether the health check has the server up (and it is not drained or in maintenance)."""
     return any(row['pxname'] == backend and row['svname'] == server and row['status'].split(' ')[0] == 'UP'
                for row in rows)
 
 
-def in_flight(rows, backend, server):
-    # type: (List[Dict[str, Any]], str, str) -> int
+def in_flight(rows: List[Dict[str, Any]], backend: str, server: str) -> int:
     """Requests the balancer still has on (or queued for) the server."""
     return sum(row['scur'] + row['qcur'] for row in rows if row['pxname'] == backend and row['svname'] == server)

@@ -12,9 +12,7 @@ themselves are made by ascend.vllm.container_ensure (community.docker.docker_con
 and ascend.vllm.container_rename) and the vllm_serve role.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
@@ -28,14 +26,12 @@ MANAGED_VALUE = 'ascend.vllm'
 INSTANCE_LABEL = 'ascend.vllm.instance'
 
 
-def previous_name(name):
-    # type: (str) -> str
+def previous_name(name: str) -> str:
     """The name a container is kept under while its replacement starts."""
     return name + PREVIOUS_SUFFIX
 
 
-def container_state(found):
-    # type: (Any) -> Dict[str, Any]
+def container_state(found: Any) -> Dict[str, Any]:
     """{exists, running, restarting, ours} from either shape Docker's state reaches us in.
 
     ``found`` is npu_check's view of a container (``{exists, running, restarting,
@@ -56,8 +52,7 @@ def container_state(found):
             'ours': labels.get(MANAGED_LABEL) == MANAGED_VALUE, 'instance': labels.get(INSTANCE_LABEL)}
 
 
-def replaces(probe):
-    # type: (Any) -> bool
+def replaces(probe: Any) -> bool:
     """Whether a check-mode run of community.docker.docker_container would re-create the container.
 
     Its ``actions`` list a ``created`` entry exactly when the container would be
@@ -69,8 +64,11 @@ def replaces(probe):
     return any(isinstance(action, dict) and 'created' in action for action in probe.get('actions') or [])
 
 
-def keep_plan(existing, previous, enabled=True, probe=None, instance=None):
-    # type: (Any, Any, bool, Any, Optional[str]) -> Dict[str, Any]
+def keep_plan(existing: Any,
+              previous: Any,
+              enabled: bool = True,
+              probe: Any = None,
+              instance: Optional[str] = None) -> Dict[str, Any]:
     """What container_run does before it creates or updates the container.
 
     - ``leftover``: a stopped ``<name>-previous`` of ours is on the node (a run was
@@ -118,8 +116,7 @@ def keep_plan(existing, previous, enabled=True, probe=None, instance=None):
     return dict(plan, keep=True, kept=True, why='the spec changed; the serving container is kept stopped')
 
 
-def after_ready(previous, failed, check_mode=False):
-    # type: (Optional[str], Any, Any) -> str
+def after_ready(previous: Optional[str], failed: Any, check_mode: Any = False) -> str:
     """What vllm_serve does with a kept container once the new one was checked.
 
     ``restore`` (the new one failed: put the kept one back), ``drop`` (the new one
@@ -130,8 +127,7 @@ def after_ready(previous, failed, check_mode=False):
     return 'restore' if is_true(failed) else 'drop'
 
 
-def served_model_name(argv, default=''):
-    # type: (Any, str) -> str
+def served_model_name(argv: Any, default: str = '') -> str:
     """The first name a ``vllm serve`` command line serves (``--served-model-name``), else its model.
 
     A restored container may serve another name than the failed spec asked for; its
@@ -153,8 +149,7 @@ def served_model_name(argv, default=''):
     return default
 
 
-def restore_note(after, restored=None, service=False):
-    # type: (str, Any, bool) -> str
+def restore_note(after: str, restored: Any = None, service: bool = False) -> str:
     """The sentence the failure message ends with when the kept container was put back.
 
     ``after`` is after_ready's answer, ``restored`` the vllm_ready result of the restored
@@ -175,8 +170,7 @@ def restore_note(after, restored=None, service=False):
     return note
 
 
-def ready_notes(result, host):
-    # type: (Dict[str, Any], str) -> Dict[str, str]
+def ready_notes(result: Dict[str, Any], host: str) -> Dict[str, str]:
     """``reason`` and ``log_note`` of a vllm_ready result: why it failed (with a hint on a timeout and the cause the
     log names) and where the failed container's whole log was saved; both empty when it serves."""
     state = result.get('state') or ''

@@ -14,9 +14,7 @@ follow the vllm-ascend docs, "Qwen3.5-Dense" tutorial (section 5.1: the startup
 line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import calendar
 import errno
@@ -58,14 +56,12 @@ STATES = ('ready', 'crashed', 'exited', 'gone', 'absent', 'not_running', 'timeou
 
 
 # ------------------------------------------------------------------ pure helpers
-def strip_prefix(line):
-    # type: (str) -> str
+def strip_prefix(line: str) -> str:
     """A log line without vLLM's process and logger prefix."""
     return _PROCESS_PREFIX.sub('', line, count=1)
 
 
-def find_cause(lines, limit=CAUSE_LIMIT):
-    # type: (List[str], int) -> str
+def find_cause(lines: List[str], limit: int = CAUSE_LIMIT) -> str:
     """The first exception line of the log (the root cause), or ''."""
     for line in lines:
         text = strip_prefix(line)
@@ -74,13 +70,11 @@ def find_cause(lines, limit=CAUSE_LIMIT):
     return ''
 
 
-def tail(lines, count):
-    # type: (List[str], int) -> List[str]
+def tail(lines: List[str], count: int) -> List[str]:
     return list(lines[-count:]) if count > 0 else []
 
 
-def docker_since(timestamp):
-    # type: (str) -> str
+def docker_since(timestamp: str) -> str:
     """An RFC 3339 time of Docker ("2026-11-30T22:13:56.123456789Z") as the API's
     ``since`` parameter ("seconds.nanoseconds"); ValueError when it is not one."""
     found = _RFC3339.match(timestamp or '')
@@ -94,8 +88,7 @@ def docker_since(timestamp):
     return '%d.%s' % (seconds, (found.group(2) or '0')[:9].ljust(9, '0'))
 
 
-def split_timestamp(line):
-    # type: (str) -> Tuple[Optional[str], str]
+def split_timestamp(line: str) -> Tuple[Optional[str], str]:
     """``("seconds.nanos" or None, text)`` of a line read with ``timestamps=1``."""
     stamp, text = line.partition(' ')[0::2]
     try:
@@ -104,8 +97,7 @@ def split_timestamp(line):
         return None, line
 
 
-def demux(data, tty):
-    # type: (bytes, bool) -> str
+def demux(data: bytes, tty: bool) -> str:
     """The text of a ``/logs`` answer: raw for a TTY container, else Docker's
     multiplexed frames (8-byte header: stream, 0, 0, 0, big-endian size)."""
     if tty:
@@ -118,8 +110,7 @@ def demux(data, tty):
     return b''.join(out).decode('utf-8', 'replace')
 
 
-def container_view(info):
-    # type: (Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]
+def container_view(info: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     """What the wait needs from ``GET /containers/NAME/json`` (None: no such container)."""
     if not info:
         return None
@@ -129,8 +120,7 @@ def container_view(info):
             'started_at': state.get('StartedAt', ''), 'tty': bool((info.get('Config') or {}).get('Tty'))}
 
 
-def judge_container(view, baseline):
-    # type: (Optional[Dict[str, Any]], int) -> Optional[str]
+def judge_container(view: Optional[Dict[str, Any]], baseline: int) -> Optional[str]:
     """``gone``, ``crashed``, ``exited``, or None while the container may still come up.
 
     After a crash Docker shows ``restarting`` during its back-off, or ``running``
@@ -144,8 +134,13 @@ def judge_container(view, baseline):
     return None
 
 
-def marker_error(state, view, baseline, name, timeout, marker=MARKER, service=False):
-    # type: (str, Optional[Dict[str, Any]], int, str, float, str, bool) -> str
+def marker_error(state: str,
+                 view: Optional[Dict[str, Any]],
+                 baseline: int,
+                 name: str,
+                 timeout: float,
+                 marker: str = MARKER,
+                 service: bool = False) -> str:
     """Why the wait for the startup line ended, in the words the role always used (a container's, or with
     ``service`` a systemd service's, serve/_words.py)."""
     said = words(service)
@@ -163,26 +158,22 @@ def marker_error(state, view, baseline, name, timeout, marker=MARKER, service=Fa
     return "vLLM in %s did not log '%s': %s" % (name, marker, reason)
 
 
-def _seconds_text(value):
-    # type: (float) -> str
+def _seconds_text(value: float) -> str:
     return str(int(value)) if float(value) == int(value) else str(value)
 
 
-def completion_body(model, prompt, max_tokens):
-    # type: (str, str, int) -> Dict[str, Any]
+def completion_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
     """The guide's completions request (greedy, so the answer is repeatable)."""
     return {'model': model, 'prompt': prompt, 'max_completion_tokens': int(max_tokens), 'temperature': 0}
 
 
-def chat_body(model, prompt, max_tokens):
-    # type: (str, str, int) -> Dict[str, Any]
+def chat_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
     """The guide's chat completions request."""
     return {'model': model, 'messages': [{'role': 'user', 'content': prompt}],
             'max_completion_tokens': int(max_tokens), 'temperature': 0.7, 'top_p': 0.95}
 
 
-def answer_text(answer, chat):
-    # type: (Any, bool) -> Optional[str]
+def answer_text(answer: Any, chat: bool) -> Optional[str]:
     """The first choice's text (None: the answer carries no choices)."""
     choices = answer.get('choices') if isinstance(answer, dict) else None
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
@@ -192,14 +183,12 @@ def answer_text(answer, chat):
     return str(choices[0].get('text') or '')
 
 
-def model_ids(answer):
-    # type: (Any) -> List[str]
+def model_ids(answer: Any) -> List[str]:
     data = answer.get('data') if isinstance(answer, dict) else None
     return [str(m.get('id')) for m in data or [] if isinstance(m, dict)]
 
 
-def bearer(api_key):
-    # type: (Optional[str]) -> Dict[str, str]
+def bearer(api_key: Optional[str]) -> Dict[str, str]:
     return {'Authorization': 'Bearer ' + api_key} if api_key else {}
 
 
@@ -213,23 +202,25 @@ class Watch(object):
     monotonic clock in seconds; ``sleep`` waits.  ``params`` holds the module's options.
     """
 
-    def __init__(self, probe, params, clock=time.monotonic, sleep=time.sleep, wall=time.time):
-        # type: (Any, Dict[str, Any], Callable[[], float], Callable[[float], None], Callable[[], float]) -> None
+    def __init__(self,
+                 probe: Any,
+                 params: Dict[str, Any],
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep,
+                 wall: Callable[[], float] = time.time) -> None:
         self.probe, self.params, self.clock, self.sleep, self.wall = probe, params, clock, sleep, wall
         self.start = clock()
         self.baseline = 0
-        self.first = None  # type: Optional[Dict[str, Any]]
-        self.view = None  # type: Optional[Dict[str, Any]]
-        self.since = None  # type: Optional[str]
+        self.first: Optional[Dict[str, Any]] = None
+        self.view: Optional[Dict[str, Any]] = None
+        self.since: Optional[str] = None
         self.marker_seen = False
-        self.health = (None, '')  # type: Tuple[Optional[int], str]
+        self.health: Tuple[Optional[int], str] = (None, '')
 
-    def elapsed(self):
-        # type: () -> float
+    def elapsed(self) -> float:
         return self.clock() - self.start
 
-    def run(self):
-        # type: () -> Dict[str, Any]
+    def run(self) -> Dict[str, Any]:
         self.view = self.first = container_view(self.probe.inspect())
         name = self.params['name']
         said = words(self.params.get('service'))
@@ -248,8 +239,7 @@ class Watch(object):
             self.marker_seen = self.health[0] == 200
         return self.wait()
 
-    def budget(self, timeout):
-        # type: (float) -> float
+    def budget(self, timeout: float) -> float:
         """Seconds this call may wait. A wait split into calls that report progress
         (report_after) counts a just-started container's timeout from its start, on
         the node's clock, and any other from the seconds the earlier calls said they
@@ -259,20 +249,17 @@ class Watch(object):
         before = self.waited() - self.elapsed() if self.from_start() else float(self.params.get('waited') or 0)
         return timeout - min(max(0.0, before), timeout)
 
-    def from_start(self):
-        # type: () -> bool
+    def from_start(self) -> bool:
         return bool(self.params.get('report_after') and self.params.get('just_started', True)
                     and _start_since(self.first))
 
-    def waited(self):
-        # type: () -> float
+    def waited(self) -> float:
         """Seconds the whole wait took so far (all its calls, see ``budget``)."""
         if self.from_start():
             return max(0.0, self.wall() - float(_start_since(self.first) or 0))
         return float(self.params.get('waited') or 0) + self.elapsed()
 
-    def wait(self):
-        # type: () -> Dict[str, Any]
+    def wait(self) -> Dict[str, Any]:
         timeout, poll = float(self.params['timeout']), float(self.params.get('poll_interval', POLL_INTERVAL))
         budget, report = self.budget(timeout), float(self.params.get('report_after') or 0)
         while True:
@@ -296,16 +283,13 @@ class Watch(object):
             self.sleep(min(poll, left, report - self.elapsed()) if report else min(poll, left))
             self.view = container_view(self.probe.inspect())
 
-    def marker(self):
-        # type: () -> str
+    def marker(self) -> str:
         return self.params.get('marker') or MARKER
 
-    def marker_task(self):
-        # type: () -> str
+    def marker_task(self) -> str:
         return "Wait for '%s' in the log of %s" % (self.marker(), self.params['name'])
 
-    def look_for_marker(self):
-        # type: () -> bool
+    def look_for_marker(self) -> bool:
         """The marker in the log lines since the start; reads only what is new since the last look."""
         text = self.probe.logs(since=self.since, timestamps=True, tty=self.view['tty'])
         found = False
@@ -315,8 +299,7 @@ class Watch(object):
             found = found or self.marker() in body
         return found
 
-    def timed_out(self, timeout):
-        # type: (float) -> Dict[str, Any]
+    def timed_out(self, timeout: float) -> Dict[str, Any]:
         if not self.marker_seen:
             return self.finish('timeout', self.marker_task(), marker_error(
                 'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
@@ -325,8 +308,7 @@ class Watch(object):
                            '/health answered %s, still not up after %ss' % (
                                status if status is not None else truncate(text, 200), _seconds_text(timeout)))
 
-    def serve(self):
-        # type: () -> Dict[str, Any]
+    def serve(self) -> Dict[str, Any]:
         """The server answers /health: the model list, then the smoke tests."""
         served = self.params['served_model_name']
         status, text = self.probe.get('/v1/models', 30)
@@ -341,8 +323,7 @@ class Watch(object):
             return self.finish('ready', '', '', models=models)
         return self.smoke(models)
 
-    def smoke(self, models):
-        # type: (List[str]) -> Dict[str, Any]
+    def smoke(self, models: List[str]) -> Dict[str, Any]:
         p, served, timeout = self.params, self.params['served_model_name'], float(self.params['smoke_timeout'])
         answers = {}
         for key, task, path, body in (
@@ -361,8 +342,13 @@ class Watch(object):
                                    json.dumps(answers['completion']), json.dumps(answers['chat'])), models=models)
         return self.finish('ready', '', '', models=models, **texts)
 
-    def finish(self, state, task, error, models=None, completion='', chat=''):
-        # type: (str, str, str, Optional[List[str]], Optional[str], Optional[str]) -> Dict[str, Any]
+    def finish(self,
+               state: str,
+               task: str,
+               error: str,
+               models: Optional[List[str]] = None,
+               completion: Optional[str] = '',
+               chat: Optional[str] = '') -> Dict[str, Any]:
         """The result; on a failure also the log tail, the cause, and whether Docker restarted it."""
         result = {'state': state, 'task': task, 'error': error, 'models': models or [], 'restarts': 0,
                   'exit_code': None, 'cause': '', 'log_tail': [], 'completion': completion or '', 'chat': chat or ''}
@@ -383,8 +369,7 @@ class Watch(object):
         result['waited'] = round(self.waited(), 3)
         return result
 
-    def read_log(self, result, tty):
-        # type: (Dict[str, Any], Optional[bool]) -> None
+    def read_log(self, result: Dict[str, Any], tty: Optional[bool]) -> None:
         """The last lines for the user and the first exception line since the start."""
         count = int(self.params.get('log_lines', LOG_LINES))
         try:
@@ -396,15 +381,13 @@ class Watch(object):
         result['cause'] = find_cause(since_start) or find_cause(last)
 
 
-def log_file_name(name, when):
-    # type: (str, float) -> str
+def log_file_name(name: str, when: float) -> str:
     """``<container>-<UTC time>.log``: one file per failure, a later one never overwrites it."""
     safe = ''.join(c if c.isalnum() or c in '._-' else '_' for c in name) or 'container'
     return '%s-%s.log' % (safe, time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(when)))
 
 
-def save_log(probe, directory, name, secrets=(), when=None):
-    # type: (Any, str, str, Any, Optional[float]) -> str
+def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Optional[float] = None) -> str:
     """The container's whole log (both streams, with Docker's timestamps, secrets redacted) written
     to a new file in ``directory`` (made 0700 when missing), mode 0600; its path.
 
@@ -429,8 +412,7 @@ def save_log(probe, directory, name, secrets=(), when=None):
     raise OSError('%s and 99 more of that name exist' % base)
 
 
-def _start_since(view):
-    # type: (Optional[Dict[str, Any]]) -> Optional[str]
+def _start_since(view: Optional[Dict[str, Any]]) -> Optional[str]:
     """The container's (last) start as ``since``; None before its first start."""
     if not view or not view['started_at'] or view['started_at'].startswith('0001-'):
         return None
@@ -440,24 +422,21 @@ def _start_since(view):
         return None
 
 
-def _json(text):
-    # type: (str) -> Any
+def _json(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
         return None
 
 
-def _http_error(method, path, status, text):
-    # type: (str, str, Optional[int], str) -> str
+def _http_error(method: str, path: str, status: Optional[int], text: str) -> str:
     if status is None:
         return '%s %s failed: %s' % (method, path, truncate(text, 300))
     return '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300))
 
 
 # ------------------------------------------------------------------ the node's probes
-def socket_path(docker_host):
-    # type: (str) -> str
+def socket_path(docker_host: str) -> str:
     """The socket file of a ``unix://`` Docker host; ValueError for any other kind."""
     if not docker_host.startswith('unix://') or len(docker_host) <= len('unix://'):
         raise ValueError('docker_host=%s: only a unix:// socket is supported, e.g. unix:///var/run/docker.sock'
@@ -468,19 +447,16 @@ def socket_path(docker_host):
 class DockerSocket(object):
     """The few Docker Engine API calls of the wait, over the engine's unix socket."""
 
-    def __init__(self, path, timeout=30.0):
-        # type: (str, float) -> None
+    def __init__(self, path: str, timeout: float = 30.0) -> None:
         self.api = DockerApi('unix://' + path, timeout)
 
-    def _get(self, path, params=None):
-        # type: (str, Optional[Dict[str, Any]]) -> Tuple[int, bytes]
+    def _get(self, path: str, params: Optional[Dict[str, Any]] = None) -> Tuple[int, bytes]:
         try:
             return self.api.request(path + ('?' + urlencode(params) if params else ''))
         except DockerError as exc:
             raise IOError(str(exc))
 
-    def inspect(self, name):
-        # type: (str) -> Optional[Dict[str, Any]]
+    def inspect(self, name: str) -> Optional[Dict[str, Any]]:
         status, body = self._get('/containers/%s/json' % quote(name, safe=''))
         if status == 404:
             return None
@@ -488,9 +464,13 @@ class DockerSocket(object):
             raise IOError('Docker API: inspecting %s answered %d: %s' % (name, status, body[:300]))
         return json.loads(body.decode('utf-8'))
 
-    def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
-        # type: (str, Optional[str], Optional[int], bool, bool) -> str
-        params = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}  # type: Dict[str, Any]
+    def logs(self,
+             name: str,
+             since: Optional[str] = None,
+             tail: Optional[int] = None,
+             timestamps: bool = False,
+             tty: bool = False) -> str:
+        params: Dict[str, Any] = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}
         if since is not None:
             params['since'] = since
         if tail is not None:
@@ -504,13 +484,14 @@ class DockerSocket(object):
 class HttpClient(object):
     """Requests to the server from the node; never through a proxy (the server is local)."""
 
-    def __init__(self, base_url, headers=None):
-        # type: (str, Optional[Dict[str, str]]) -> None
+    def __init__(self, base_url: str, headers: Optional[Dict[str, str]] = None) -> None:
         self.base_url, self.headers = base_url.rstrip('/'), dict(headers or {})
         self._opener = build_opener(ProxyHandler({}))
 
-    def request(self, path, body=None, timeout=10.0):
-        # type: (str, Optional[Dict[str, Any]], float) -> Tuple[Optional[int], str]
+    def request(self,
+                path: str,
+                body: Optional[Dict[str, Any]] = None,
+                timeout: float = 10.0) -> Tuple[Optional[int], str]:
         headers = dict(self.headers)
         data = None
         if body is not None:
@@ -528,24 +509,23 @@ class HttpClient(object):
 class NodeProbe(object):
     """The probe ``Watch`` needs, for one container and its server."""
 
-    def __init__(self, docker, http, name):
-        # type: (DockerSocket, HttpClient, str) -> None
+    def __init__(self, docker: DockerSocket, http: HttpClient, name: str) -> None:
         self.docker, self.http, self.name = docker, http, name
 
-    def inspect(self):
-        # type: () -> Optional[Dict[str, Any]]
+    def inspect(self) -> Optional[Dict[str, Any]]:
         return self.docker.inspect(self.name)
 
-    def logs(self, since=None, tail=None, timestamps=False, tty=False):
-        # type: (Optional[str], Optional[int], bool, bool) -> str
+    def logs(self,
+             since: Optional[str] = None,
+             tail: Optional[int] = None,
+             timestamps: bool = False,
+             tty: bool = False) -> str:
         return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
 
-    def get(self, path, timeout):
-        # type: (str, float) -> Tuple[Optional[int], str]
+    def get(self, path: str, timeout: float) -> Tuple[Optional[int], str]:
         return self.http.request(path, timeout=timeout)
 
-    def post(self, path, body, timeout):
-        # type: (str, Dict[str, Any], float) -> Tuple[Optional[int], str]
+    def post(self, path: str, body: Dict[str, Any], timeout: float) -> Tuple[Optional[int], str]:
         return self.http.request(path, body=body, timeout=timeout)
 
 
@@ -557,24 +537,25 @@ class SystemdUnit(object):
     SHOW = ('LoadState', 'ActiveState', 'SubState', 'NRestarts', 'ExecMainStatus', 'ExecMainStartTimestamp',
             'FragmentPath')
 
-    def __init__(self, run):
-        # type: (Callable[..., Tuple[int, str, str]]) -> None
+    def __init__(self, run: Callable[..., Tuple[int, str, str]]) -> None:
         self.run = run
 
-    def inspect(self, name):
-        # type: (str) -> Optional[Dict[str, Any]]
+    def inspect(self, name: str) -> Optional[Dict[str, Any]]:
         rc, out, err = self.run(['systemctl', 'show', '--timestamp=unix', name] + ['-p' + key for key in self.SHOW])
         if rc != 0:
             raise IOError('systemctl show %s failed (rc %d): %s' % (name, rc, (err or out).strip()))
         return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line), self._command(name))
 
-    def _command(self, name):
-        # type: (str) -> List[str]
+    def _command(self, name: str) -> List[str]:
         rc, out, _err = self.run(['systemctl', 'cat', name])
         return unit_command(out) if rc == 0 else []
 
-    def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
-        # type: (str, Optional[str], Optional[int], bool, bool) -> str
+    def logs(self,
+             name: str,
+             since: Optional[str] = None,
+             tail: Optional[int] = None,
+             timestamps: bool = False,
+             tty: bool = False) -> str:
         argv = ['journalctl', '--no-pager', '--quiet', '-u', name, '-o', 'short-iso-precise' if timestamps else 'cat']
         if since is not None:
             argv += ['--since', '@%d' % int(float(since))]
@@ -586,8 +567,7 @@ class SystemdUnit(object):
         return out
 
 
-def unit_command(text):
-    # type: (str) -> List[str]
+def unit_command(text: str) -> List[str]:
     """The command of a unit's ExecStart (``systemctl cat``), after the launcher: ``[<venv>/bin/vllm, serve, ...]``
     with systemd's ``$$`` and ``%%`` unescaped (serve/_source.py writes each argument double-quoted)."""
     for line in (text or '').splitlines():
@@ -600,8 +580,7 @@ def unit_command(text):
     return []
 
 
-def unit_view(show, command=None):
-    # type: (Dict[str, str], Optional[List[str]]) -> Optional[Dict[str, Any]]
+def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Optional[Dict[str, Any]]:
     """``systemctl show`` of a unit as the part of Docker's inspect answer ``container_view`` reads (None: no such
     unit). A unit systemd is about to restart (``auto-restart``) is ``restarting``; an active one ``running``."""
     if show.get('LoadState') == 'not-found' and not show.get('FragmentPath'):
@@ -627,8 +606,8 @@ def unit_view(show, command=None):
 
 
 # ------------------------------------------------------------------ at the node read
-def found_serving(containers=None, units=None):
-    # type: (Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+def found_serving(containers: Optional[Dict[str, Any]] = None,
+                  units: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
     """{container or unit name: {running, digest, previous}} from what the node read found: the containers it
     inspected (node_facts' ``containers``) or the units of the source install method (``source.units``)."""
     out = {}
@@ -644,8 +623,8 @@ def found_serving(containers=None, units=None):
     return out
 
 
-def serving_probe(docker_host, run):
-    # type: (str, Callable[..., Tuple[int, str, str]]) -> Callable[[Dict[str, Any]], NodeProbe]
+def serving_probe(docker_host: str,
+                  run: Callable[..., Tuple[int, str, str]]) -> Callable[[Dict[str, Any]], NodeProbe]:
     """``probe_for(entry)`` of ``check_serving``: the container over the Engine ``docker_host``, or with
     ``service`` the systemd unit (``run``: AnsibleModule.run_command), and its server at the entry's URL."""
     def probe_for(entry):
@@ -654,8 +633,9 @@ def serving_probe(docker_host, run):
     return probe_for
 
 
-def check_serving(entries, found, probe_for):
-    # type: (List[Dict[str, Any]], Dict[str, Dict[str, Any]], Callable[[Dict[str, Any]], Any]) -> Dict[str, Dict[str, Any]]
+def check_serving(entries: List[Dict[str, Any]],
+                  found: Dict[str, Dict[str, Any]],
+                  probe_for: Callable[[Dict[str, Any]], Any]) -> Dict[str, Dict[str, Any]]:
     """Readiness and the smoke tests, at the node read, of each instance already serving as the plan asks.
 
     ``entries``: node_facts' ``serving`` (each with the ``digests`` the plan may ask for); ``found``: what

@@ -8,9 +8,7 @@ arguments with it) and by the module stub (plugins/modules/NAME.py, whose Ansibl
 declares it, so that sanity checks the documentation against it).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 SERVE_SUMMARY = {
     'instances': {'type': 'list', 'elements': 'dict', 'required': True},

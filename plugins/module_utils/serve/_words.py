@@ -7,9 +7,7 @@ serve/_source.py): the sentences are the same, the words differ -- who restarts 
 crashed, where a stopped one's log stays, what is put back after a failed change.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 WORDS = {
     'container': {

@@ -5,9 +5,7 @@
 vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 5.1 (graph mode on 310P).
 Private to the planner (import from ``planner``)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from typing import List, Optional
 
@@ -18,13 +16,13 @@ DEFAULT_BATCH_SIZES_TP1 = [1, 2, 4, 8]
 DEFAULT_BATCH_SIZES_TP = [1, 8]
 
 
-def _round_up(value, multiple):
-    # type: (int, int) -> int
+def _round_up(value: int, multiple: int) -> int:
     return ((value + multiple - 1) // multiple) * multiple
 
 
-def vllm_adjust_for_spec_decode(sizes, num_speculative_tokens, max_capture_size=None):
-    # type: (List[int], int, Optional[int]) -> List[int]
+def vllm_adjust_for_spec_decode(sizes: List[int],
+                                num_speculative_tokens: int,
+                                max_capture_size: Optional[int] = None) -> List[int]:
     """What vLLM does to a capture-size list when speculative decoding is on.
 
     Mirrors ``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``
@@ -46,15 +44,13 @@ def vllm_adjust_for_spec_decode(sizes, num_speculative_tokens, max_capture_size=
     return rounded
 
 
-def default_batch_sizes(tensor_parallel_size, tp_sizes=None):
-    # type: (int, Optional[List[int]]) -> List[int]
+def default_batch_sizes(tensor_parallel_size: int, tp_sizes: Optional[List[int]] = None) -> List[int]:
     """Requests per graph when none are given: the guide's, or ``tp_sizes`` (the model's) at TP > 1."""
     if tensor_parallel_size == 1:
         return list(DEFAULT_BATCH_SIZES_TP1)
     return list(tp_sizes or DEFAULT_BATCH_SIZES_TP)
 
 
-def capture_sizes(batch_sizes, num_speculative_tokens):
-    # type: (List[int], int) -> List[int]
+def capture_sizes(batch_sizes: List[int], num_speculative_tokens: int) -> List[int]:
     """Requests per graph -> tokens per graph: n * (k + 1) (guide 5.1), sorted, distinct."""
     return [n * (num_speculative_tokens + 1) for n in sorted(set(batch_sizes))]

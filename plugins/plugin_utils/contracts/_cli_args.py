@@ -6,9 +6,7 @@ The flag order and values are those of the vllm-ascend docs, "Qwen3.5-Dense"
 tutorial, section 5.1.  Private to the planner (import from ``planner``).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import posixpath
@@ -39,8 +37,7 @@ MANAGED_FLAGS = (
 _SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-config'))
 
 
-def _flag_name(token):
-    # type: (str) -> Optional[str]
+def _flag_name(token: str) -> Optional[str]:
     """The managed flag an extra argument sets, or None.
 
     Handles "--flag value", "--flag=value", vLLM's dotted JSON keys
@@ -71,8 +68,7 @@ _NEGATIVE_NUMBER_RE = re.compile(r'^-[0-9]+$|^-[0-9]*\.[0-9]+$')
 _DASHES = (u'\u2013', u'\u2014', u'\u2212', u'\uff0d')
 
 
-def split_extra_args(items):
-    # type: (List[str]) -> Tuple[List[str], List[Tuple[int, str, str]]]
+def split_extra_args(items: List[str]) -> Tuple[List[str], List[Tuple[int, str, str]]]:
     """The argv words of extra_args, and the items that could not be split.
 
     An item that starts with "-" and holds spaces ("--enforce-eager --seed 1", copied
@@ -80,7 +76,8 @@ def split_extra_args(items):
     spaces" and every item that does not start with "-" (a JSON value, a template)
     stay one word.  Returns (words, [(index, item, why)]).
     """
-    words, bad = [], []  # type: List[str], List[Tuple[int, str, str]]
+    words: List[str] = []
+    bad: List[Tuple[int, str, str]] = []
     for index, item in enumerate(items):
         if not (item.startswith('-') and re.search(r'\s', item)):
             words.append(item)
@@ -98,13 +95,11 @@ def split_extra_args(items):
     return words, bad
 
 
-def _is_value(word):
-    # type: (str) -> bool
+def _is_value(word: str) -> bool:
     return not word.startswith('-') or _NEGATIVE_NUMBER_RE.match(word) is not None
 
 
-def _known_flag(word):
-    # type: (str) -> Tuple[Optional[str], bool]
+def _known_flag(word: str) -> Tuple[Optional[str], bool]:
     """(the vLLM flag a word names, whether it is a --no- negation), or (None, False)."""
     name = word.split('=', 1)[0]
     if not name.startswith('--'):
@@ -124,8 +119,7 @@ _VALUE_WORDS = {
 }
 
 
-def _value_problem(flag, value):
-    # type: (str, str) -> Optional[Tuple[str, str]]
+def _value_problem(flag: str, value: str) -> Optional[Tuple[str, str]]:
     """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
     kind = VALUE_TYPE.get(flag)
     try:
@@ -143,8 +137,7 @@ def _value_problem(flag, value):
                 'give %s %s, e.g. %s' % (flag, what, '8192' if kind == 'hint' else '1'))
 
 
-def _flag_problem(word, flag, negated, following):
-    # type: (str, str, bool, List[str]) -> Tuple[Optional[str], str, int]
+def _flag_problem(word: str, flag: str, negated: bool, following: List[str]) -> Tuple[Optional[str], str, int]:
     """(what is wrong with one flag word or None, the fix, how many following words it takes)."""
     kind = FLAGS[flag]
     name, has_inline, inline = word.partition('=')
@@ -173,8 +166,7 @@ def _flag_problem(word, flag, negated, following):
     return (bad[0], bad[1], values) if bad else (None, '', values)
 
 
-def _values_after(kind, following):
-    # type: (str, List[str]) -> int
+def _values_after(kind: str, following: List[str]) -> int:
     """How many of the following words a flag of this kind takes as its values."""
     if kind in ('switch', 'flag'):
         return 0
@@ -184,8 +176,7 @@ def _values_after(kind, following):
     return count
 
 
-def _word_problem(word, following):
-    # type: (str, List[str]) -> Tuple[Optional[Tuple[str, str]], int]
+def _word_problem(word: str, following: List[str]) -> Tuple[Optional[Tuple[str, str]], int]:
     """((problem, fix) or None, how many following words the flag takes) for one flag word."""
     flag, negated = _known_flag(word)
     if flag is None:
@@ -203,15 +194,15 @@ def _word_problem(word, following):
     return ((problem, fix) if problem else None), taken
 
 
-def extra_arg_problems(words):
-    # type: (List[str]) -> List[Tuple[str, str, str]]
+def extra_arg_problems(words: List[str]) -> List[Tuple[str, str, str]]:
     """[(word, problem, fix)] for argv words vLLM 0.23's ``vllm serve`` parser would refuse.
 
     Managed flags are left to the caller (``_flag_name``); flags that undo a managed
     setting (``CONFLICTS``) are reported here.
     """
-    out = []  # type: List[Tuple[str, str, str]]
-    index, last = 0, None  # type: int, Optional[str]
+    out: List[Tuple[str, str, str]] = []
+    index: int = 0
+    last: Optional[str] = None
     while index < len(words):
         word = words[index]
         index += 1
@@ -246,8 +237,7 @@ def extra_arg_problems(words):
     return out
 
 
-def _enables_npugraph_ex(args):
-    # type: (List[str]) -> bool
+def _enables_npugraph_ex(args: List[str]) -> bool:
     for index, token in enumerate(args):
         if _flag_name(token) != '--additional-config':
             continue
@@ -269,8 +259,7 @@ def _enables_npugraph_ex(args):
     return False
 
 
-def serve_argv(ctx):
-    # type: (Any) -> List[str]
+def serve_argv(ctx: Any) -> List[str]:
     """The argv in the guide's flag order (guide 5.1), from a checked request context."""
     req = ctx.req
     argv = ['vllm', 'serve', ctx.model_path,
@@ -297,8 +286,7 @@ def serve_argv(ctx):
     return argv + ctx.extra
 
 
-def serve_command(ctx):
-    # type: (Any) -> Dict[str, Any]
+def serve_command(ctx: Any) -> Dict[str, Any]:
     """argv, command, env, api_key_env and settings of a request without violations."""
     argv = serve_argv(ctx)
     env = {}

@@ -4,9 +4,7 @@
 
 Private to the planner (import from ``planner``).  Pure, Python 3.8 compatible."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import re
@@ -20,8 +18,7 @@ _DECIMAL_SUFFIX = {'k': 10 ** 3, 'm': 10 ** 6, 'g': 10 ** 9, 't': 10 ** 12}
 _BINARY_SUFFIX = {'K': 2 ** 10, 'M': 2 ** 20, 'G': 2 ** 30, 'T': 2 ** 40}
 
 
-def _to_int(value):
-    # type: (Any) -> Optional[int]
+def _to_int(value: Any) -> Optional[int]:
     """Integer from an int, an integral float or a decimal string; None otherwise."""
     if isinstance(value, bool):
         return None
@@ -34,8 +31,7 @@ def _to_int(value):
     return None
 
 
-def _to_float(value):
-    # type: (Any) -> Optional[float]
+def _to_float(value: Any) -> Optional[float]:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -48,8 +44,7 @@ def _to_float(value):
     return None
 
 
-def parse_human_int(value):
-    # type: (Any) -> int
+def parse_human_int(value: Any) -> int:
     """Parse an int the way vLLM's CLI does (vllm/engine/arg_utils.py human_readable_int).
 
     Lower-case suffixes are decimal and may carry decimals ("16k" = 16000,
@@ -74,13 +69,11 @@ def parse_human_int(value):
     raise ValueError('not an integer or a vLLM size such as 16384, 16k or 16K: %r' % (value,))
 
 
-def format_utilization(value):
-    # type: (float) -> str
+def format_utilization(value: float) -> str:
     """At least two decimals, as the guide writes it: 0.9 -> "0.90", 0.925 -> "0.925"."""
     whole, decimals = ('%.10f' % value).rstrip('0').split('.')
     return '%s.%s' % (whole, decimals.ljust(2, '0'))
 
 
-def compact_json(data):
-    # type: (Any) -> str
+def compact_json(data: Any) -> str:
     return json.dumps(data, separators=(',', ':'))

@@ -9,9 +9,7 @@ message names the variable the user typed); the filters in plugins/filter are
 thin entries over them.  Nothing here contacts a node.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import re

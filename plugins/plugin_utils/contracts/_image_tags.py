@@ -4,9 +4,7 @@
 
 Private to the planner (import from ``planner``)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 from typing import Any, Dict, Tuple
@@ -16,8 +14,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 _TAG_RE = re.compile(r'^v(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?(.*)$')
 
 
-def parse_image_tag(tag):
-    # type: (str) -> Dict[str, Any]
+def parse_image_tag(tag: str) -> Dict[str, Any]:
     """"v0.23.0rc1-310p-openeuler" -> version (0, 23, 0), rc 1, suffix "-310p-openeuler".
 
     A full reference ("quay.io/ascend/vllm-ascend:v0.23.0-310p", also pinned
@@ -37,8 +34,7 @@ def parse_image_tag(tag):
     }
 
 
-def image_sort_key(parsed):
-    # type: (Dict[str, Any]) -> Tuple[int, int, int, float]
+def image_sort_key(parsed: Dict[str, Any]) -> Tuple[int, int, int, float]:
     # A release candidate sorts before its release: v0.23.0rc1 < v0.23.0.
     rc = parsed['rc'] if parsed['rc'] is not None else float('inf')
     return (parsed['version'][0], parsed['version'][1], parsed['version'][2], rc)

@@ -4,9 +4,7 @@
 
 Private to the planner (import from ``planner``).  All MB are MiB, as npu-smi reports."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import sys
 from typing import Any, Dict
@@ -18,37 +16,31 @@ MIB = 1024 * 1024
 KERNEL_BLOCK_ALIGNMENT = 128
 
 
-def full_attention_layers(model):
-    # type: (Dict[str, Any]) -> int
+def full_attention_layers(model: Dict[str, Any]) -> int:
     # Qwen3.5 layer_types: (3x linear_attention, 1x full_attention) repeated.
     return model['num_hidden_layers'] // model['full_attention_interval']
 
 
-def gdn_layers(model):
-    # type: (Dict[str, Any]) -> int
+def gdn_layers(model: Dict[str, Any]) -> int:
     return model['num_hidden_layers'] - full_attention_layers(model)
 
 
-def attention_layers(model, num_speculative_tokens):
-    # type: (Dict[str, Any], int) -> int
+def attention_layers(model: Dict[str, Any], num_speculative_tokens: int) -> int:
     """Layers holding a KV cache: the full-attention layers plus the MTP layer when MTP runs."""
     return full_attention_layers(model) + (model['mtp_num_layers'] if num_speculative_tokens > 0 else 0)
 
 
-def kv_heads_per_rank(model, tensor_parallel_size):
-    # type: (Dict[str, Any], int) -> int
+def kv_heads_per_rank(model: Dict[str, Any], tensor_parallel_size: int) -> int:
     # vLLM replicates KV heads when TP > kv heads (ModelConfig.get_num_kv_heads).
     return max(1, model['num_key_value_heads'] // tensor_parallel_size)
 
 
-def attention_bytes_per_token_per_layer(model, tensor_parallel_size):
-    # type: (Dict[str, Any], int) -> int
+def attention_bytes_per_token_per_layer(model: Dict[str, Any], tensor_parallel_size: int) -> int:
     # K and V, fp16 (vLLM AttentionSpec.real_page_size_bytes with block_size 1).
     return 2 * kv_heads_per_rank(model, tensor_parallel_size) * model['head_dim'] * 2
 
 
-def gdn_state_bytes_per_layer(model, tensor_parallel_size, num_speculative_tokens):
-    # type: (Dict[str, Any], int, int) -> int
+def gdn_state_bytes_per_layer(model: Dict[str, Any], tensor_parallel_size: int, num_speculative_tokens: int) -> int:
     """One GDN layer's state for one sequence slot, fp16.
 
     vLLM ``MambaStateShapeCalculator.gated_delta_net_state_shape``
@@ -66,13 +58,11 @@ def gdn_state_bytes_per_layer(model, tensor_parallel_size, num_speculative_token
     return 2 * (conv + ssm)
 
 
-def _ceil_div(a, b):
-    # type: (int, int) -> int
+def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def cache_layout(model, tensor_parallel_size, num_speculative_tokens):
-    # type: (Dict[str, Any], int, int) -> Dict[str, int]
+def cache_layout(model: Dict[str, Any], tensor_parallel_size: int, num_speculative_tokens: int) -> Dict[str, int]:
     """How vLLM pages the hybrid cache on 310P (all figures per chip).
 
     - block size: vllm-ascend's 310P patch (patch_mamba_config_310.py, v0.23.0rc1)
@@ -109,41 +99,35 @@ def cache_layout(model, tensor_parallel_size, num_speculative_tokens):
     }
 
 
-def weight_bytes(model):
-    # type: (Dict[str, Any]) -> int
+def weight_bytes(model: Dict[str, Any]) -> int:
     """One copy of the weights: the catalog's weight_bytes (int8 checkpoints), else fp16 parameters."""
     return model.get('weight_bytes') or model['num_parameters'] * 2
 
 
-def _kv_blocks(layout, max_model_len):
-    # type: (Dict[str, int], int) -> int
+def _kv_blocks(layout: Dict[str, int], max_model_len: int) -> int:
     return layout['attention_groups'] * _ceil_div(max_model_len, layout['block_size_tokens'])
 
 
-def _budget_mb(usable_mb, weights_mb, max_model_len, reserve_mb):
-    # type: (float, float, int, int) -> float
+def _budget_mb(usable_mb: float, weights_mb: float, max_model_len: int, reserve_mb: int) -> float:
     # The 310P worker halves what is left for KV + state: "Available KV cache
     # memory: %.2f GiB (halved for workspace)" (vllm_ascend/_310p/worker_310p.py).
     return (usable_mb - weights_mb - attention_mask_mb(max_model_len) - reserve_mb) / 2
 
 
-def attention_mask_mb(max_model_len):
-    # type: (int) -> float
+def attention_mask_mb(max_model_len: int) -> float:
     # AttentionMaskBuilder310 (vllm_ascend/_310p/attention/attention_mask.py)
     # builds an fp16 [max_model_len, max_model_len] causal mask unless torch_npu
     # offers the compressed 2048x2048 kernels; plan for the full one.
     return 2.0 * max_model_len * max_model_len / MIB
 
 
-def _num_blocks(budget_mb, layout):
-    # type: (float, Dict[str, int]) -> int
+def _num_blocks(budget_mb: float, layout: Dict[str, int]) -> int:
     if budget_mb <= 0:
         return 0
     return int(budget_mb * MIB) // layout['block_bytes']
 
 
-def _mib(nbytes):
-    # type: (int) -> float
+def _mib(nbytes: int) -> float:
     """Bytes as MiB, rounded; a count no float can hold (max_num_seqs 10**300) as the largest float."""
     try:
         return round(nbytes / float(MIB), 2)
@@ -151,9 +135,8 @@ def _mib(nbytes):
         return sys.float_info.max
 
 
-def memory_plan(model, chip_memory_mb, gpu_memory_utilization, tensor_parallel_size,
-                max_model_len, max_num_seqs, num_speculative_tokens, reserve_mb):
-    # type: (Dict[str, Any], int, float, int, int, int, int, int) -> Dict[str, Any]
+def memory_plan(model: Dict[str, Any], chip_memory_mb: int, gpu_memory_utilization: float, tensor_parallel_size: int,
+                max_model_len: int, max_num_seqs: int, num_speculative_tokens: int, reserve_mb: int) -> Dict[str, Any]:
     """Does the model fit one chip's share of memory?  All MB are MiB, as npu-smi reports.
 
     Fits when ``max_num_seqs`` sequences' GDN state plus one ``max_model_len``
@@ -166,12 +149,10 @@ def memory_plan(model, chip_memory_mb, gpu_memory_utilization, tensor_parallel_s
     layout = cache_layout(model, tensor_parallel_size, num_speculative_tokens)
     state_blocks = layout['state_blocks_per_seq']
 
-    def blocks_needed(length, seqs):
-        # type: (int, int) -> int
+    def blocks_needed(length: int, seqs: int) -> int:
         return seqs * state_blocks + _kv_blocks(layout, length)
 
-    def fits(length, seqs):
-        # type: (int, int) -> bool
+    def fits(length: int, seqs: int) -> bool:
         budget = _budget_mb(usable_mb, weights_mb, length, reserve_mb)
         return budget > 0 and blocks_needed(length, seqs) <= _num_blocks(budget, layout)
 
@@ -187,8 +168,7 @@ def memory_plan(model, chip_memory_mb, gpu_memory_utilization, tensor_parallel_s
     else:
         max_num_seqs_fit = max_num_seqs  # no per-sequence state: KV for one request is the limit
 
-    def longest(seqs):
-        # type: (int) -> int
+    def longest(seqs: int) -> int:
         # The mask grows with len^2, so search instead of solving.
         low, high, best = 1, model['max_position_embeddings'], 0
         while low <= high:

@@ -13,9 +13,7 @@ max_num_seqs, gpu_memory_utilization, ...) are not here: their ranges depend on 
 the platform and are rules of the planner (``contracts/_rules.py``), each quoting the guide.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import collections
 import json

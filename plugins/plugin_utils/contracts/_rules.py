@@ -11,9 +11,7 @@ tutorial ("guide"; section numbers in the messages are its sections), and
 from what vLLM / vllm-ascend do at start.  Private to the planner.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import math
 from typing import Any, Dict, List, Optional
@@ -56,60 +54,52 @@ class _Report(object):
     the caller really reads it from (``platform`` -> ``ascend_vllm_platform``).
     """
 
-    def __init__(self, prefix, names=None):
-        # type: (str, Optional[Dict[str, str]]) -> None
+    def __init__(self, prefix: str, names: Optional[Dict[str, str]] = None) -> None:
         self.prefix = prefix
         self.names = dict((key, value) for key, value in (names or {}).items()
                           if isinstance(key, str) and isinstance(value, str) and value)
-        self.violations = []  # type: List[Dict[str, Any]]
-        self.warnings = []  # type: List[str]
+        self.violations: List[Dict[str, Any]] = []
+        self.warnings: List[str] = []
 
-    def name(self, option):
-        # type: (str) -> str
+    def name(self, option: str) -> str:
         return self.names.get(option, self.prefix + option)
 
-    def violation(self, option, value, rule, fix):
-        # type: (str, Any, str, str) -> None
+    def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
         self.violations.append({'variable': self.name(option), 'value': value, 'rule': rule, 'fix': fix})
 
-    def warn(self, text):
-        # type: (str) -> None
+    def warn(self, text: str) -> None:
         self.warnings.append(text)
 
 
 class Context(object):
     """One request being checked: the request, the report, the result and the settled values."""
 
-    def __init__(self, req):
-        # type: (Dict[str, Any]) -> None
+    def __init__(self, req: Dict[str, Any]) -> None:
         self.req = req
         self.prefix = req['var_prefix'] if isinstance(req['var_prefix'], str) else ''
         self.report = _Report(self.prefix, req['var_names'] if isinstance(req['var_names'], dict) else None)
         self.name_of = self.report.name
-        self.result = {
+        self.result: Dict[str, Any] = {
             'argv': None, 'command': None, 'env': None, 'api_key_env': None, 'settings': None,
             'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.report.warnings,
             'violations': self.report.violations, 'profile': None, 'model': None, 'image': None,
-        }  # type: Dict[str, Any]
+        }
         # Settled by the rules; None while unknown or wrong.
         self.profile = self.model = self.tp = self.visible = self.k = self.seqs = self.mode = None
         self.batch = self.sizes = self.length = self.util = self.port = self.name = self.host = None
         self.model_path = self.extra = self.quant = None
         self.guide = GUIDE_DEFAULTS
         self.trim = False
-        self.bools = {}  # type: Dict[str, Optional[bool]]
-        self.ints = {}  # type: Dict[str, Optional[int]]
+        self.bools: Dict[str, Optional[bool]] = {}
+        self.ints: Dict[str, Optional[int]] = {}
 
-    def violation(self, option, value, rule, fix):
-        # type: (str, Any, str, str) -> None
+    def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
         self.report.violation(option, value, rule, fix)
 
-    def warn(self, text):
-        # type: (str) -> None
+    def warn(self, text: str) -> None:
         self.report.warn(text)
 
-    def model_platform(self):
-        # type: () -> Optional[str]
+    def model_platform(self) -> Optional[str]:
         """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
         allowed = (self.model or {}).get('allowed_tp') or {}
         for name in (self.req['platform'], (self.profile or {}).get('based_on')):
@@ -117,23 +107,20 @@ class Context(object):
                 return name
         return None
 
-    def allowed_tp(self, fallback):
-        # type: (List[int]) -> List[int]
+    def allowed_tp(self, fallback: List[int]) -> List[int]:
         """TP sizes: the model's own on this platform (its tutorial's), else the platform's."""
         platform = self.model_platform()
         if platform is not None:
             return list(self.model['allowed_tp'][platform])
         return self.profile['allowed_tp'] if self.profile else fallback
 
-    def tp_source(self):
-        # type: () -> str
+    def tp_source(self) -> str:
         return self.model['source'] if self.model_platform() and self.model.get('source') else 'guide 5.1'
 
 
 # --------------------------------------------------------------------------- bounds
 
-def _phrase(bounds):
-    # type: (Bounds) -> str
+def _phrase(bounds: Bounds) -> str:
     """What a value of ``bounds`` must be, as the violation says it."""
     if bounds.kind == 'bool':
         return 'true or false'
@@ -144,8 +131,7 @@ def _phrase(bounds):
     return 'an integer in %d..%d' % (bounds.minimum, bounds.maximum)
 
 
-def _within(bounds, value):
-    # type: (Bounds, Any) -> bool
+def _within(bounds: Bounds, value: Any) -> bool:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return False
     if bounds.minimum is not None and (value <= bounds.minimum if bounds.open_minimum else value < bounds.minimum):
@@ -153,8 +139,7 @@ def _within(bounds, value):
     return bounds.maximum is None or value <= bounds.maximum
 
 
-def bounded(ctx, option, raw, required=True):
-    # type: (Context, str, Any, bool) -> Any
+def bounded(ctx: Context, option: str, raw: Any, required: bool = True) -> Any:
     """The value of ``option`` read from ``raw`` within its BOUNDS (vllm_options), or None with a violation
     naming the user's variable, the value, the range and the fix. ``raw`` None is a violation only when
     ``required``."""
@@ -171,8 +156,11 @@ def bounded(ctx, option, raw, required=True):
 
 # --------------------------------------------------------------------------- fixes
 
-def _fix_for_fit(mem, tp, allowed_tp, util, name_of=lambda option: option):
-    # type: (Dict[str, Any], int, List[int], float, Any) -> str
+def _fix_for_fit(mem: Dict[str, Any],
+                 tp: int,
+                 allowed_tp: List[int],
+                 util: float,
+                 name_of: Any = lambda option: option) -> str:
     parts = []
     if mem['max_num_seqs_fit'] >= 1:
         parts.append('lower %s to at most %d (at this max_model_len)' % (name_of('max_num_seqs'), mem['max_num_seqs_fit']))
@@ -192,8 +180,7 @@ def _fix_for_fit(mem, tp, allowed_tp, util, name_of=lambda option: option):
     return '; or '.join(parts)
 
 
-def _model_fix(exc, model, model_var, spec_var):
-    # type: (ModelSpecError, Any, str, str) -> str
+def _model_fix(exc: ModelSpecError, model: Any, model_var: str, spec_var: str) -> str:
     """What to change for a model name or model_spec that get_model refused."""
     if exc.unknown_model is not None:
         return ('set %s to one of %s%s, or describe the model completely in %s'
@@ -210,8 +197,7 @@ def _model_fix(exc, model, model_var, spec_var):
 
 # --------------------------------------------------------------------------- rules
 
-def rule_platform(ctx):
-    # type: (Context) -> None
+def rule_platform(ctx: Context) -> None:
     """The platform profile: the rule source for TP, devices and the image suffix."""
     req = ctx.req
     profile, bad = resolve_profile(req['platform'], req['platform_overrides'], req.get('platform_spec'))
@@ -220,8 +206,7 @@ def rule_platform(ctx):
     ctx.profile = ctx.result['profile'] = profile
 
 
-def rule_model(ctx):
-    # type: (Context) -> None
+def rule_model(ctx: Context) -> None:
     """The model catalog entry, with model_spec applied."""
     req = ctx.req
     try:
@@ -245,8 +230,7 @@ def rule_model(ctx):
                       % (' or '.join(platforms), ctx.name_of('model'), req['platform'], ', '.join(others)))
 
 
-def rule_quantization(ctx):
-    # type: (Context) -> None
+def rule_quantization(ctx: Context) -> None:
     """The --quantization method: the model's (a quantized checkpoint needs it), one vllm-ascend knows."""
     req, model = ctx.req, ctx.model
     wanted = req['quantization']
@@ -278,8 +262,7 @@ def rule_quantization(ctx):
         ctx.quant = wanted
 
 
-def rule_dtype(ctx):
-    # type: (Context) -> None
+def rule_dtype(ctx: Context) -> None:
     """Rule 1: FP16 only."""
     for option in ('dtype', 'mamba_ssm_cache_dtype'):
         if ctx.req[option] != SUPPORTED_DTYPE:
@@ -291,8 +274,7 @@ def rule_dtype(ctx):
                 'set %s: float16' % ctx.name_of(option))
 
 
-def rule_tensor_parallel_size(ctx):
-    # type: (Context) -> None
+def rule_tensor_parallel_size(ctx: Context) -> None:
     """Rule 2: a positive TP the platform allows, within the visible chips."""
     req, name_of = ctx.req, ctx.name_of
     tp = _to_int(req['tensor_parallel_size'])
@@ -319,8 +301,7 @@ def rule_tensor_parallel_size(ctx):
                       % (name_of('tensor_parallel_size'), ctx.visible))
 
 
-def rule_tp_divides_heads(ctx):
-    # type: (Context) -> None
+def rule_tp_divides_heads(ctx: Context) -> None:
     """Rule 2 (part): attention, KV and GDN heads divide by TP."""
     model, tp = ctx.model, ctx.tp
     if tp is None or not model:
@@ -337,8 +318,7 @@ def rule_tp_divides_heads(ctx):
                       'set %s to one of %s' % (ctx.name_of('tensor_parallel_size'), good or [1]))
 
 
-def rule_speculative(ctx):
-    # type: (Context) -> None
+def rule_speculative(ctx: Context) -> None:
     """Rule 9 (part): MTP speculative decoding needs an MTP head and the MTP method."""
     req, name_of = ctx.req, ctx.name_of
     k = bounded(ctx, 'num_speculative_tokens', req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
@@ -361,16 +341,14 @@ def rule_speculative(ctx):
     ctx.k = k
 
 
-def rule_max_num_seqs(ctx):
-    # type: (Context) -> None
+def rule_max_num_seqs(ctx: Context) -> None:
     """Rule 9 (part): max_num_seqs, the model's guide default when unset."""
     req = ctx.req
     seqs_raw = req['max_num_seqs'] if req['max_num_seqs'] is not None else ctx.guide.get('max_num_seqs', 32)
     ctx.seqs = bounded(ctx, 'max_num_seqs', seqs_raw)
 
 
-def rule_cudagraph_mode(ctx):
-    # type: (Context) -> None
+def rule_cudagraph_mode(ctx: Context) -> None:
     """Rule 4: a vLLM cudagraph mode, FULL_DECODE_ONLY recommended."""
     raw = ctx.req['cudagraph_mode']
     mode = raw.upper() if isinstance(raw, str) else raw
@@ -383,8 +361,7 @@ def rule_cudagraph_mode(ctx):
     ctx.mode = mode
 
 
-def rule_batch_sizes(ctx):
-    # type: (Context) -> None
+def rule_batch_sizes(ctx: Context) -> None:
     """Rule 3 (part): cudagraph_trim and the requests-per-graph list, or the TP default."""
     req, name_of, tp = ctx.req, ctx.name_of, ctx.tp
     ctx.trim = bool(bounded(ctx, 'cudagraph_trim', req['cudagraph_trim']))
@@ -408,8 +385,7 @@ def rule_batch_sizes(ctx):
     ctx.batch = sorted(set(value for value in converted if value is not None))
 
 
-def rule_batch_sizes_with_tp(ctx):
-    # type: (Context) -> None
+def rule_batch_sizes_with_tp(ctx: Context) -> None:
     """Rule 3 (part): at most two capture sizes with tensor parallelism (hardware event ids)."""
     batch, tp, name_of = ctx.batch, ctx.tp, ctx.name_of
     if batch is None or tp is None or tp <= 1 or len(batch) <= MAX_CAPTURE_SIZES_WITH_TP:
@@ -428,8 +404,7 @@ def rule_batch_sizes_with_tp(ctx):
     ctx.batch = None
 
 
-def rule_capture_sizes(ctx):
-    # type: (Context) -> None
+def rule_capture_sizes(ctx: Context) -> None:
     """Rule 3 (part): tokens per graph n*(k+1), and advice against max_num_seqs."""
     batch, k, seqs = ctx.batch, ctx.k, ctx.seqs
     if batch is not None and k is not None:
@@ -447,8 +422,7 @@ def rule_capture_sizes(ctx):
     ctx.result['cudagraph_capture_sizes'] = ctx.sizes
 
 
-def rule_max_model_len(ctx):
-    # type: (Context) -> None
+def rule_max_model_len(ctx: Context) -> None:
     """Rule 6: max_model_len is set, a positive vLLM size, within the model's positions."""
     raw, name_of, model = ctx.req['max_model_len'], ctx.name_of, ctx.model
     if raw is None:
@@ -477,8 +451,7 @@ def rule_max_model_len(ctx):
         ctx.length = length
 
 
-def rule_utilization_and_port(ctx):
-    # type: (Context) -> None
+def rule_utilization_and_port(ctx: Context) -> None:
     """Rule 9 (part): gpu_memory_utilization in (0, 1] and a port."""
     req, name_of = ctx.req, ctx.name_of
     util_raw = (req['gpu_memory_utilization'] if req['gpu_memory_utilization'] is not None
@@ -487,8 +460,7 @@ def rule_utilization_and_port(ctx):
     ctx.port = bounded(ctx, 'port', req['port'])
 
 
-def rule_names(ctx):
-    # type: (Context) -> None
+def rule_names(ctx: Context) -> None:
     """Rule 9 (part): served name, listen address and model path are strings vLLM and uvicorn accept."""
     req, name_of = ctx.req, ctx.name_of
     name = req['served_model_name'] if req['served_model_name'] is not None else ctx.guide.get('served_model_name')
@@ -520,8 +492,7 @@ def rule_names(ctx):
     ctx.model_path = model_path
 
 
-def rule_switches(ctx):
-    # type: (Context) -> None
+def rule_switches(ctx: Context) -> None:
     """Rule 9 (part): the boolean switches."""
     for option in ('trust_remote_code', 'use_modelscope', 'offline'):
         ctx.bools[option] = bounded(ctx, option, ctx.req[option])
@@ -534,8 +505,7 @@ def rule_switches(ctx):
                       'set %s to it' % ctx.name_of('model_path'))
 
 
-def rule_memory_figures(ctx):
-    # type: (Context) -> None
+def rule_memory_figures(ctx: Context) -> None:
     """Chip memory, free memory and the reserve are non-negative MiB counts."""
     nominal = ctx.profile['chip_memory_mb'] if ctx.profile else None
     for option, fallback in (('chip_memory_mb', nominal), ('chip_free_memory_mb', None), ('memory_reserve_mb', 2048)):
@@ -543,8 +513,7 @@ def rule_memory_figures(ctx):
                                    required=False)
 
 
-def rule_extra_args(ctx):
-    # type: (Context) -> None
+def rule_extra_args(ctx: Context) -> None:
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
     name_of = ctx.name_of
     extra = ctx.req['extra_args'] if ctx.req['extra_args'] is not None else []
@@ -579,7 +548,7 @@ def rule_extra_args(ctx):
                       'enable_npugraph_ex must stay false on 310P (guide 5.1); the module always passes '
                       '--additional-config %s' % compact_json(ADDITIONAL_CONFIG),
                       'remove --additional-config from %s' % name_of('extra_args'))
-    duplicates = []  # type: List[str]
+    duplicates: List[str] = []
     for token in extra:
         flag = _flag_name(token)
         if flag and flag not in duplicates:
@@ -590,8 +559,7 @@ def rule_extra_args(ctx):
                       % (name_of('extra_args'), ctx.prefix))
 
 
-def rule_image_tag(ctx):
-    # type: (Context) -> None
+def rule_image_tag(ctx: Context) -> None:
     """Rule 8: the image tag parses and is built for the platform (guide 4.1)."""
     req, profile = ctx.req, ctx.profile
     if req['image_tag'] is None:
@@ -615,8 +583,7 @@ def rule_image_tag(ctx):
         _image_new_enough(ctx, image)
 
 
-def _image_new_enough(ctx, image):
-    # type: (Context, Dict[str, Any]) -> None
+def _image_new_enough(ctx: Context, image: Dict[str, Any]) -> None:
     """Rule 8 (part): at least the model's minimum image; older than the guide's is a warning."""
     model, profile = ctx.model, ctx.profile
     minimum = parse_image_tag(model['min_image_tag'])
@@ -637,8 +604,7 @@ def _image_new_enough(ctx, image):
                          'captured-stream", vllm-ascend #12983); upgrade the image' % image['tag'])
 
 
-def rule_memory_fit(ctx):
-    # type: (Context) -> None
+def rule_memory_fit(ctx: Context) -> None:
     """Rule 7: weights, mask, GDN state and one KV cache fit the chip; the free memory suffices."""
     ints = ctx.ints
     if not (ctx.model and ctx.tp is not None and ctx.k is not None and ctx.seqs is not None
@@ -671,8 +637,7 @@ def rule_memory_fit(ctx):
     _free_memory(ctx, mem)
 
 
-def _free_memory(ctx, mem):
-    # type: (Context, Dict[str, Any]) -> None
+def _free_memory(ctx: Context, mem: Dict[str, Any]) -> None:
     """Rule 7 (part): vllm-ascend refuses to start when the chip has less free memory than it takes."""
     free, chip = ctx.ints['chip_free_memory_mb'], ctx.ints['chip_memory_mb']
     if free is not None and free < mem['usable_mb']:

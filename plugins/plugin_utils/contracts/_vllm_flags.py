@@ -26,9 +26,7 @@ with ``int``, ``float`` or its ``human_readable_int`` (``8k``, ``8K``): the comm
 ones an operator sets, not every numeric flag.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 SOURCE = ('vLLM 0.23 vllm/engine/arg_utils.py + vllm/entrypoints/openai/cli_args.py '
           '(read from the stored fork Chloe-orz/vllm-23.0; upstream v0.23.0 is not stored)')

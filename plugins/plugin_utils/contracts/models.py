@@ -48,24 +48,22 @@ copy it was checked against.  Sources:
          takes 33 GB, the larger of that and the tutorial's ~30 GB.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import copy
 from typing import Any, Dict, List, Optional
 
 # Guide 5.1: the same launch values for all three models.
-GUIDE_DEFAULTS = {
+GUIDE_DEFAULTS: Dict[str, Any] = {
     'max_model_len': 16384,
     'max_num_seqs': 32,
     'gpu_memory_utilization': 0.9,
     'num_speculative_tokens': 1,
     'served_model_name': 'qwen3.5',
-}  # type: Dict[str, Any]
+}
 
 # Shared by the three dense models: [HF9B], [OMEGA] defaults, [REF].
-_QWEN35_COMMON = {
+_QWEN35_COMMON: Dict[str, Any] = {
     'full_attention_interval': 4,
     'head_dim': 256,
     'linear_num_key_heads': 16,
@@ -79,18 +77,17 @@ _QWEN35_COMMON = {
     'min_image_tag': 'v0.23.0rc1-310p',
     # [GUIDE] section 4.1: the minimum the guide asks for; older tags get a warning.
     'guide_min_image_tag': 'v0.23.0-310p',
-}  # type: Dict[str, Any]
+}
 
 
-def _qwen35(**fields):
-    # type: (**Any) -> Dict[str, Any]
+def _qwen35(**fields: Any) -> Dict[str, Any]:
     model = copy.deepcopy(_QWEN35_COMMON)
     model.update(fields)
     model['guide_defaults'] = copy.deepcopy(GUIDE_DEFAULTS)
     return model
 
 
-MODELS = {
+MODELS: Dict[str, Dict[str, Any]] = {
     # [OMEGA] 2B entry, [HUB] 2.27B.
     'Qwen/Qwen3.5-2B': _qwen35(
         num_hidden_layers=24,
@@ -121,11 +118,10 @@ MODELS = {
         tie_word_embeddings=False,
         num_parameters=9650000000,
     ),
-}  # type: Dict[str, Dict[str, Any]]
+}
 
 
-def _qwen_27b_w8a8(served_model_name):
-    # type: (str) -> Dict[str, Any]
+def _qwen_27b_w8a8(served_model_name: str) -> Dict[str, Any]:
     """[T27B] and [Q36]: the W8A8 checkpoints of Qwen3.5-27B and Qwen3.6-27B on the 300I DUO."""
     model = _qwen35(
         num_hidden_layers=64,
@@ -186,8 +182,12 @@ class ModelSpecError(ValueError):
     ``unknown_model``: the model name when it is not in the catalog and no spec describes it.
     """
 
-    def __init__(self, message, unknown=None, missing=None, bad=None, unknown_model=None):
-        # type: (str, Optional[List[str]], Optional[List[str]], Optional[List[Any]], Optional[str]) -> None
+    def __init__(self,
+                 message: str,
+                 unknown: Optional[List[str]] = None,
+                 missing: Optional[List[str]] = None,
+                 bad: Optional[List[Any]] = None,
+                 unknown_model: Optional[str] = None) -> None:
         super(ModelSpecError, self).__init__(message)
         self.unknown = list(unknown or [])
         self.missing = list(missing or [])
@@ -195,25 +195,22 @@ class ModelSpecError(ValueError):
         self.unknown_model = unknown_model
 
 
-def model_names():
-    # type: () -> List[str]
+def model_names() -> List[str]:
     return sorted(MODELS)
 
 
-def _is_int(value):
-    # type: (Any) -> bool
+def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _validate(name, model):
-    # type: (str, Dict[str, Any]) -> Dict[str, Any]
+def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
     missing = [key for key in REQUIRED_FIELDS if key not in model]
     if missing:
         raise ModelSpecError(
             'model %s: missing key(s) %s in model_spec; a model outside the catalog (%s) needs all of: %s'
             % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)),
             missing=missing)
-    bad = []  # type: List[Any]
+    bad: List[Any] = []
     # YAML may give the parameter count as 2.27e9; accept an integral float.
     params = model['num_parameters']
     if isinstance(params, float) and params.is_integer():
@@ -253,9 +250,8 @@ def _validate(name, model):
     return model
 
 
-def _optional_problems(model):
-    # type: (Dict[str, Any]) -> List[Any]
-    bad = []  # type: List[Any]
+def _optional_problems(model: Dict[str, Any]) -> List[Any]:
+    bad: List[Any] = []
     weight_bytes = model.get('weight_bytes')
     if isinstance(weight_bytes, float) and weight_bytes.is_integer():
         model['weight_bytes'] = weight_bytes = int(weight_bytes)
@@ -281,8 +277,7 @@ def _optional_problems(model):
     return bad
 
 
-def get_model(name, spec=None):
-    # type: (str, Optional[Dict[str, Any]]) -> Dict[str, Any]
+def get_model(name: str, spec: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Return a copy of catalog model ``name``, updated with ``spec``.
 
     ``spec`` (inventory data) may override fields of a catalog model or

@@ -19,9 +19,7 @@ export is importable from here.
 All functions are pure and Python 3.8 compatible (they run on targets).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 from typing import Any, Dict, List
@@ -69,11 +67,10 @@ __all__ = (
 # The vllm_config options and what plan() assumes when one is not given; None
 # means "not set" (the model's guide_defaults, the profile or another option
 # decides).  Declared once, in vllm_options.OPTIONS.
-DEFAULTS = _option_defaults()  # type: Dict[str, Any]
+DEFAULTS: Dict[str, Any] = _option_defaults()
 
 
-def plan(request):
-    # type: (Dict[str, Any]) -> Dict[str, Any]
+def plan(request: Dict[str, Any]) -> Dict[str, Any]:
     """Check a request (the ``vllm_config`` module options) and build the serve command.
 
     Returns a dict with argv, command, env, api_key_env, settings,
@@ -94,21 +91,18 @@ def plan(request):
     return ctx.result
 
 
-def _show(value):
-    # type: (Any) -> str
+def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def summary(violations):
-    # type: (List[Dict[str, Any]]) -> str
+def summary(violations: List[Dict[str, Any]]) -> str:
     """One line: "N configuration problem(s): var=value: rule; ..."."""
     return '%d configuration problem(s): %s' % (
         len(violations),
         '; '.join('%s=%s: %s' % (item['variable'], _show(item['value']), item['rule']) for item in violations))
 
 
-def task_result(result):
-    # type: (Dict[str, Any]) -> Dict[str, Any]
+def task_result(result: Dict[str, Any]) -> Dict[str, Any]:
     """What vllm_config (module or action plugin) returns for a plan() result.
 
     argv, command, env, api_key_env and settings only when there are no

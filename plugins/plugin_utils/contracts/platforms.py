@@ -11,9 +11,7 @@ spelling, so a generated ``docker run`` can be compared with the guide line by
 line.  "Guide 4.1" / "guide 5.1" below name sections of that tutorial.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import copy
 import difflib
@@ -28,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 # package) the rest of the 200I Pro lines' files, except the OS libraries named by package.
 DRIVER_PACKAGE = 'the Ascend NPU driver package (Ascend-hdk-310p-npu-driver)'
 BOARD_PACKAGE = "the Atlas 200I Pro board's driver and firmware package"
-MOUNT_SOURCES = {
+MOUNT_SOURCES: Dict[str, Tuple[str, str]] = {
     '/usr/local/dcmi': ('dir', DRIVER_PACKAGE),
     '/usr/local/bin/npu-smi': ('file', DRIVER_PACKAGE),
     '/usr/local/Ascend/driver/lib64': ('dir', DRIVER_PACKAGE),
@@ -48,11 +46,10 @@ MOUNT_SOURCES = {
     '/usr/lib/aarch64-linux-gnu/libyaml-0.so.2': ('file', 'the Ubuntu package libyaml-0-2'),
     '/usr/lib64/libyaml-0.so.2.0.9': ('file', 'the openEuler package libyaml'),
     '/usr/lib64/libsemanage.so.2': ('file', 'the openEuler package libsemanage'),
-}  # type: Dict[str, Tuple[str, str]]
+}
 
 
-def _mount(source, target=None, read_only=True):
-    # type: (str, Optional[str], bool) -> Dict[str, Any]
+def _mount(source: str, target: Optional[str] = None, read_only: bool = True) -> Dict[str, Any]:
     mount = {'source': source, 'target': target or source, 'read_only': read_only}
     known = MOUNT_SOURCES.get(source.rstrip('/'))
     if known:
@@ -100,8 +97,7 @@ _BASHRC_LD_LIBRARY_PATH = ('/usr/local/Ascend/driver/lib64:/usr/lib64:'
                            '/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:${LD_LIBRARY_PATH}:/usr/local/lib')
 
 
-def _environment(jemalloc):
-    # type: (str) -> Dict[str, str]
+def _environment(jemalloc: str) -> Dict[str, str]:
     return {
         'LD_LIBRARY_PATH': _BASHRC_LD_LIBRARY_PATH,
         'LD_PRELOAD': jemalloc + ':',
@@ -114,7 +110,7 @@ def _environment(jemalloc):
 _UBUNTU_ENVIRONMENT = _environment('/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2')
 _OPENEULER_ENVIRONMENT = _environment('/usr/lib64/libjemalloc.so.2')
 
-PLATFORMS = {
+PLATFORMS: Dict[str, Dict[str, Any]] = {
     'atlas_300i_duo': {
         'description': 'Atlas 300I DUO inference card (two 310P3 chips per card, PCIe EP mode)',
         'os_family': 'any',
@@ -200,7 +196,7 @@ PLATFORMS = {
         'environment': dict(_UBUNTU_ENVIRONMENT),
         'guide_port_mapping': '8080:8080',
     },
-}  # type: Dict[str, Dict[str, Any]]
+}
 
 # The openEuler 200I Pro is the 200I Pro with the openEuler host's differences (guide 4.1 gives it
 # its own command): the same board, devices, privilege, shm size, RC mode and TP; its own mounts,
@@ -233,13 +229,11 @@ PLATFORMS['atlas_200i_pro_openeuler'] = dict(copy.deepcopy(PLATFORMS['atlas_200i
 })
 
 
-def profile_names():
-    # type: () -> List[str]
+def profile_names() -> List[str]:
     return sorted(PLATFORMS)
 
 
-def _check_type(name, key, value, reference):
-    # type: (str, str, Any, Any) -> None
+def _check_type(name: str, key: str, value: Any, reference: Any) -> None:
     """Raise ValueError when an override has another kind of value than the profile."""
     if isinstance(reference, bool):
         ok = isinstance(value, bool)
@@ -259,8 +253,7 @@ def _check_type(name, key, value, reference):
             % (key, name, type(reference).__name__, reference, value))
 
 
-def get_profile(name, overrides=None):
-    # type: (str, Optional[Dict[str, Any]]) -> Dict[str, Any]
+def get_profile(name: str, overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Return a deep copy of profile ``name`` with ``overrides`` applied.
 
     Top-level values are replaced; dict values (``model_cache_mount``) are
@@ -273,8 +266,7 @@ def get_profile(name, overrides=None):
     return _apply_overrides(name, copy.deepcopy(PLATFORMS[name]), overrides)
 
 
-def _apply_overrides(name, profile, overrides):
-    # type: (str, Dict[str, Any], Any) -> Dict[str, Any]
+def _apply_overrides(name: str, profile: Dict[str, Any], overrides: Any) -> Dict[str, Any]:
     if not overrides:
         return profile
     if not isinstance(overrides, dict):
@@ -311,8 +303,7 @@ OPEN_DICT_FIELDS = ('environment',)
 SPEC_ONLY_KEYS = ('based_on',)
 
 
-def did_you_mean(value, choices):
-    # type: (Any, List[str]) -> str
+def did_you_mean(value: Any, choices: List[str]) -> str:
     """" (did you mean X?)" for the closest choice, ignoring case; "" when none is close."""
     if not isinstance(value, str) or not value:
         return ''
@@ -326,16 +317,14 @@ def did_you_mean(value, choices):
     return ' (did you mean %s?)' % ' or '.join(lowered[choice] for choice in close) if close else ''
 
 
-def platform_from_groups(group_names, spec_names=()):
-    # type: (Any, Any) -> str
+def platform_from_groups(group_names: Any, spec_names: Any = ()) -> str:
     """The platform a host's inventory groups name (the last in sorted order), or ''."""
     known = set(profile_names()) | set(spec_names or ())
     found = sorted(name for name in (group_names or []) if name in known)
     return found[-1] if found else ''
 
 
-def profile_from_spec(name, spec):
-    # type: (str, Any) -> Dict[str, Any]
+def profile_from_spec(name: str, spec: Any) -> Dict[str, Any]:
     """A profile for a platform described in inventory; ValueError names what is wrong.
 
     ``spec`` either names a built-in profile in ``based_on`` and changes some of its
@@ -366,8 +355,9 @@ def profile_from_spec(name, spec):
     return spec
 
 
-def resolve_profile(name, overrides=None, spec=None):
-    # type: (Any, Any, Any) -> Tuple[Optional[Dict[str, Any]], Optional[Tuple[str, Any, str, Any]]]
+def resolve_profile(name: Any,
+                    overrides: Any = None,
+                    spec: Any = None) -> Tuple[Optional[Dict[str, Any]], Optional[Tuple[str, Any, str, Any]]]:
     """(profile, None), or (None, (option, value, error, base profile)) for the first thing that is wrong.
 
     option is ``platform``, ``platform_overrides`` or ``platform_spec``.  A built-in
@@ -389,8 +379,7 @@ def resolve_profile(name, overrides=None, spec=None):
         return None, ('platform_overrides', overrides, str(exc), base)
 
 
-def overrides_fix(reference, overrides, variable):
-    # type: (Dict[str, Any], Any, str) -> str
+def overrides_fix(reference: Dict[str, Any], overrides: Any, variable: str) -> str:
     """What to change in platform overrides that were refused."""
     if not isinstance(overrides, dict):
         return 'set %s to a dict of profile fields, e.g. {shm_size: 2g}' % variable
@@ -409,8 +398,8 @@ def overrides_fix(reference, overrides, variable):
                                               ', '.join(sorted(reference)))
 
 
-def platform_violation(bad, name_of=lambda option: option):
-    # type: (Tuple[str, Any, str, Any], Any) -> Tuple[str, Any, str, str]
+def platform_violation(bad: Tuple[str, Any, str, Any],
+                       name_of: Any = lambda option: option) -> Tuple[str, Any, str, str]:
     """(option, value, rule, fix) for what resolve_profile refused; name_of maps options to variables."""
     option, value, error, base = bad
     if option == 'platform':
@@ -429,8 +418,7 @@ def platform_violation(bad, name_of=lambda option: option):
     return (option, value, error, overrides_fix(reference, value, name_of('platform_overrides')))
 
 
-def profile_verdict(name, overrides, spec, var_names):
-    # type: (Any, Any, Any, Dict[str, str]) -> Dict[str, Any]
+def profile_verdict(name: Any, overrides: Any, spec: Any, var_names: Dict[str, str]) -> Dict[str, Any]:
     """{'profile': dict or None, 'problems': [...]}: the profile of a platform, or the one problem that
     stops it, naming the user's variables (``var_names`` maps platform/platform_overrides/platform_spec)."""
     profile, bad = resolve_profile(name, overrides or {}, spec or None)

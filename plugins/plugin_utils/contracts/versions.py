@@ -38,9 +38,7 @@ Sources, as read (quoted in the entries by their letter):
        firmware below "6.4."; printed for EP cards only, never on SoC boards.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import copy
 import re
@@ -74,8 +72,7 @@ _UNVERIFIED_V0230 = [
 ]
 
 
-def _entry(base_image, openeuler):
-    # type: (str, bool) -> Dict[str, Any]
+def _entry(base_image: str, openeuler: bool) -> Dict[str, Any]:
     return {
         'vllm_ascend': 'v0.23.0',
         'vllm': 'v0.23.0',
@@ -94,10 +91,10 @@ def _entry(base_image, openeuler):
     }
 
 
-IMAGES = {
+IMAGES: Dict[str, Dict[str, Any]] = {
     'v0.23.0-310p': _entry('quay.io/ascend/cann:9.1.0-310p-ubuntu22.04-py3.12', False),
     'v0.23.0-310p-openeuler': _entry('quay.io/ascend/cann:9.1.0-310p-openeuler24.03-py3.12', True),
-}  # type: Dict[str, Dict[str, Any]]
+}
 
 # npu_check_driver_min_version's default: the oldest driver the image's entry allows.
 AUTO = 'auto'
@@ -110,15 +107,13 @@ _DRIVER_RE = re.compile(r'^(\d+)\.(\d+)\.(?:(rc)(\d+)|(\d+))((?:\.\d+)*)$', re.I
 _HDK_RE = re.compile(r'^(\d+)\.(\d+)\.(X|RC\d+|\d+)$', re.IGNORECASE)
 
 
-def entry_for(image):
-    # type: (Any) -> Optional[Dict[str, Any]]
+def entry_for(image: Any) -> Optional[Dict[str, Any]]:
     """The matrix entry of an image tag or reference, or None when the tag has none."""
     entry = IMAGES.get(tag_of(image))
     return copy.deepcopy(entry) if entry is not None else None
 
 
-def parse_driver_version(text):
-    # type: (Any) -> Tuple[int, int, int, int, Tuple[int, ...]]
+def parse_driver_version(text: Any) -> Tuple[int, int, int, int, Tuple[int, ...]]:
     """Sort key of a driver version: (major, minor, 0 for rcN / 1 for a release, N or patch, rest).
 
     "26.0.rc1" < "26.0.0" < "26.0.1".  Raises ValueError for anything else.
@@ -134,8 +129,7 @@ def parse_driver_version(text):
     return (int(major), int(minor), 1, int(patch), extra)
 
 
-def _hdk(release):
-    # type: (str) -> Tuple[int, int, Optional[Tuple[int, int]]]
+def _hdk(release: str) -> Tuple[int, int, Optional[Tuple[int, int]]]:
     match = _HDK_RE.match(release)
     if not match:
         raise ValueError('HDK release %r is not MAJOR.MINOR.X, MAJOR.MINOR.RCn or MAJOR.MINOR.PATCH' % (release,))
@@ -147,8 +141,7 @@ def _hdk(release):
     return int(major), int(minor), (1, int(last))
 
 
-def in_release(key, release):
-    # type: (Tuple[Any, ...], str) -> bool
+def in_release(key: Tuple[Any, ...], release: str) -> bool:
     """Whether a driver (its parse_driver_version key) belongs to an HDK release ("25.2.X", "26.0.RC1", "26.1.0")."""
     major, minor, stage = _hdk(release)
     if (key[0], key[1]) != (major, minor):
@@ -156,16 +149,14 @@ def in_release(key, release):
     return stage is None or (key[2], key[3]) == stage
 
 
-def _release_bounds(release):
-    # type: (str) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]
+def _release_bounds(release: str) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
     major, minor, stage = _hdk(release)
     if stage is None:
         return (major, minor, 0, 0, ()), (major, minor, 2, 0, ())
     return (major, minor) + stage + ((),), (major, minor) + stage + ((1 << 30,),)
 
 
-def driver_verdict(entry, driver_version):
-    # type: (Dict[str, Any], Any) -> Dict[str, Any]
+def driver_verdict(entry: Dict[str, Any], driver_version: Any) -> Dict[str, Any]:
     """Judge a driver version against a matrix entry.
 
     Returns ``{verdict, release, msg}``; verdict is ``ok`` (in a listed compatible release),
@@ -198,8 +189,7 @@ def driver_verdict(entry, driver_version):
                    % (where, entry['cann'], ', '.join(entry['hdk_compatible']))}
 
 
-def parse_fw_ranges(text):
-    # type: (Any) -> List[Tuple[str, str]]
+def parse_fw_ranges(text: Any) -> List[Tuple[str, str]]:
     """compatible_version_fw of version.info ("[6.4.0,6.4.99],[7.0.0,8.9.9]") as (start, end) pairs.
 
     Split on every "[", "]" and "," as the driver does ([DCMI] ``strtok_s(list, "],[")``);
@@ -212,19 +202,19 @@ def parse_fw_ranges(text):
     return pairs
 
 
-def _cut(version, start, end):
-    # type: (str, str, str) -> str
+def _cut(version: str, start: str, end: str) -> str:
     return version[:max(len(start), len(end))]
 
 
-def firmware_in_range(firmware, ranges):
-    # type: (str, List[Tuple[str, str]]) -> bool
+def firmware_in_range(firmware: str, ranges: List[Tuple[str, str]]) -> bool:
     """[DCMI] ``dcmi_judge_compatibility``: the firmware, cut to each range's bound length, within it as text."""
     return any(start <= _cut(firmware, start, end) <= end for start, end in ranges)
 
 
-def firmware_verdict(firmware, driver_version, fw_ranges_text, compatibility=None):
-    # type: (Any, Any, Any, Any) -> Dict[str, Any]
+def firmware_verdict(firmware: Any,
+                     driver_version: Any,
+                     fw_ranges_text: Any,
+                     compatibility: Any = None) -> Dict[str, Any]:
     """Judge a card's firmware against the driver on the node.
 
     ``compatibility`` is npu-smi's own ``Compatibility`` (OK, NOK, UNKNOWN, NOT SUPPORT or None when
@@ -262,8 +252,7 @@ def firmware_verdict(firmware, driver_version, fw_ranges_text, compatibility=Non
                    % (fw, driver_version, shown)}
 
 
-def min_driver(entry):
-    # type: (Optional[Dict[str, Any]]) -> str
+def min_driver(entry: Optional[Dict[str, Any]]) -> str:
     """The oldest driver an entry allows, as text ("25.2"), or '' without an entry."""
     if not entry:
         return ''

@@ -15,9 +15,7 @@ depends on other options (cudagraph_batch_sizes).  Those must stay None in the
 argument spec, or the model's values would never apply.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import collections
 import copy

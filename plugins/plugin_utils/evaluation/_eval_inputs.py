@@ -9,9 +9,7 @@ AISBench virtual environment, matplotlib and the working directory (for a relati
 ``eval_report_dir``) are the controller's.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import importlib.util
 import math

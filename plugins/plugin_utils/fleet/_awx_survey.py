@@ -5,17 +5,12 @@
 only what its playbook reads, with choices from the platform profiles and the model catalog (so a
 platform or model added to the collection shows up in every survey)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import GUIDE_DEFAULTS, get_model, model_names
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_names
 
-try:
-    from typing import Any, Dict, List  # noqa: F401 pylint: disable=unused-import
-except ImportError:  # pragma: no cover
-    pass
+from typing import Any, Dict, List
 
 # The job templates, in the order AWX lists them, each with the playbook it runs and what that
 # playbook reaches: the playbook files it imports and each role entry ("role/tasks_from", or
@@ -91,8 +86,7 @@ MAX_NUM_SEQS = 1024
 MAX_COUNT = 1000000
 
 
-def tp_choices():
-    # type: () -> List[str]
+def tp_choices() -> List[str]:
     """Every tensor-parallel size some built-in platform or catalog model allows, as survey choices."""
     sizes = set()
     for profile in PLATFORMS.values():
@@ -103,14 +97,12 @@ def tp_choices():
     return [str(size) for size in sorted(sizes)]
 
 
-def max_model_len_limit():
-    # type: () -> int
+def max_model_len_limit() -> int:
     """The longest context any catalog model takes (max_position_embeddings)."""
     return max(int(get_model(name)['max_position_embeddings']) for name in model_names())
 
 
-def _question(variable, name, kind, description, **extra):
-    # type: (str, str, str, str, **Any) -> Dict[str, Any]
+def _question(variable: str, name: str, kind: str, description: str, **extra: Any) -> Dict[str, Any]:
     # Every question is optional: an unanswered question passes no extra variable, so the
     # inventory's value (group_vars, host vars) stands.
     question = {'variable': variable, 'question_name': name, 'question_description': description,
@@ -119,8 +111,7 @@ def _question(variable, name, kind, description, **extra):
     return question
 
 
-def questions():
-    # type: () -> List[Dict[str, Any]]
+def questions() -> List[Dict[str, Any]]:
     """Every survey question, in the order a survey shows them."""
     return [
         _question('ascend_vllm_platform', 'Platform', 'multiplechoice',
@@ -155,20 +146,17 @@ def questions():
     ]
 
 
-def reads(template, variable):
-    # type: (str, str) -> bool
+def reads(template: str, variable: str) -> bool:
     """Whether the playbook of a job template reaches something that reads the variable."""
     return bool(set(REACHES[template]) & set(READ_BY[variable]))
 
 
-def _known(template):
-    # type: (str) -> None
+def _known(template: str) -> None:
     if template not in JOB_TEMPLATES and template not in WORKFLOWS:
         raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
 
 
-def survey_spec(template):
-    # type: (str) -> Dict[str, Any]
+def survey_spec(template: str) -> Dict[str, Any]:
     """The survey spec (AWX's survey_spec document) of one job template, or of a workflow (every
     question one of its nodes asks): only the questions its playbook reads."""
     _known(template)
@@ -179,8 +167,7 @@ def survey_spec(template):
             'spec': spec}
 
 
-def template_credentials(template):
-    # type: (str) -> List[str]
+def template_credentials(template: str) -> List[str]:
     """The credential kinds a job template needs: the machine credential, the API key when its
     playbook reads vllm_serve_api_key, the registry login when it pulls the image."""
     _known(template)
@@ -189,14 +176,12 @@ def template_credentials(template):
             if variable is None or any(reads(one, variable) for one in kinds)]
 
 
-def _injected(field):
-    # type: (str) -> str
+def _injected(field: str) -> str:
     # AWX renders its injector templates at launch; the string must reach AWX unrendered.
     return '{{ ' + field + ' }}'
 
 
-def credential_types():
-    # type: () -> List[Dict[str, Any]]
+def credential_types() -> List[Dict[str, Any]]:
     """The credential types of the job templates: the service API key and registry credentials."""
     return [
         {'name': 'ascend.vllm API key', 'kind': 'cloud',

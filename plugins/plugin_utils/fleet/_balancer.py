@@ -14,9 +14,7 @@ API keys never leave this module: a frontend carries the SHA-256 of the
 ``docker inspect`` of its container hold a key.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import hashlib
 import json
@@ -32,19 +30,17 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances impor
 _PROXY_NAME_RE = r'[^A-Za-z0-9_.:-]'
 
 
-def key_digest(key):
-    # type: (str) -> str
+def key_digest(key: str) -> str:
     """What HAProxy compares a request's Authorization header against: sha256('Bearer KEY'), lower hex."""
     return hashlib.sha256(('Bearer ' + key).encode('utf-8')).hexdigest()
 
 
-def groups(plan):
-    # type: (List[Dict[str, Any]]) -> List[Tuple[str, List[Dict[str, Any]]]]
+def groups(plan: List[Dict[str, Any]]) -> List[Tuple[str, List[Dict[str, Any]]]]:
     """The instances grouped by model and served model name, in plan order: [(served name, [entries])].
 
     Two models served under one name (each catalog model defaults to qwen3.5) are two groups.
     """
-    out = []  # type: List[Tuple[str, List[Dict[str, Any]]]]
+    out: List[Tuple[str, List[Dict[str, Any]]]] = []
     for entry in plan:
         name = entry['served_model_name']
         for group_name, members in out:
@@ -56,8 +52,7 @@ def groups(plan):
     return out
 
 
-def key_problems(name, members, keys):
-    # type: (str, List[Dict[str, Any]], Dict[str, str]) -> List[Dict[str, str]]
+def key_problems(name: str, members: List[Dict[str, Any]], keys: Dict[str, str]) -> List[Dict[str, str]]:
     """Instances of one frontend whose API keys differ (a request may go to any of them)."""
     digests = set(key_digest(keys[entry['name']]) for entry in members if keys.get(entry['name']))
     keyless = [entry['name'] for entry in members if not keys.get(entry['name'])]
@@ -72,8 +67,9 @@ def key_problems(name, members, keys):
     return []
 
 
-def enabled(setting, grouped, mixed=()):
-    # type: (Any, List[Tuple[str, List[Dict[str, Any]]]], Sequence[str]) -> Tuple[bool, str]
+def enabled(setting: Any,
+            grouped: List[Tuple[str, List[Dict[str, Any]]]],
+            mixed: Sequence[str] = ()) -> Tuple[bool, str]:
     """Whether the host runs a balancer, and why (the summary says it).
 
     By default a model served by several instances with different API keys (``mixed``) is
@@ -91,8 +87,7 @@ def enabled(setting, grouped, mixed=()):
     return False, 'off: no model is served by more than one instance%s' % left
 
 
-def _port_problems(settings, used, count):
-    # type: (Dict[str, Any], Dict[int, str], int) -> List[Dict[str, str]]
+def _port_problems(settings: Dict[str, Any], used: Dict[int, str], count: int) -> List[Dict[str, str]]:
     out = []
     for var, key, span in (('balancer_port', 'port', count), ('balancer_metrics_port', 'metrics_port', 1)):
         port = settings.get(key)
@@ -111,8 +106,7 @@ def _port_problems(settings, used, count):
     return out
 
 
-def _address_problems(settings):
-    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+def _address_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """balancer_publish_address: an IP address of the node (HAProxy binds it), or "" for every address."""
     address = settings.get('publish_address')
     if address is None or address == '' or is_ip_address(address):
@@ -122,8 +116,7 @@ def _address_problems(settings):
                     'port is balancer_port), or "" to listen on every address'}]
 
 
-def _exposure_problems(settings, frontends):
-    # type: (Dict[str, Any], List[Dict[str, Any]]) -> List[Dict[str, str]]
+def _exposure_problems(settings: Dict[str, Any], frontends: List[Dict[str, Any]]) -> List[Dict[str, str]]:
     address = settings.get('publish_address')
     if address is None or is_loopback(address) or _to_bool(settings.get('allow_unauthenticated')):
         return []
@@ -131,8 +124,7 @@ def _exposure_problems(settings, frontends):
     return unauthenticated_exposure('balancer_publish_address', address, 'the balancer of', open_, 'the balancer')
 
 
-def addresses(publish_address):
-    # type: (Any) -> Tuple[str, str]
+def addresses(publish_address: Any) -> Tuple[str, str]:
     """(HAProxy's bind address, the address to call from the node) for a publish address."""
     address = publish_address if isinstance(publish_address, str) else '127.0.0.1'
     if address in ('', '0.0.0.0'):
@@ -145,8 +137,7 @@ def addresses(publish_address):
     return address, address
 
 
-def balancer_plan(plan, keys, settings):
-    # type: (List[Dict[str, Any]], Dict[str, str], Dict[str, Any]) -> Dict[str, Any]
+def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Dict[str, Any]) -> Dict[str, Any]:
     """The balancer of a host and its problems.
 
     ``plan`` is the vllm_serve plan, each instance with its ``served_model_name`` (plan/_host.named),
@@ -159,9 +150,9 @@ def balancer_plan(plan, keys, settings):
     mixed = [name for name, members, found in checked if found and len(members) > 1]
     on, why = enabled(settings.get('enabled'), grouped, mixed)
     auto = settings.get('enabled') is None
-    problems = []  # type: List[Dict[str, str]]
-    frontends = []  # type: List[Dict[str, Any]]
-    key_digests = {}  # type: Dict[str, List[str]]
+    problems: List[Dict[str, str]] = []
+    frontends: List[Dict[str, Any]] = []
+    key_digests: Dict[str, List[str]] = {}
     base = settings.get('port')
     for name, members, found in checked:
         if found and auto:
@@ -191,8 +182,7 @@ def balancer_plan(plan, keys, settings):
             'key_digests': key_digests if on else {}, 'bind': bind, 'reach': reach}
 
 
-def summary_lines(status):
-    # type: (Optional[Dict[str, Any]]) -> List[str]
+def summary_lines(status: Optional[Dict[str, Any]]) -> List[str]:
     """One line per frontend: where it listens and which instances it spreads requests over.
 
     ``status`` is the role's ``balancer_status``: ``enabled``, ``why``, ``address``, ``tls``,

@@ -14,9 +14,7 @@ default (MindCluster docs, "NPU Exporter Home Page" and "Prometheus Metrics API"
 https://www.hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dlug_api_115.html).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 from typing import Any, Dict, List, Optional, Sequence
@@ -24,8 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, host_port
 
 
-def target_address(metrics_address, publish_address, host_address):
-    # type: (Optional[str], Optional[str], str) -> str
+def target_address(metrics_address: Optional[str], publish_address: Optional[str], host_address: str) -> str:
     """Where Prometheus reaches the host: the operator's address, else the publish address, else the host's."""
     if metrics_address:
         return metrics_address
@@ -38,8 +35,12 @@ def target_address(metrics_address, publish_address, host_address):
 NPU_EXPORTER_INSTANCE = 'npu-exporter'
 
 
-def metrics_targets(plan, host, platform, address, balancer=None, npu_exporter_port=None):
-    # type: (List[Dict[str, Any]], str, str, str, Optional[Dict[str, Any]], Optional[int]) -> List[Dict[str, Any]]
+def metrics_targets(plan: List[Dict[str, Any]],
+                    host: str,
+                    platform: str,
+                    address: str,
+                    balancer: Optional[Dict[str, Any]] = None,
+                    npu_exporter_port: Optional[int] = None) -> List[Dict[str, Any]]:
     """The target groups of one host: every planned instance's /metrics, its balancer's and,
     with ``npu_exporter_port``, the node's NPU Exporter (chip health, AI Core utilisation, memory).
 
@@ -65,8 +66,7 @@ def metrics_targets(plan, host, platform, address, balancer=None, npu_exporter_p
     return out
 
 
-def file_sd_merge(existing, hosts, groups):
-    # type: (Any, Sequence[str], List[Dict[str, Any]]) -> List[Dict[str, Any]]
+def file_sd_merge(existing: Any, hosts: Sequence[str], groups: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """The file's target groups with those of ``hosts`` replaced by ``groups`` (an empty list removes them).
 
     ``existing`` is the file's text (or its parsed list); text that is not a list of target

@@ -9,9 +9,7 @@ problem list (``{check, msg, fix}``, in the order the checks run) and ``npu_chec
 with ``checks`` (the npu_check role) and by ascend.vllm.host_plan (plan/_node.py). Pure functions over plain data; nothing here contacts a node.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import re
@@ -49,19 +47,16 @@ MEMORY_FIX = ('stop other memory users, set npu_check_drop_page_cache: true to d
               'or lower max_model_len / max_num_seqs / gpu_memory_utilization')
 
 
-def _problem(check, msg, fix):
-    # type: (str, str, str) -> Dict[str, str]
+def _problem(check: str, msg: str, fix: str) -> Dict[str, str]:
     return {'check': check, 'msg': msg, 'fix': fix}
 
 
-def _text(value):
-    # type: (Any) -> str
+def _text(value: Any) -> str:
     """A value as Jinja's ``~`` prints it (None -> 'None', 1.0 -> '1.0')."""
     return str(value)
 
 
-def version_at_least(version, minimum):
-    # type: (Any, str) -> bool
+def version_at_least(version: Any, minimum: str) -> bool:
     """Loose comparison, as Jinja's ``version(minimum, '>=', strict=false)`` test."""
     left, right = LooseVersion(str(version)), LooseVersion(str(minimum))
     try:
@@ -70,8 +65,7 @@ def version_at_least(version, minimum):
         return [str(p) for p in left.version] >= [str(p) for p in right.version]
 
 
-def normalize_instances(instances):
-    # type: (Any) -> List[Dict[str, Any]]
+def normalize_instances(instances: Any) -> List[Dict[str, Any]]:
     """npu_check_instances with every key filled in, as the role documents them."""
     out = []
     for inst in instances or []:
@@ -88,29 +82,24 @@ def normalize_instances(instances):
     return out
 
 
-def used_chips(instances):
-    # type: (List[Dict[str, Any]]) -> List[int]
+def used_chips(instances: List[Dict[str, Any]]) -> List[int]:
     return sorted(set(c for inst in instances for c in inst['chips']))
 
 
-def _template(profile):
-    # type: (Dict[str, Any]) -> str
+def _template(profile: Dict[str, Any]) -> str:
     return profile.get('chip_device_template') or DEFAULT_TEMPLATE
 
 
-def chip_device(profile, chip):
-    # type: (Dict[str, Any], Any) -> str
+def chip_device(profile: Dict[str, Any], chip: Any) -> str:
     return _template(profile).replace('{index}', str(chip))
 
 
-def device_paths(profile, instances):
-    # type: (Dict[str, Any], List[Dict[str, Any]]) -> List[str]
+def device_paths(profile: Dict[str, Any], instances: List[Dict[str, Any]]) -> List[str]:
     """The device nodes the container gets: the instances' chips plus the manager devices."""
     return [chip_device(profile, c) for c in used_chips(instances)] + list(profile.get('manager_devices') or [])
 
 
-def mount_paths(profile, enabled=True):
-    # type: (Dict[str, Any], bool) -> List[str]
+def mount_paths(profile: Dict[str, Any], enabled: bool = True) -> List[str]:
     """The host files the container bind-mounts, normalised ("/a//b/" -> "/a/b")."""
     if not enabled:
         return []
@@ -121,8 +110,7 @@ def mount_paths(profile, enabled=True):
     return out
 
 
-def mount_specs(profile, enabled=True):
-    # type: (Dict[str, Any], bool) -> List[Tuple[str, str, str]]
+def mount_specs(profile: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, str, str]]:
     """(normalised host path, kind or '', provided_by or '') of each bind mount of the profile."""
     if not enabled:
         return []
@@ -131,13 +119,11 @@ def mount_specs(profile, enabled=True):
             for path, m in zip(mount_paths(profile), mounts)]
 
 
-def _ports(instances):
-    # type: (List[Dict[str, Any]]) -> List[Dict[str, Any]]
+def _ports(instances: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return [inst for inst in instances if inst['port'] is not None]
 
 
-def node_query(settings):
-    # type: (Dict[str, Any]) -> Dict[str, Any]
+def node_query(settings: Dict[str, Any]) -> Dict[str, Any]:
     """The ascend.vllm.node_facts arguments for the role settings (see node_problems)."""
     profile = settings.get('profile') or {}
     instances = normalize_instances(settings.get('instances'))
@@ -158,8 +144,7 @@ def node_query(settings):
     }
 
 
-def platform_problems(settings):
-    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+def platform_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """The platform is not set, or its profile cannot be resolved."""
     if settings.get('profile_given'):
         return []
@@ -173,13 +158,15 @@ def platform_problems(settings):
             for p in settings.get('platform_problems') or []]
 
 
-def _path(facts, path):
-    # type: (Dict[str, Any], str) -> Dict[str, Any]
+def _path(facts: Dict[str, Any], path: str) -> Dict[str, Any]:
     return (facts.get('paths') or {}).get(path) or {}
 
 
-def path_problems(facts, settings, profile, instances, mounts=True):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], List[Dict[str, Any]], bool) -> List[Dict[str, str]]
+def path_problems(facts: Dict[str, Any],
+                  settings: Dict[str, Any],
+                  profile: Dict[str, Any],
+                  instances: List[Dict[str, Any]],
+                  mounts: bool = True) -> List[Dict[str, str]]:
     """Missing driver files, device nodes and (``mounts``) host files the container mounts."""
     out = [_problem('driver', path + ' is missing: the Ascend NPU driver is not installed', DRIVER_FIX)
            for path in (settings['driver_dir'], settings['driver_version_file'])
@@ -200,8 +187,7 @@ def path_problems(facts, settings, profile, instances, mounts=True):
     return out
 
 
-def mount_problems(facts, profile, enabled=True):
-    # type: (Dict[str, Any], Dict[str, Any], bool) -> List[Dict[str, str]]
+def mount_problems(facts: Dict[str, Any], profile: Dict[str, Any], enabled: bool = True) -> List[Dict[str, str]]:
     """Host paths the container bind-mounts that are missing or of the other kind (file vs directory).
 
     The profile's mounts name their kind and what installs them (platforms.MOUNT_SOURCES);
@@ -224,8 +210,7 @@ def mount_problems(facts, profile, enabled=True):
     return out
 
 
-def docker_problems(docker, settings):
-    # type: (Dict[str, Any], Dict[str, Any]) -> List[Dict[str, str]]
+def docker_problems(docker: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """An engine that does not answer, or one older than npu_check_docker_min_version."""
     if not docker.get('reachable'):
         return [_problem('docker', 'cannot talk to the Docker Engine: ' + (docker.get('error') or 'unknown error'),
@@ -241,8 +226,7 @@ def docker_problems(docker, settings):
                      'upgrade Docker Engine to %s or newer' % minimum)]
 
 
-def foreign_problems(containers, instances):
-    # type: (Dict[str, Any], List[Dict[str, Any]]) -> List[Dict[str, str]]
+def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> List[Dict[str, str]]:
     """A container with an instance's name that this collection did not create (no managed-by label).
 
     The deploy would replace it without a word; it may be another user's. Only a
@@ -266,8 +250,7 @@ def foreign_problems(containers, instances):
     return out
 
 
-def own_running(containers, instances):
-    # type: (Dict[str, Any], List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+def own_running(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """Per instance whose container runs: its devices, bound ports and host pids."""
     out = {}
     for inst in instances:
@@ -278,8 +261,7 @@ def own_running(containers, instances):
     return out
 
 
-def npu_smi_problems(facts, settings):
-    # type: (Dict[str, Any], Dict[str, Any]) -> List[Dict[str, str]]
+def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """npu-smi cannot be run or read, or the driver is older than an explicit npu_check_driver_min_version.
 
     ``auto`` (the default) and the image's version data are judged by version_problems.
@@ -299,8 +281,7 @@ FIRMWARE_FIX = ('install the firmware of the same Ascend HDK release as driver %
                 'reboot; when upgrading, firmware first, then driver (%s)')
 
 
-def _driver_of(npu):
-    # type: (Dict[str, Any]) -> Optional[str]
+def _driver_of(npu: Dict[str, Any]) -> Optional[str]:
     """version.info's Version, else what the board view says the driver is (Software Version)."""
     if npu.get('driver_version'):
         return npu['driver_version']
@@ -308,8 +289,11 @@ def _driver_of(npu):
     return found[0] if found else None
 
 
-def _driver_problem(entry, tag, driver, verdict, settings):
-    # type: (Dict[str, Any], str, Any, Dict[str, Any], Dict[str, Any]) -> Dict[str, str]
+def _driver_problem(entry: Dict[str, Any],
+                    tag: str,
+                    driver: Any,
+                    verdict: Dict[str, Any],
+                    settings: Dict[str, Any]) -> Dict[str, str]:
     image = 'image %s (CANN %s)' % (tag, entry['cann'])
     listed = ', '.join(entry['hdk_compatible'])
     if verdict['verdict'] in ('unknown', 'missing'):
@@ -326,8 +310,7 @@ def _driver_problem(entry, tag, driver, verdict, settings):
         % (entry['cann'], listed, entry['hdk_paired'], entry['cann'], driver, VERSIONS_DOC))
 
 
-def version_problems(facts, settings):
-    # type: (Dict[str, Any], Dict[str, Any]) -> Tuple[List[Dict[str, str]], Dict[str, Any]]
+def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[List[Dict[str, str]], Dict[str, Any]]:
     """(problems, versions): the driver against the image's version data, each card's firmware against the driver.
 
     With npu_check_driver_min_version ``auto`` the image tag's entry in plugin_utils/contracts/versions.py
@@ -338,8 +321,8 @@ def version_problems(facts, settings):
     """
     npu = facts.get('npu')
     tag = tag_of(settings.get('image_tag'))
-    out = {'image_tag': tag or None, 'cann': None, 'driver': None, 'driver_verdict': None,
-           'firmware': {}, 'notes': []}  # type: Dict[str, Any]
+    out: Dict[str, Any] = {'image_tag': tag or None, 'cann': None, 'driver': None, 'driver_verdict': None,
+                           'firmware': {}, 'notes': []}
     if npu is None:
         return [], out
     driver = _driver_of(npu)
@@ -377,8 +360,7 @@ def version_problems(facts, settings):
     return problems, out
 
 
-def _unique(values):
-    # type: (List[Any]) -> List[Any]
+def _unique(values: List[Any]) -> List[Any]:
     out = []
     for value in values:
         if value not in out:
@@ -386,8 +368,10 @@ def _unique(values):
     return out
 
 
-def _chip_state_problem(chip_id, chips, listed, instances):
-    # type: (int, List[Dict[str, Any]], str, List[Dict[str, Any]]) -> Optional[Dict[str, str]]
+def _chip_state_problem(chip_id: int,
+                        chips: List[Dict[str, Any]],
+                        listed: str,
+                        instances: List[Dict[str, Any]]) -> Optional[Dict[str, str]]:
     found = [c for c in chips if c.get('device_id') == chip_id]
     if not found:
         source = ', '.join(_unique([i['chips_var'] for i in instances if chip_id in i['chips']]))
@@ -404,8 +388,10 @@ def _chip_state_problem(chip_id, chips, listed, instances):
     return None
 
 
-def chip_problems(npu, profile, instances, own):
-    # type: (Dict[str, Any], Dict[str, Any], List[Dict[str, Any]], Dict[str, Any]) -> List[Dict[str, str]]
+def chip_problems(npu: Dict[str, Any],
+                  profile: Dict[str, Any],
+                  instances: List[Dict[str, Any]],
+                  own: Dict[str, Any]) -> List[Dict[str, str]]:
     """Each chip the instances use (every listed chip without instances): listed, healthy, not held by others.
 
     A process is ours when its pid is one of our running containers' pids; only when
@@ -430,13 +416,14 @@ def chip_problems(npu, profile, instances, own):
     return out
 
 
-def chips_per_card_problems(facts, settings, profile):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> List[Dict[str, str]]
+def chips_per_card_problems(facts: Dict[str, Any],
+                            settings: Dict[str, Any],
+                            profile: Dict[str, Any]) -> List[Dict[str, str]]:
     """An npu-smi showing more chips on one card than the platform has (a DUO declared as a 200I Pro)."""
     if profile.get('chips_per_card') is None:
         return []
     npu = facts.get('npu') if facts.get('npu') is not None else (facts.get('npu_found') or {})
-    per_card = {}  # type: Dict[Any, int]
+    per_card: Dict[Any, int] = {}
     for chip in npu.get('chips') or []:
         per_card[chip.get('npu_id')] = per_card.get(chip.get('npu_id'), 0) + 1
     most = max(per_card.values()) if per_card else 0
@@ -448,8 +435,10 @@ def chips_per_card_problems(facts, settings, profile):
                      '(two chips per card)')]
 
 
-def chip_memory(npu, profile, instances, own):
-    # type: (Optional[Dict[str, Any]], Dict[str, Any], List[Dict[str, Any]], Dict[str, Any]) -> Dict[str, Any]
+def chip_memory(npu: Optional[Dict[str, Any]],
+                profile: Dict[str, Any],
+                instances: List[Dict[str, Any]],
+                own: Dict[str, Any]) -> Dict[str, Any]:
     """(free, total): per instance the smallest free and total memory (MB) of its chips.
 
     Free is None where our running container holds one of the chips: that memory is
@@ -467,8 +456,7 @@ def chip_memory(npu, profile, instances, own):
     return {'free': free_mb, 'total': total_mb}
 
 
-def _port_fix(port, holders, procs, pids):
-    # type: (Any, List[Dict[str, Any]], List[str], List[str]) -> str
+def _port_fix(port: Any, holders: List[Dict[str, Any]], procs: List[str], pids: List[str]) -> str:
     if holders:
         names = [h['name'] for h in holders]
         first = ('remove it: it is left from an earlier deploy (playbooks/teardown.yml removes every container '
@@ -480,8 +468,9 @@ def _port_fix(port, holders, procs, pids):
             'another port' % (port, port))
 
 
-def port_problems(facts, instances, own):
-    # type: (Dict[str, Any], List[Dict[str, Any]], Dict[str, Any]) -> List[Dict[str, str]]
+def port_problems(facts: Dict[str, Any],
+                  instances: List[Dict[str, Any]],
+                  own: Dict[str, Any]) -> List[Dict[str, str]]:
     """Serving ports held by another container (Docker keeps a crash-looping one's port) or process."""
     out = []
     for inst in _ports(instances):
@@ -503,8 +492,7 @@ def port_problems(facts, instances, own):
     return out
 
 
-def disk_problems(disk, image_present, settings):
-    # type: (Dict[str, Any], bool, Dict[str, Any]) -> List[Dict[str, str]]
+def disk_problems(disk: Dict[str, Any], image_present: bool, settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """Too little space for the image on the filesystem of Docker's data root (only while it is missing)."""
     minimum = settings.get('disk_min_free_gb', 20)
     if image_present or disk.get('free_gb') is None or disk['free_gb'] >= minimum:
@@ -513,14 +501,12 @@ def disk_problems(disk, image_present, settings):
                      % (disk['free_gb'], disk.get('mount'), disk.get('root'), minimum), DISK_FIX)]
 
 
-def memory_need(instances, own):
-    # type: (List[Dict[str, Any]], Dict[str, Any]) -> int
+def memory_need(instances: List[Dict[str, Any]], own: Dict[str, Any]) -> int:
     """Host memory (MB) the instances take in RC mode; those whose container runs hold theirs already."""
     return sum(inst['host_memory_mb'] for inst in instances if inst['name'] not in own)
 
 
-def memory_problems(available, need, settings):
-    # type: (Optional[int], int, Dict[str, Any]) -> List[Dict[str, str]]
+def memory_problems(available: Optional[int], need: int, settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """RC mode: MemAvailable must cover what the instances take plus the margin."""
     margin = int(settings.get('rc_memory_margin_mb') or 0)
     if available is None or need <= 0 or available >= need + margin:
@@ -537,14 +523,17 @@ def memory_problems(available, need, settings):
 CONTAINER_KEYS = ('exists', 'running', 'restarting', 'restart_count', 'status', 'started_at', 'image_id', 'labels')
 
 
-def _available_mb(facts, settings):
-    # type: (Dict[str, Any], Dict[str, Any]) -> Optional[int]
+def _available_mb(facts: Dict[str, Any], settings: Dict[str, Any]) -> Optional[int]:
     again = (settings.get('memory_again') or {}).get('memory')
     return (again or facts.get('memory') or {}).get('available_mb')
 
 
-def node_result(facts, settings, profile, instances, own, found_versions=None):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], List[Dict[str, Any]], Dict[str, Any], Any) -> Dict[str, Any]
+def node_result(facts: Dict[str, Any],
+                settings: Dict[str, Any],
+                profile: Dict[str, Any],
+                instances: List[Dict[str, Any]],
+                own: Dict[str, Any],
+                found_versions: Any = None) -> Dict[str, Any]:
     """npu_check_result: what the node has, for the roles that plan with it."""
     npu = facts.get('npu') or {}
     docker = facts.get('docker') or {}
@@ -575,8 +564,7 @@ def node_result(facts, settings, profile, instances, own, found_versions=None):
     }
 
 
-def node_problems(facts, settings):
-    # type: (Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, Any]:
     """{problems, result, drop_page_cache} for node_facts' answer and the role settings.
 
     settings: host, platform, profile (resolved, {} when it cannot be), profile_given,
@@ -616,8 +604,7 @@ def node_problems(facts, settings):
     return {'problems': problems + memory, 'result': result, 'drop_page_cache': bool(memory)}
 
 
-def summary(result, problems):
-    # type: (Dict[str, Any], List[Dict[str, str]]) -> str
+def summary(result: Dict[str, Any], problems: List[Dict[str, str]]) -> str:
     """The one line the role shows for the node."""
     firmware = sorted(set(str(v) for v in (result.get('firmware_versions') or {}).values() if v))
     notes = (result.get('versions') or {}).get('notes') or []
@@ -628,14 +615,12 @@ def summary(result, problems):
                result['chip_free_mb'], len(problems), ''.join('; note: ' + note for note in notes)))
 
 
-def report(host, problems):
-    # type: (str, List[Dict[str, str]]) -> str
+def report(host: str, problems: List[Dict[str, str]]) -> str:
     """The failure message listing every problem with its fix."""
     return render_problems('preflight', host, problems)
 
 
-def node_verdict(facts, settings):
-    # type: (Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+def node_verdict(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, Any]:
     """{problems, result, drop_page_cache, summary, report}: node_problems with the line and the report the role shows."""
     out = node_problems(facts, settings)
     out['summary'] = summary(out['result'], out['problems'])

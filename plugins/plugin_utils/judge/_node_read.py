@@ -8,9 +8,7 @@ Both callers run it from the controller, each with its own ``execute(name, args)
 cache by the same rule and report a failed read the same way.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Tuple
 
@@ -26,16 +24,14 @@ Execute = Callable[[str, Dict[str, Any]], Dict[str, Any]]
 class NodeReadError(Exception):
     """A module run on the node that failed or did not reach the node; ``result`` is its result."""
 
-    def __init__(self, name, host, result):
-        # type: (str, str, Dict[str, Any]) -> None
+    def __init__(self, name: str, host: str, result: Dict[str, Any]) -> None:
         self.name = name
         self.result = result
         self.unreachable = bool(result.get('unreachable'))
         super(NodeReadError, self).__init__('%s on %s: %s' % (name, host, result.get('msg', result)))
 
 
-def run_module(execute, name, args, host):
-    # type: (Execute, str, Dict[str, Any], str) -> Dict[str, Any]
+def run_module(execute: Execute, name: str, args: Dict[str, Any], host: str) -> Dict[str, Any]:
     """``execute(name, args)``, raising NodeReadError when it failed or the node was not reached."""
     result = execute(name, args)
     if result.get('failed') or result.get('unreachable'):
@@ -43,8 +39,12 @@ def run_module(execute, name, args, host):
     return result
 
 
-def read_node(execute, query, settings, drop_page_cache, check_mode, host):
-    # type: (Execute, Dict[str, Any], Dict[str, Any], bool, bool, str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]
+def read_node(execute: Execute,
+              query: Dict[str, Any],
+              settings: Dict[str, Any],
+              drop_page_cache: bool,
+              check_mode: bool,
+              host: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """(node, drop, memory_again) of one node; None for what did not run.
 
     ``node``: node_facts with ``query``. When ``drop_page_cache`` (opted in), not in check mode and

@@ -12,9 +12,7 @@ directories -- and returns the plan with all problems at once. The
 contacted; the phases consume its result instead of recomputing it.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import os

@@ -12,9 +12,7 @@ address and the digest pins. Pure; the ``ascend.vllm.host_plan`` action runs it 
 controller.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import re

@@ -11,9 +11,7 @@ name what the user wrote -- the variable, the instance index and the file --
 instead of a role's internal name. Pure: no Ansible imports.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 

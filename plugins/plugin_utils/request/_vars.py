@@ -11,9 +11,7 @@ would otherwise be ignored without a word. Used by the ``ascend.vllm.host_plan``
 action (the request); pure, raises ``ValueError``.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import difflib
 import json

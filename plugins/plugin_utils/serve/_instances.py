@@ -9,9 +9,7 @@ entry per instance; ``plan_problems`` reports what is wrong with it in the
 preflight report shape ``{check, msg, fix}``, naming the variable the user wrote.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import json
 import os
@@ -43,8 +41,7 @@ SECRET_MARKER = '<hidden: %s>'
 API_KEY_ENV_NAMES = ('VLLM_API_KEY',)
 
 
-def to_json(value):
-    # type: (Any) -> str
+def to_json(value: Any) -> str:
     """A value as the messages show it (Ansible's to_json: json.dumps with default separators)."""
     try:
         return json.dumps(value, ensure_ascii=False)
@@ -52,8 +49,7 @@ def to_json(value):
         return str(value)
 
 
-def plain(value):
-    # type: (Any) -> Any
+def plain(value: Any) -> Any:
     """Plain dicts and lists all the way down, each item read through ``[]``.
 
     Ansible hands filters lazy containers that template an item when it is read;
@@ -66,8 +62,7 @@ def plain(value):
     return value
 
 
-def to_int(value, default=0):
-    # type: (Any, int) -> int
+def to_int(value: Any, default: int = 0) -> int:
     """Jinja's ``int`` filter: int(value), else int(float(value)), else ``default``."""
     try:
         return int(value)
@@ -78,23 +73,20 @@ def to_int(value, default=0):
             return default
 
 
-def is_integer(value):
-    # type: (Any) -> bool
+def is_integer(value: Any) -> bool:
     """Jinja's ``integer`` test: an int that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def as_list(value):
-    # type: (Any) -> List[Any]
+def as_list(value: Any) -> List[Any]:
     """A list as given, a single value as a list of one."""
     if isinstance(value, (list, tuple)):
         return list(value)
     return [value]
 
 
-def flatten(values):
-    # type: (Any) -> List[Any]
-    out = []  # type: List[Any]
+def flatten(values: Any) -> List[Any]:
+    out: List[Any] = []
     for value in values:
         if isinstance(value, (list, tuple)):
             out.extend(flatten(value))
@@ -107,18 +99,22 @@ def flatten(values):
 MAX_CHIPS_PER_HOST = 64
 
 
-def repeated(values):
-    # type: (Sequence[Any]) -> List[Any]
+def repeated(values: Sequence[Any]) -> List[Any]:
     """The values that occur more than once, each once, in order of first occurrence."""
-    out = []  # type: List[Any]
+    out: List[Any] = []
     for value in values:
         if value not in out and sum(1 for other in values if other == value) > 1:
             out.append(value)
     return out
 
 
-def _chips(inst, listed, where, scalar_chips, own, next_chip, tp):
-    # type: (Dict[str, Any], bool, str, Any, Dict[str, Any], int, int) -> Tuple[List[Any], str]
+def _chips(inst: Dict[str, Any],
+           listed: bool,
+           where: str,
+           scalar_chips: Any,
+           own: Dict[str, Any],
+           next_chip: int,
+           tp: int) -> Tuple[List[Any], str]:
     """The chips of one instance and the variable they come from."""
     if inst.get('chips') is not None:
         return as_list(inst['chips']), where + '.chips'
@@ -134,8 +130,7 @@ def _chips(inst, listed, where, scalar_chips, own, next_chip, tp):
     return chips, '%s (chips %s)' % (var, shown)
 
 
-def plan_instances(instances, scalars, list_var):
-    # type: (Any, Dict[str, Any], str) -> List[Dict[str, Any]]
+def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> List[Dict[str, Any]]:
     """One entry per instance (the ``__vllm_serve_plan`` shape).
 
     ``instances`` is ``vllm_serve_instances`` (empty: one instance from the
@@ -207,16 +202,14 @@ def plan_instances(instances, scalars, list_var):
     return plan
 
 
-def _listed(instances, entry):
-    # type: (Any, Dict[str, Any]) -> Dict[str, Any]
+def _listed(instances: Any, entry: Dict[str, Any]) -> Dict[str, Any]:
     """The instance list's own entry for a planned instance ({} for the scalars or a non-mapping entry)."""
     listed = isinstance(instances, (list, tuple)) and len(instances) > 0
     inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
     return inst if isinstance(inst, dict) else {}
 
 
-def api_key(instances, scalar_key, entry):
-    # type: (Any, Any, Dict[str, Any]) -> str
+def api_key(instances: Any, scalar_key: Any, entry: Dict[str, Any]) -> str:
     """The API key of a planned instance, read from the inventory values the plan left it in.
 
     ``instances`` is ``vllm_serve_instances`` and ``scalar_key`` ``vllm_serve_api_key``,
@@ -230,8 +223,7 @@ def api_key(instances, scalar_key, entry):
     return '' if scalar_key is None else str(scalar_key)
 
 
-def secret_env_values(instances, scalar_env, entry):
-    # type: (Any, Any, Dict[str, Any]) -> Dict[str, str]
+def secret_env_values(instances: Any, scalar_env: Any, entry: Dict[str, Any]) -> Dict[str, str]:
     """{name: value} of the secrets in a planned instance's environment, read from the inventory values.
 
     ``instances`` is ``vllm_serve_instances`` and ``scalar_env`` ``vllm_serve_env``; the
@@ -244,16 +236,14 @@ def secret_env_values(instances, scalar_env, entry):
     return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
 
 
-def env_variable(entry, name, own_env=None):
-    # type: (Dict[str, Any], Any, Any) -> str
+def env_variable(entry: Dict[str, Any], name: Any, own_env: Any = None) -> str:
     """The inventory variable an environment name of a planned instance comes from: its own env, else vllm_serve_env."""
     prefix = entry.get('var_prefix') or 'vllm_serve_'
     own_env = entry.get('own_env') if own_env is None else own_env
     return prefix + 'env' if isinstance(own_env, dict) and name in own_env and prefix.endswith('.') else 'vllm_serve_env'
 
 
-def env_problems(entry, own_env):
-    # type: (Dict[str, Any], Any) -> List[Dict[str, str]]
+def env_problems(entry: Dict[str, Any], own_env: Any) -> List[Dict[str, str]]:
     """The environment's contract: names the shell and vLLM read, values as strings, the API key by its door."""
     prefix = entry['var_prefix']
     out = []
@@ -278,8 +268,7 @@ def env_problems(entry, own_env):
     return out
 
 
-def shape_of(inst, listed):
-    # type: (Any, bool) -> str
+def shape_of(inst: Any, listed: bool) -> str:
     """What an entry of the instance list is when it is not a mapping ('' when it is)."""
     if not listed or isinstance(inst, dict):
         return ''
@@ -291,8 +280,7 @@ LIST_OPTIONS = ('cudagraph_batch_sizes', 'extra_args')
 _LIST_EXAMPLES = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
 
 
-def _model_path_problem(path, var):
-    # type: (Any, str) -> Optional[Dict[str, str]]
+def _model_path_problem(path: Any, var: str) -> Optional[Dict[str, str]]:
     """model_path as given: absolute, normalised, no ~ and no .. (it is bind-mounted as written)."""
     if not isinstance(path, str) or not path.startswith(('/', '~', '.')) and '/..' not in path:
         return None
@@ -310,8 +298,7 @@ def _model_path_problem(path, var):
     return {'check': 'paths', 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}
 
 
-def shape_problems(entry):
-    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
     """Values of the wrong shape: a non-mapping instance, a string for a list, nulls in env, odd model paths."""
     prefix = entry['var_prefix']
     if entry.get('shape'):
@@ -336,8 +323,7 @@ def shape_problems(entry):
     return out
 
 
-def instance_problems(entry):
-    # type: (Dict[str, Any]) -> List[Dict[str, str]]
+def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
     """What is wrong with one planned instance on its own."""
     prefix = entry['var_prefix']
     where = prefix[:-1] if prefix.endswith('.') else 'instance %s' % entry['name']
@@ -376,8 +362,7 @@ def instance_problems(entry):
     return out
 
 
-def shared_problems(plan, list_var):
-    # type: (List[Dict[str, Any]], str) -> List[Dict[str, str]]
+def shared_problems(plan: List[Dict[str, Any]], list_var: str) -> List[Dict[str, str]]:
     """Names, container names, ports and chips that two instances share."""
     out = []
     # Each shared value names where every instance got it (the variable, with the instance's index).
@@ -411,8 +396,7 @@ def shared_problems(plan, list_var):
     return out
 
 
-def _listen_problems(host):
-    # type: (Any) -> List[Dict[str, str]]
+def _listen_problems(host: Any) -> List[Dict[str, str]]:
     """vllm_serve_host is where vLLM listens inside the container, which has its own network:
     the published port reaches it only on every address.  A value that is no address at all
     is vllm_config's (rule_names) to report."""
@@ -426,8 +410,7 @@ def _listen_problems(host):
                     '(e.g. %s)' % ('127.0.0.1' if host in ('localhost', '::1') or host.startswith('127.') else host)}]
 
 
-def _roots_problems(roots):
-    # type: (Any) -> List[Dict[str, str]]
+def _roots_problems(roots: Any) -> List[Dict[str, str]]:
     """vllm_serve_model_roots: absolute, normalised node directories."""
     if roots is None:
         return []
@@ -444,8 +427,7 @@ def _roots_problems(roots):
     return out
 
 
-def host_problems(settings, platform_names):
-    # type: (Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
+def host_problems(settings: Dict[str, Any], platform_names: Sequence[str]) -> List[Dict[str, str]]:
     """Host-level settings: platform set, model cache dir, publish address, minimums.
 
     ``settings`` holds ``host``, ``platform``, ``vllm_serve_model_cache_dir``,
@@ -479,15 +461,13 @@ def host_problems(settings, platform_names):
     return out
 
 
-def is_loopback(address):
-    # type: (Any) -> bool
+def is_loopback(address: Any) -> bool:
     """Whether a publish address keeps the port on the node itself (127.0.0.0/8 or ::1)."""
     return isinstance(address, str) and (re.match(r'^127[.][0-9]+[.][0-9]+[.][0-9]+$', address) is not None
                                          or address in ('::1', '0:0:0:0:0:0:0:1'))
 
 
-def exposure_problems(plan, settings):
-    # type: (List[Dict[str, Any]], Dict[str, Any]) -> List[Dict[str, str]]
+def exposure_problems(plan: List[Dict[str, Any]], settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """An instance published beyond the node without an API key, unless the user allowed it.
 
     ``settings`` holds ``vllm_serve_publish_address`` and ``vllm_serve_allow_unauthenticated``.
@@ -502,8 +482,11 @@ def exposure_problems(plan, settings):
     return unauthenticated_exposure('vllm_serve_publish_address', address, 'instance', open_, 'the service')
 
 
-def unauthenticated_exposure(var, address, what, open_names, subject):
-    # type: (str, Any, str, List[str], str) -> List[Dict[str, str]]
+def unauthenticated_exposure(var: str,
+                             address: Any,
+                             what: str,
+                             open_names: List[str],
+                             subject: str) -> List[Dict[str, str]]:
     """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``.
 
     The caller has already let loopback addresses and vllm_serve_allow_unauthenticated through.
@@ -519,8 +502,10 @@ def unauthenticated_exposure(var, address, what, open_names, subject):
                     '%s: 127.0.0.1 to keep %s on the node' % (where, var, subject)}]
 
 
-def plan_problems(plan, list_var, settings, platform_names):
-    # type: (List[Dict[str, Any]], str, Dict[str, Any], Sequence[str]) -> List[Dict[str, str]]
+def plan_problems(plan: List[Dict[str, Any]],
+                  list_var: str,
+                  settings: Dict[str, Any],
+                  platform_names: Sequence[str]) -> List[Dict[str, str]]:
     """Every problem of the plan and the host-level settings, in the order of the preflight report."""
     out = host_problems(settings, platform_names)
     platform = out[:1] if out and out[0]['check'] == 'platform' else []
@@ -530,8 +515,7 @@ def plan_problems(plan, list_var, settings, platform_names):
     return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
 
 
-def image_tag(tag, image, pulled=''):
-    # type: (Optional[str], Any, Any) -> Optional[str]
+def image_tag(tag: Optional[str], image: Any, pulled: Any = '') -> Optional[str]:
     """What vllm_config checks against the model's minimum: the image reference as the user
     wrote it (vllm_serve_image, else image_pull_image) when it carries a vllm-ascend release
     tag -- vllm_config reads the tag out of it and problems show the reference --, else

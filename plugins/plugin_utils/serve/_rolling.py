@@ -8,9 +8,7 @@ fails), the module ascend.vllm.balancer_server drains the instance from the host
 HAProxy through its admin socket first and puts it back afterwards (module_utils/serve/_haproxy.py).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
@@ -21,8 +19,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     RUN_SETTINGS, container_run_vars, instance_container)
 
 
-def _running(containers, name):
-    # type: (Any, str) -> Optional[bool]
+def _running(containers: Any, name: str) -> Optional[bool]:
     """True/False from npu_check's view of the node's containers; None when it was not read."""
     if not isinstance(containers, dict):
         return None
@@ -32,8 +29,10 @@ def _running(containers, name):
     return bool(found.get('running')) and not found.get('restarting')
 
 
-def expected_containers(plan, run, variables, defaults):
-    # type: (List[Dict[str, Any]], Dict[str, Any], Any, Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+def expected_containers(plan: List[Dict[str, Any]],
+                        run: Dict[str, Any],
+                        variables: Any,
+                        defaults: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """{instance name: {digest, image_id}} of the containers the plan asks for; {} when they cannot be known.
 
     ``run``: configs, host, settings, image_ids, image_current (the upgrade_steps filter's ``run``);
@@ -55,8 +54,7 @@ def expected_containers(plan, run, variables, defaults):
     return out
 
 
-def unchanged(containers, name, expected):
-    # type: (Dict[str, Any], str, Any) -> bool
+def unchanged(containers: Dict[str, Any], name: str, expected: Any) -> bool:
     """Whether the container ``name`` already is what the plan asks for: it serves, carries the
     digest label of the same spec (``_container_spec.spec_digest``), runs the image the
     reference names on the node now, and no replacement was left half-done (no kept
@@ -69,8 +67,10 @@ def unchanged(containers, name, expected):
             and found.get('image_id') == expected['image_id'] and not kept.get('exists'))
 
 
-def upgrade_steps(plan, frontends=None, containers=None, expected=None):
-    # type: (List[Dict[str, Any]], Any, Any, Any) -> Dict[str, List[Dict[str, Any]]]
+def upgrade_steps(plan: List[Dict[str, Any]],
+                  frontends: Any = None,
+                  containers: Any = None,
+                  expected: Any = None) -> Dict[str, List[Dict[str, Any]]]:
     """Which instances roll one at a time, which start together, and which are already as planned.
 
     ``roll``: instances whose container serves now (a changed spec replaces it), in the
@@ -105,9 +105,9 @@ def upgrade_steps(plan, frontends=None, containers=None, expected=None):
     return out
 
 
-def upgrade_outcome(status, drained, seconds=None, restored=None, host='', left=(), check_mode=False, name='',
-                    error='', service=False):
-    # type: (Any, Any, Any, Any, str, Any, bool, str, str, bool) -> Dict[str, Any]
+def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: Any = None, host: str = '',
+                    left: Any = (), check_mode: bool = False, name: str = '', error: str = '',
+                    service: bool = False) -> Dict[str, Any]:
     """What the rolling step does after one instance was replaced and checked.
 
     ``status``: vllm_serve_status of the instance (state ready/failed, error);

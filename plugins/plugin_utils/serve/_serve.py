@@ -8,9 +8,7 @@ for, the preflight problems and their report, the container settings, the
 summary lines and the teardown lists.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
+from __future__ import annotations
 
 import re
 import socket
@@ -27,8 +25,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances impor
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
 
-def _get(mapping, *keys):
-    # type: (Any, str) -> Any
+def _get(mapping: Any, *keys: str) -> Any:
     """mapping[k1][k2]... or None when any level is missing or not a mapping."""
     for key in keys:
         if not isinstance(mapping, dict):
@@ -37,8 +34,7 @@ def _get(mapping, *keys):
     return mapping
 
 
-def instance_configs(results):
-    # type: (List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
+def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
     out = {}
     for result in results or []:
@@ -56,19 +52,16 @@ def instance_configs(results):
     return out
 
 
-def cache_target(config):
-    # type: (Optional[Dict[str, Any]]) -> str
+def cache_target(config: Optional[Dict[str, Any]]) -> str:
     """Where the model cache is mounted in the container (the profile's, else the guide's)."""
     return _get(config, 'profile', 'model_cache_mount', 'target') or DEFAULT_CACHE_TARGET
 
 
-def under(path, directory):
-    # type: (str, str) -> bool
+def under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + '/')
 
 
-def npu_check_instances(plan, configs):
-    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[Dict[str, Any]]
+def npu_check_instances(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """npu_check_instances: the chips, port and host memory of each planned instance."""
     configs = configs or {}
     return [{
@@ -83,8 +76,9 @@ def npu_check_instances(plan, configs):
     } for entry in plan]
 
 
-def model_dirs(plan, configs, cache_dir):
-    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], str) -> List[Dict[str, str]]
+def model_dirs(plan: List[Dict[str, Any]],
+               configs: Optional[Dict[str, Any]],
+               cache_dir: str) -> List[Dict[str, str]]:
     """The local model directories to look for on the node.
 
     An absolute model_path is a directory in the container: under the model cache
@@ -102,8 +96,7 @@ def model_dirs(plan, configs, cache_dir):
     return out
 
 
-def config_problems(configs):
-    # type: (Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+def config_problems(configs: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
     """Every vllm_config violation of every instance, or its error when it has none."""
     out = []
     for name, config in (configs or {}).items():
@@ -116,8 +109,7 @@ def config_problems(configs):
     return out
 
 
-def env_config_problems(plan, configs):
-    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+def env_config_problems(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
     """An instance's environment against its configuration, as vllm-ascend judges them at start.
 
     vllm-ascend v0.23.0 (vllm_ascend/platform.py) stops with "ACL graph is incompatible with
@@ -141,8 +133,7 @@ def env_config_problems(plan, configs):
     return out
 
 
-def missing_model_dirs(stats):
-    # type: (List[Dict[str, Any]]) -> List[Dict[str, str]]
+def missing_model_dirs(stats: List[Dict[str, Any]]) -> List[Dict[str, str]]:
     """A problem per model directory the stat loop (over ``model_dirs``) did not find."""
     out = []
     for result in stats or []:
@@ -156,13 +147,13 @@ def missing_model_dirs(stats):
     return out
 
 
-def _allowed(path, roots):
-    # type: (str, List[str]) -> bool
+def _allowed(path: str, roots: List[str]) -> bool:
     return any(under(path, root.rstrip('/') or '/') for root in roots)
 
 
-def _node_model_dir_problem(wanted, paths, allowed):
-    # type: (Dict[str, str], Dict[str, Any], List[str]) -> Optional[Tuple[str, str]]
+def _node_model_dir_problem(wanted: Dict[str, str],
+                            paths: Dict[str, Any],
+                            allowed: List[str]) -> Optional[Tuple[str, str]]:
     """(what is wrong, fix) with the model directory as the node has it, or None (missing: missing_model_dirs)."""
     found = paths.get(wanted['host']) or {}
     if not found.get('exists'):
@@ -187,8 +178,7 @@ def _node_model_dir_problem(wanted, paths, allowed):
     return None
 
 
-def unwritable_dir(found):
-    # type: (Optional[Dict[str, Any]]) -> Optional[str]
+def unwritable_dir(found: Optional[Dict[str, Any]]) -> Optional[str]:
     """Why a directory the deploy writes to (or creates) cannot be used, from node_facts' stat of it, or None.
 
     ``found`` without ``writable`` (an older node read) says nothing.
@@ -202,8 +192,7 @@ def unwritable_dir(found):
     return None
 
 
-def cache_dir_problems(cache_dir, node_paths):
-    # type: (Any, Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+def cache_dir_problems(cache_dir: Any, node_paths: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
     """The model cache as the node has it: mounted read-write at /root/.cache, where vLLM downloads the
     weights and writes its caches, so a directory the node's root can write (or create: container_run
     creates a missing one). Unknown (an older node read without ``writable``): no problem."""
@@ -221,8 +210,11 @@ def cache_dir_problems(cache_dir, node_paths):
                     'directory with room for the weights'}]
 
 
-def model_path_problems(wanted_dirs, configs, cache_dir, roots, node_paths=None):
-    # type: (List[Dict[str, str]], Optional[Dict[str, Any]], str, Any, Optional[Dict[str, Any]]) -> List[Dict[str, str]]
+def model_path_problems(wanted_dirs: List[Dict[str, str]],
+                        configs: Optional[Dict[str, Any]],
+                        cache_dir: str,
+                        roots: Any,
+                        node_paths: Optional[Dict[str, Any]] = None) -> List[Dict[str, str]]:
     """A problem per local model_path outside the model cache and vllm_serve_model_roots, and,
     once the node was read (``node_paths``: node_facts' paths), per one that is a file, a link
     out of them or a directory without config.json.
@@ -251,8 +243,7 @@ def model_path_problems(wanted_dirs, configs, cache_dir, roots, node_paths=None)
 ANY_ADDRESSES = WILDCARDS + ('127.0.0.1', '::1')
 
 
-def _same_address(one, other):
-    # type: (str, str) -> bool
+def _same_address(one: str, other: str) -> bool:
     if ':' in one and ':' in other:
         try:
             return socket.inet_pton(socket.AF_INET6, one) == socket.inet_pton(socket.AF_INET6, other)
@@ -261,8 +252,7 @@ def _same_address(one, other):
     return one == other
 
 
-def publish_address_problems(address, node_addresses):
-    # type: (Any, Any) -> List[Dict[str, str]]
+def publish_address_problems(address: Any, node_addresses: Any) -> List[Dict[str, str]]:
     """A problem when vllm_serve_publish_address is not one of the node's addresses (read by node_facts).
 
     Docker cannot bind the published port there, so the new container would fail to start.
@@ -291,14 +281,15 @@ def publish_address_problems(address, node_addresses):
              'fix': 'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own}]
 
 
-def report(problems, host):
-    # type: (List[Dict[str, Any]], str) -> str
+def report(problems: List[Dict[str, Any]], host: str) -> str:
     """The preflight failure message: a count line, then one line per problem with its fix."""
     return render_problems('preflight', host, problems, 'nothing was pulled or started')
 
 
-def container_settings(entry, config, api_key='', secrets=None):
-    # type: (Dict[str, Any], Dict[str, Any], str, Optional[Dict[str, str]]) -> Dict[str, Any]
+def container_settings(entry: Dict[str, Any],
+                       config: Dict[str, Any],
+                       api_key: str = '',
+                       secrets: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """env (with the API key under the server's variable), extra mounts and no_log of one container.
 
     ``api_key`` is the key itself (``instance_secrets``) and ``secrets`` the values of the
@@ -319,8 +310,7 @@ def container_settings(entry, config, api_key='', secrets=None):
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
 
 
-def instance_container(entry, config, variables):
-    # type: (Dict[str, Any], Dict[str, Any], Any) -> Dict[str, Any]
+def instance_container(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
     """``container_settings`` of a planned instance, its API key and environment secrets read from
     the host's variables (the plan carries only markers for them)."""
     def get(name):
@@ -331,8 +321,7 @@ def instance_container(entry, config, variables):
                               secret_env_values(instances, get('vllm_serve_env'), entry))
 
 
-def instance_secrets(entry, config, variables):
-    # type: (Dict[str, Any], Dict[str, Any], Any) -> Dict[str, Any]
+def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
     """{api_key, env} of a planned instance, read from the host's variables (``vllm_serve_instances``,
     ``vllm_serve_api_key``, ``vllm_serve_env``): the key, and the environment entries the plan carries only
     markers for -- each secret by its name, and the key under the server's variable (vllm_config's
@@ -349,8 +338,7 @@ def instance_secrets(entry, config, variables):
     return {'api_key': key, 'env': env}
 
 
-def container_plan(entry, config, host):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+def container_plan(entry: Dict[str, Any], config: Dict[str, Any], host: Dict[str, Any]) -> Dict[str, Any]:
     """The container_run variables of a planned instance, as the host plan carries them: no image (image_pull
     says which at run time) and no secret (its environment keeps the plan's markers; ``instance_secrets`` gives
     the values). ``container_run_no_log`` is set when the instance has a key or a secret."""
@@ -367,8 +355,10 @@ RUN_SETTINGS = ('container_run_restart_policy', 'container_run_stop_timeout', 'c
                 'container_run_log_max_file', 'container_run_labels')
 
 
-def container_run_vars(entry, config, container, host):
-    # type: (Dict[str, Any], Dict[str, Any], Dict[str, Any], Dict[str, Any]) -> Dict[str, Any]
+def container_run_vars(entry: Dict[str, Any],
+                       config: Dict[str, Any],
+                       container: Dict[str, Any],
+                       host: Dict[str, Any]) -> Dict[str, Any]:
     """The container_run variables of one instance, as vllm_serve passes them (deploy_instance.yml).
 
     ``container`` is ``container_settings``' answer, ``host`` the role's host-wide values:
@@ -394,8 +384,7 @@ def container_run_vars(entry, config, container, host):
     }
 
 
-def exposure_line(plan, publish_address, allow_unauthenticated):
-    # type: (List[Dict[str, Any]], Any, Any) -> Optional[str]
+def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauthenticated: Any) -> Optional[str]:
     """The line the summary repeats while instances are served beyond the node without an API key."""
     if publish_address is None or is_loopback(publish_address) or not _to_bool(allow_unauthenticated):
         return None
@@ -407,8 +396,10 @@ def exposure_line(plan, publish_address, allow_unauthenticated):
             'anyone who reaches it can use the model' % (', '.join(open_), where))
 
 
-def summary_lines(plan, status, check_mode=False, exposure=None):
-    # type: (List[Dict[str, Any]], Optional[Dict[str, Any]], bool, Optional[Dict[str, Any]]) -> List[str]
+def summary_lines(plan: List[Dict[str, Any]],
+                  status: Optional[Dict[str, Any]],
+                  check_mode: bool = False,
+                  exposure: Optional[Dict[str, Any]] = None) -> List[str]:
     """One line per instance: model, served name, container, chips, port, state and the smoke answer.
 
     ``exposure`` (``publish_address``, ``allow_unauthenticated``) adds the line of ``exposure_line``.
@@ -432,8 +423,7 @@ def summary_lines(plan, status, check_mode=False, exposure=None):
     return lines + ([warning] if warning else [])
 
 
-def left_out_line(host, status, reach):
-    # type: (str, Optional[Dict[str, Any]], Optional[Dict[str, Any]]) -> str
+def left_out_line(host: str, status: Optional[Dict[str, Any]], reach: Optional[Dict[str, Any]]) -> str:
     """Why a host of the play is not serving: unreachable, an instance failed, or an earlier error."""
     reach = reach or {}
     failed = [(name, state) for name, state in (status or {}).items() if (state or {}).get('state') != 'ready']
@@ -448,30 +438,30 @@ def left_out_line(host, status, reach):
     return '%s: NOT deployed, %s' % (host, why)
 
 
-def containers_to_remove(plan, managed, all_managed):
-    # type: (List[Dict[str, Any]], Optional[List[Dict[str, Any]]], bool) -> List[str]
+def containers_to_remove(plan: List[Dict[str, Any]],
+                         managed: Optional[List[Dict[str, Any]]],
+                         all_managed: bool) -> List[str]:
     """The planned containers that are ours, and with ``all_managed`` every container of ours on the node.
 
     ``managed`` lists the node's containers with this collection's label: a container with
     an instance's name that we did not create (another user's) is left alone.  Each
     instance's kept container (``<name>-previous``, left by an interrupted deploy) goes too.
     """
-    ours = []  # type: List[str]
+    ours: List[str] = []
     for container in managed or []:
         ours.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
     names = [name for entry in plan for name in (entry['container_name'], previous_name(entry['container_name']))
              if name in ours]
     if all_managed:
         names.extend(ours)
-    out = []  # type: List[str]
+    out: List[str] = []
     for name in names:
         if name not in out:
             out.append(name)
     return out
 
 
-def container_pids(results):
-    # type: (List[Dict[str, Any]]) -> List[int]
+def container_pids(results: List[Dict[str, Any]]) -> List[int]:
     """Host pids from ``docker top NAME -eo pid`` results (header and failed calls skipped)."""
     pids = []
     for result in results or []:
