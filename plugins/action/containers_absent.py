@@ -70,7 +70,8 @@ class ActionModule(ActionBase):
             if gone.get('changed'):
                 out['changed'] = True
                 out['removed'].append(name)
-        out['msg'] = 'Removed containers: %s' % (', '.join(names) if names else 'none')
+        out['msg'] = '%s containers: %s' % ('Would remove' if self._task.check_mode else 'Removed',
+                                            ', '.join(names) if names else 'none')
         if self._task.check_mode or not pids:
             return out
         npu = self._module('ascend.vllm.npu_facts', {'gone_pids': pids, 'wait': args['wait']}, task_vars)

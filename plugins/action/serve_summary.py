@@ -53,6 +53,9 @@ class ActionModule(ActionBase):
         lines = host_summary(plain(args['instances']), plain(args['status']),
                              boolean(self._task.check_mode or False, strict=False),
                              plain(args['exposure']), plain(args['balancer']))
+        if args['removed']:
+            lines.append('%s: %s (ours, no longer in the plan)' % (
+                'would remove' if self._task.check_mode else 'removed', ', '.join(sorted(args['removed']))))
         hostvars = task_vars.get('hostvars') or {}
         for host in sorted(args['left_out']):
             variables = hostvars[host] if host in hostvars else {}

@@ -343,7 +343,9 @@ docker:
       elements: dict
 containers:
   description:
-    - Per name of O(containers), C(exists) and, when it exists, C(running), C(restarting), C(restart_count),
+    - Per name of O(containers), and per running instance container of this collection (its
+      C(ascend.vllm.managed-by) and C(ascend.vllm.instance) labels) whether asked for or not, C(exists) and, when
+      it exists, C(running), C(restarting), C(restart_count),
       C(status), C(exit_code), C(started_at), C(image_id) (the image it runs), C(labels), C(devices) (host paths), C(ports) (bound container
       ports without protocol) and C(pids) (host pids while running).
   returned: when V(docker) is gathered and the engine answered

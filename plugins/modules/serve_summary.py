@@ -59,6 +59,14 @@ options:
     type: list
     elements: str
     default: []
+  removed:
+    description:
+      - The containers of ours this run removed because the plan no longer has them (C(containers_absent)'s
+        C(removed)); the summary names them after the instances, or says that a check-mode run would remove them.
+    type: list
+    elements: str
+    default: []
+    version_added: 0.4.0
 attributes:
   action:
     support: full

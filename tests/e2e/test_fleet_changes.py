@@ -4,7 +4,9 @@ Two simulated nodes (tests/sim), the real site.yml, real recaps:
 - a second run with nothing changed reports 0 changed on every host;
 - changing only one host's model re-creates only that host's container;
 - a configuration the module rejects on one host stops the run before any
-  image is pulled or container touched on ANY host.
+  image is pulled or container touched on ANY host;
+- a run whose plan has fewer instances removes the containers of ours it no longer has (named in
+  the summary, and shown first by --check) and touches nothing that is not ours.
 """
 import json
 import os
@@ -46,10 +48,11 @@ class Fleet:
         path.write_text(yaml.safe_dump(inv))
         return path
 
-    def run(self):
+    def run(self, *extra):
         env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
         proc = subprocess.run(
-            [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(self.inventory())],
+            [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(self.inventory())]
+            + list(extra),
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
         # The nodes only: localhost runs the controller-side host selection (playbooks/hosts.yml).
         recap = {m.group(1): {"changed": int(m.group(3)), "failed": int(m.group(5))}
@@ -133,3 +136,45 @@ def test_rejected_config_on_one_host_stops_every_host(fleet):
     proc, recap = fleet.run()
     assert proc.returncode == 0, proc.stdout[-4000:]
     assert fleet.container("e2e-duo")[1][2] == "Qwen/Qwen3.5-2B"
+
+
+def _running(node):
+    """Names of the node's running containers, ours (the collection's label) and the others."""
+    ours = sim.exec_node(node, ["docker", "ps", "--format", "{{.Names}}",
+                                "--filter", "label=ascend.vllm.managed-by=ascend.vllm"]).stdout.split()
+    every = sim.exec_node(node, ["docker", "ps", "--format", "{{.Names}}"]).stdout.split()
+    return sorted(ours), sorted(set(every) - set(ours))
+
+
+def test_a_smaller_plan_removes_what_is_ours_and_no_longer_planned(fleet):
+    node = "e2e-duo"
+    two = [{"name": "a", "chips": [0], "port": 8080}, {"name": "b", "chips": [1], "port": 8081}]
+    fleet.host_vars[node]["ascend_vllm_instances"] = two
+    # Two instances of one model would get a load balancer, whose image this fleet's registry does not hold.
+    fleet.host_vars[node]["balancer_enabled"] = False
+    # Not ours: a container of the operator's own, which no run may touch.
+    sim.exec_node(node, ["docker", "run", "-d", "--name", "operators-own", "--entrypoint", "sleep",
+                         sim.exec_node(node, ["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"])
+                         .stdout.split()[0], "infinity"])
+    try:
+        proc, _recap = fleet.run()
+        assert proc.returncode == 0, proc.stdout[-4000:]
+        assert _running(node) == (["vllm-ascend-a", "vllm-ascend-b"], ["operators-own"])
+        fleet.host_vars[node]["ascend_vllm_instances"] = two[:1] + [dict(two[1], name="c")]
+        # --check shows the removal first and changes nothing.
+        check, _recap = fleet.run("--check")
+        assert check.returncode == 0, check.stdout[-4000:]
+        text = re.sub(r"\s+", " ", check.stdout)
+        assert "would remove: vllm-ascend-b (ours, no longer in the plan)" in text, check.stdout[-4000:]
+        assert _running(node) == (["vllm-ascend-a", "vllm-ascend-b"], ["operators-own"])
+        # The real run: b goes, before c takes its chip and port; a stays; the operator's container stays.
+        proc, recap = fleet.run()
+        assert proc.returncode == 0, proc.stdout[-4000:]
+        text = re.sub(r"\s+", " ", proc.stdout)
+        assert "removed: vllm-ascend-b (ours, no longer in the plan)" in text, proc.stdout[-4000:]
+        assert _running(node) == (["vllm-ascend-a", "vllm-ascend-c"], ["operators-own"])
+        assert recap[node]["failed"] == 0 and recap["e2e-pro"]["changed"] == 0, recap
+    finally:
+        del fleet.host_vars[node]["ascend_vllm_instances"]
+        del fleet.host_vars[node]["balancer_enabled"]
+        sim.exec_node(node, ["docker", "rm", "-f", "operators-own"])

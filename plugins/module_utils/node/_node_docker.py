@@ -33,6 +33,8 @@ def engine_host(docker_host: Any = None, environ: Any = None) -> str:
 
 # Label that marks the containers this collection created (container_run sets it).
 MANAGED_LABEL = 'ascend.vllm.managed-by'
+# The instance a container of ours runs (serve/_container_spec.labels writes both).
+INSTANCE_LABEL = 'ascend.vllm.instance'
 
 
 class DockerError(Exception):
@@ -221,7 +223,11 @@ def engine_facts(api, container_names, image_refs=()):
         images = api.get('/images/json') or []
         # Running and restarting containers: a port they publish is taken.
         containers = api.get('/containers/json') or []
-        inspected = dict((name, inspect_container(api, name)) for name in container_names)
+        # Every running instance container of ours too: one the plan no longer has is removed first, and its
+        # chips, port and memory are judged as ours (plugin_utils/plan/_node.unplanned).
+        ours = [_names(c)[0] for c in containers if _names(c) and (c.get('Labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
+                and (c.get('Labels') or {}).get(INSTANCE_LABEL)]
+        inspected = dict((name, inspect_container(api, name)) for name in sorted(set(container_names) | set(ours)))
         configs = dict((ref, image_config(api, ref)) for ref in image_refs)
     except DockerError as exc:
         out['error'] = str(exc)

@@ -16,6 +16,7 @@ SERVE_SUMMARY = {
     'exposure': {'type': 'dict', 'default': {}},
     'balancer': {'type': 'dict', 'default': {}},
     'left_out': {'type': 'list', 'elements': 'str', 'default': []},
+    'removed': {'type': 'list', 'elements': 'str', 'default': []},
 }
 
 CONTAINERS_ABSENT = {

@@ -261,6 +261,18 @@ def own_running(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> 
     return out
 
 
+def removed_first(containers: Dict[str, Any], removing: Any) -> Dict[str, Dict[str, Any]]:
+    """The running containers of ours the run removes before it starts anything (no longer in the plan), in
+    own_running's shape under ``removing <name>``: their chips, ports and memory are ours and come back."""
+    out = {}
+    for name in removing:
+        found = (containers or {}).get(name) or {}
+        if found.get('exists') and found.get('running'):
+            out['removing %s' % name] = {'container': name, 'devices': list(found.get('devices') or []),
+                                         'ports': list(found.get('ports') or []), 'pids': list(found.get('pids') or [])}
+    return out
+
+
 def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """npu-smi cannot be run or read, or the driver is older than an explicit npu_check_driver_min_version.
 
@@ -470,14 +482,22 @@ def _port_fix(port: Any, holders: List[Dict[str, Any]], procs: List[str], pids: 
 
 def port_problems(facts: Dict[str, Any],
                   instances: List[Dict[str, Any]],
-                  own: Dict[str, Any]) -> List[Dict[str, str]]:
-    """Serving ports held by another container (Docker keeps a crash-looping one's port) or process."""
+                  own: Dict[str, Any],
+                  removing: Any = ()) -> List[Dict[str, str]]:
+    """Serving ports held by another container (Docker keeps a crash-looping one's port) or process.
+
+    A container of ours that the run removes first (``removing``: no longer in the plan) frees its port.
+    """
     out = []
     for inst in _ports(instances):
         port = inst['port']
         holders = [{'name': c['name'], 'ours': (c.get('labels') or {}).get(MANAGED_LABEL, '') == 'ascend.vllm'}
                    for c in (facts.get('docker') or {}).get('containers') or []
-                   if c['name'] != inst['container_name'] and int(port) in (c.get('ports') or [])]
+                   if c['name'] != inst['container_name'] and int(port) in (c.get('ports') or [])
+                   and c['name'] not in removing]
+        if not holders and any(c['name'] in removing and int(port) in (c.get('ports') or [])
+                               for c in (facts.get('docker') or {}).get('containers') or []):
+            continue
         seen = (facts.get('listeners') or {}).get(str(port)) or {}
         procs = ['%s (pid %s)' % (p['name'], p['pid']) for p in seen.get('processes') or []]
         pids = [str(p['pid']) for p in seen.get('processes') or []]
@@ -585,6 +605,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
                                     bool(settings.get('needs_docker')), facts.get('docker'))
     else:
         own = own_running(facts.get('containers'), instances)
+        own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))
         problems = platform_problems(settings) + path_problems(facts, settings, profile, instances)
         problems += foreign_problems(facts.get('containers'), instances)
         problems += docker_problems(facts.get('docker') or {}, settings)
@@ -595,7 +616,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
         problems += chip_problems(facts['npu'], profile, instances, own)
     problems += chips_per_card_problems(facts, settings, profile)
     if settings.get('ports', True):
-        problems += port_problems(facts, instances, own)
+        problems += port_problems(facts, instances, own, settings.get('removing') or ())
     result = node_result(facts, settings, profile, instances, own, found_versions)
     if install.get('method') != 'source':
         problems += disk_problems(result['disk'], result['image_present'], settings)

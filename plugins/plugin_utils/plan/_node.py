@@ -31,6 +31,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
     IMAGE_INPUTS, configs, containers, frontends, services)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import INSTANCE_LABEL, MANAGED_LABEL, previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
@@ -270,6 +271,18 @@ def verified_lines(status, found, smoke, prompt):
     return lines
 
 
+def unplanned(planned, containers):
+    """The running instance containers of ours (the collection's label and an instance label) that no planned
+    instance runs as or keeps as ``<name>-previous``: what a run removes, in name order. The load balancer's
+    container is the balancer role's (``balancer_leftovers``); a container without our label is never ours."""
+    wanted = set()
+    for entry in planned.get('instances') or []:
+        wanted.update([entry['container_name'], previous_name(entry['container_name'])])
+    return sorted(set(c['name'] for c in containers or [] if isinstance(c, dict)
+                      and (c.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
+                      and (c.get('labels') or {}).get(INSTANCE_LABEL) and c.get('name') not in wanted))
+
+
 def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
     """The plan with the node's figures, and every problem of the plan and the node at once.
 
@@ -278,7 +291,8 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     """
     node = plain(node or {})
     settings = npu_settings(request, planned, drop, memory_again)
-    verdict = node_problems(node, settings)
+    removing = unplanned(planned, (node.get('docker') or {}).get('containers'))
+    verdict = node_problems(node, dict(settings, removing=removing))
     image = planned.get('image') or {}
     pinned = bool(request.get('image_pull_image') or request.get('image_pull_digest'))
     found = present(((node.get('docker') or {}).get('images')), image.get('candidates') or [],
@@ -325,14 +339,14 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
                         + command_lines(planned.get('instances') or [], configured))
         out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
-        out['steps'] = source_steps(request, out, node.get('source') or {})
+        out['steps'] = dict(source_steps(request, out, node.get('source') or {}), remove=removing)
         return _with_verified(out, node, request)
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + command_lines(planned.get('instances') or [], configured))
     out['containers'] = containers(request, planned.get('instances') or [], configured,
                                    verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
                                    _image_config(node, found['ref'], needed))
-    out['steps'] = node_steps(request, out, verdict['result'], found['ref'], not needed)
+    out['steps'] = dict(node_steps(request, out, verdict['result'], found['ref'], not needed), remove=removing)
     return _with_verified(out, node, request)
 
 

@@ -110,7 +110,7 @@ def test_npu_smi_unreadable_is_a_warning_not_a_failure():
 
 def test_check_mode_removes_nothing_and_reads_no_npu_smi():
     result, calls = run({'names': ['a']}, ['a'], check_mode=True, tops={'a': [7]})
-    assert result['removed'] == [] and result['msg'] == 'Removed containers: a'
+    assert result['removed'] == [] and result['msg'] == 'Would remove containers: a'
     assert 'ascend.vllm.npu_facts' not in [name for name, _args in calls]
 
 

@@ -85,3 +85,34 @@ def test_the_tarball_directory_must_be_writable(found, on_node, words):
     else:
         assert len(problems) == 1 and words in problems[0]['msg']
         assert problems[0]['msg'].startswith('image_pull_archive_dir="/var/tmp/ascend-vllm"')
+
+
+# ---------------------------------------------------------------- the plan is the node's desired state
+def _running(name, instance='x', ours=True, ports=()):
+    labels = {'ascend.vllm.instance': instance} if instance else {}
+    if ours:
+        labels['ascend.vllm.managed-by'] = 'ascend.vllm'
+    return {'name': name, 'labels': labels, 'ports': list(ports)}
+
+
+def test_what_is_ours_and_no_longer_planned_is_removed_and_nothing_else():
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import unplanned
+    planned = {'instances': [{'name': 'a', 'container_name': 'vllm-ascend-a'}]}
+    running = [_running('vllm-ascend-a'), _running('vllm-ascend-a-previous'), _running('vllm-ascend-b'),
+               _running('mine', ours=False), _running('ascend-vllm-balancer', instance=None), 'not a container']
+    assert unplanned(planned, running) == ['vllm-ascend-b']
+    assert unplanned({'instances': []}, running) == ['vllm-ascend-a', 'vllm-ascend-a-previous', 'vllm-ascend-b']
+    assert unplanned(planned, None) == []
+
+
+def test_a_port_held_by_a_container_the_run_removes_is_free():
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import port_problems
+    running = [_running('vllm-ascend-b', ports=[8081]), _running('theirs', ours=False, ports=[8082])]
+    facts = {'docker': {'containers': running},
+             'listeners': {'8081': {'listening': True}}}
+    instances = [{'name': 'a', 'container_name': 'vllm-ascend-a', 'port': 8081},
+                 {'name': 'c', 'container_name': 'vllm-ascend-c', 'port': 8082}]
+    held = port_problems(facts, instances, {}, removing=['vllm-ascend-b'])
+    assert [p['msg'] for p in held] == [
+        'vllm_serve_port: port 8082 (instance c) is already in use on the node by container theirs']
+    assert len(port_problems(facts, instances, {})) == 2
