@@ -181,8 +181,9 @@ def awx_objects():
     with open(ROOT / "playbooks" / "awx_objects.yml") as handle:
         play = yaml.safe_load(handle)[0]
     templates = {t["kind"]: t for t in play["vars"]["awx_job_templates"]}
+    # The site workflow (its nodes inline); the upgrade workflow's nodes are tasks of their own.
     [workflow] = [task["awx.awx.workflow_job_template"] for task in play["tasks"]
-                  if "awx.awx.workflow_job_template" in task]
+                  if "workflow_nodes" in (task.get("awx.awx.workflow_job_template") or {})]
     return templates, workflow["workflow_nodes"]
 
 
