@@ -57,7 +57,7 @@ def _no_node_contact(*args, **kwargs):
     raise AssertionError('a controller-only action contacted the node')
 
 
-def run_controller_action(action_class, name, args, check_mode=False, task_vars=None):
+def run_controller_action(action_class, name, args, check_mode=False, task_vars=None, loader=None, templar=None):
     """A controller-only action plugin as the task executor runs it, over a connection that fails on any use."""
     from unittest import mock
     task = mock.MagicMock()
@@ -69,7 +69,7 @@ def run_controller_action(action_class, name, args, check_mode=False, task_vars=
     connection._shell.tmpdir = None
     for method in ('_connect', 'exec_command', 'put_file', 'fetch_file'):
         getattr(connection, method).side_effect = _no_node_contact
-    action = action_class(task, connection, mock.MagicMock(), loader=None, templar=None, shared_loader_obj=None)
+    action = action_class(task, connection, mock.MagicMock(), loader=loader, templar=templar, shared_loader_obj=None)
     result = action.run(task_vars=dict(task_vars or {}))
     assert not connection.method_calls, connection.method_calls
     return result

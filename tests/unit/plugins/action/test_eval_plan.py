@@ -16,8 +16,6 @@ import os
 import subprocess
 import sys
 
-from unittest import mock
-
 import pytest
 import yaml
 
@@ -27,14 +25,11 @@ from ansible.template import Templar, trust_as_template
 from ansible_collections.ascend.vllm.plugins.action.eval_plan import ActionModule
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import AISBENCH_VERSION, READY_MARKER
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
+from moduleargs import run_controller_action  # noqa: E402 pylint: disable=wrong-import-position
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 DEFAULTS = os.path.join(ROOT, 'roles', 'eval', 'defaults', 'main.yml')
 QUESTIONS = [('Two plus two?', '4'), ('Three times three?', '9'), ('Ten minus one?', '9')]
-
-
-def _node_contact(*args, **kwargs):
-    raise AssertionError('eval_plan contacted the node')
 
 
 def _gsm8k(path):
@@ -55,21 +50,9 @@ def task_vars_for(user):
 
 
 def run_action(user, check_mode=False, args=None):
-    task = mock.MagicMock()
-    task.args = dict(args or {})
-    task.action = 'ascend.vllm.eval_plan'
-    task.async_val = 0
-    task.check_mode = check_mode
-    connection = mock.MagicMock()
-    connection._shell.tmpdir = None
-    for method in ('_connect', 'exec_command', 'put_file', 'fetch_file'):
-        getattr(connection, method).side_effect = _node_contact
     loader = DataLoader()
-    action = ActionModule(task, connection, mock.MagicMock(), loader=loader, templar=Templar(loader=loader),
-                          shared_loader_obj=None)
-    result = action.run(task_vars=task_vars_for(user))
-    assert not connection.method_calls, connection.method_calls
-    return result
+    return run_controller_action(ActionModule, 'ascend.vllm.eval_plan', args or {}, check_mode=check_mode,
+                                 task_vars=task_vars_for(user), loader=loader, templar=Templar(loader=loader))
 
 
 @pytest.mark.parametrize('user, words', [
