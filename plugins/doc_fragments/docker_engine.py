@@ -12,8 +12,10 @@ class ModuleDocFragment(object):
 options:
   docker_host:
     description:
-      - The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (no TLS).
+      - The Docker Engine to ask, C(unix:///path) or C(tcp://host:port) (plain HTTP, no TLS).
       - Unset, E(DOCKER_HOST) of the module's environment when that is set, else V(unix:///var/run/docker.sock)
         -- the same policy as the Docker CLI and community.docker's modules.
+      - Any other kind (C(ssh://), C(npipe://)), or a C(tcp://) Engine with E(DOCKER_TLS_VERIFY) set, is refused with
+        that reason; in preflight the node read reports the Engine as unreachable with it, before any change.
     type: str
 '''

@@ -265,7 +265,6 @@ ansible_facts:
 '''
 
 import os
-import time
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -276,25 +275,10 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import 
     find_npu_smi,
     locate_npu_smi,
     npu_facts_from,
+    read_until_gone,
     run_npu_smi,
+    still_listed,
 )
-
-
-def still_listed(facts, pids):
-    """The pids of ``pids`` that npu-smi still lists as holding a chip, sorted."""
-    return sorted(set(pids or []) & set(p['pid'] for p in facts.get('processes') or []))
-
-
-def read_until_gone(read, pids, wait, clock=time.monotonic, sleep=time.sleep, interval=0.5):
-    """Read the facts until none of ``pids`` is listed or ``wait`` seconds passed: (facts, still listed)."""
-    deadline = clock() + max(0.0, wait)
-    while True:
-        facts = read()
-        held = still_listed(facts, pids)
-        left = deadline - clock()
-        if not held or left <= 0:
-            return facts, held
-        sleep(min(interval, left))
 
 
 def main():

@@ -340,10 +340,10 @@ restore_note:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import served_model_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
-    MARKER, POLL_INTERVAL, DockerSocket, HttpClient, NodeProbe, SystemdUnit, Watch, bearer, save_log, socket_path,
+    MARKER, POLL_INTERVAL, HttpClient, NodeProbe, SystemdUnit, Watch, bearer, save_log,
 )
 
 # Failures whose container (and so log) may still be there to save.
@@ -399,11 +399,8 @@ def main():
         path = 'systemd'
         source = SystemdUnit(module.run_command)
     else:
-        try:
-            path = socket_path(engine_host(params['docker_host']))
-        except ValueError as exc:
-            module.fail_json(msg=str(exc))
-        source = DockerSocket(path)
+        path = engine_host(params['docker_host'])
+        source = DockerApi(path, 30.0)
     probe = NodeProbe(source, HttpClient(params['url'], bearer(params['api_key'])), params['name'])
     try:
         if params['served_model_name_from_command']:

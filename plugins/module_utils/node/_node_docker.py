@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Questions to the Docker Engine API, with the Python standard library only.
+"""The one Docker Engine client of the collection's own modules, with the Python standard library only.
 
 The node needs no ``requests`` nor Docker SDK: one HTTP/1.1 connection over the
-engine's Unix socket (or plain TCP) per request.  Every function here only reads
-(``GET``); ``DockerApi.post`` is for the modules that change a container
-(container_rename), which call it themselves.
+engine's Unix socket (or plain TCP) per request.  Every module of this collection
+that asks the Engine itself (node_facts, vllm_ready, containers_absent,
+container_rename, image_pull_wait, diagnose_collect, vllm_eval) goes through
+``DockerApi``, with the connection policy of ``engine_host`` (doc fragment
+``ascend.vllm.docker_engine``).  Creating containers and pulling or loading
+images stay community.docker's modules (``docker_container``'s comparisons).
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from __future__ import annotations
 import json
 import os
 import socket
+import struct
 
 from http.client import HTTPConnection
-from typing import Any
-from urllib.parse import quote
+from typing import Any, Dict
+from urllib.parse import quote, urlencode
 
 DEFAULT_HOST = 'unix:///var/run/docker.sock'
 
@@ -72,21 +76,55 @@ class DockerApi(object):
         if self.host.startswith('unix://'):
             return _UnixConnection(self.host[len('unix://'):], self.timeout)
         if self.host.startswith('tcp://') or self.host.startswith('http://'):
+            if os.environ.get('DOCKER_TLS_VERIFY'):
+                # A TLS endpoint would answer plain HTTP with a handshake error; say what is wrong instead.
+                raise DockerError('docker_host=%s with DOCKER_TLS_VERIFY set: this collection speaks plain HTTP to a '
+                                  'tcp:// Engine (no TLS); use the unix socket (unset DOCKER_HOST) or a plain tcp:// '
+                                  'endpoint' % self.host)
             hostport = self.host.split('://', 1)[1].rstrip('/')
             return HTTPConnection(hostport, timeout=self.timeout)
         raise DockerError('docker_host=%s is not unix:///path or tcp://host:port' % self.host)
 
-    def request(self, path, method='GET'):
+    def request(self, path, method='GET', headers=None):
         """(HTTP status, raw body) of ``method path``; DockerError when the engine cannot be reached."""
         conn = self._connection()
         try:
-            conn.request(method, path, headers={'Host': 'docker'})
+            conn.request(method, path, headers=dict({'Host': 'docker'}, **(headers or {})))
             response = conn.getresponse()
             return response.status, response.read()
         except (OSError, socket.error, IOError) as exc:
             raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
         finally:
             conn.close()
+
+    def open_stream(self, method, path, headers=None):
+        """(connection, response) of a streamed answer (``POST /images/create``); the caller reads and closes.
+
+        DockerError when the engine cannot be reached."""
+        conn = self._connection()
+        try:
+            conn.request(method, path, headers=dict({'Host': 'docker'}, **(headers or {})))
+            return conn, conn.getresponse()
+        except (OSError, socket.error, IOError) as exc:
+            conn.close()
+            raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
+
+    def inspect(self, name):
+        """``GET /containers/NAME/json`` (``docker inspect``), or None when there is no such container."""
+        return inspect_raw(self, name)
+
+    def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
+        """The text of ``docker logs NAME`` (stdout and stderr), demultiplexed unless the container has a TTY."""
+        params: Dict[str, Any] = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}
+        if since is not None:
+            params['since'] = since
+        if tail is not None:
+            params['tail'] = int(tail)
+        status, body = self.request('/containers/%s/logs?%s' % (quote(name, safe=''), urlencode(params)))
+        if status >= 400:
+            raise DockerError('reading the log of %s answered HTTP %d: %s'
+                              % (name, status, body[:300].decode('utf-8', 'replace')), status)
+        return demux(body, tty)
 
     def get(self, path):
         """The decoded JSON body of GET ``path``; DockerError on any failure."""
@@ -95,6 +133,10 @@ class DockerApi(object):
     def post(self, path):
         """The decoded JSON body (None when empty) of POST ``path`` without a body; DockerError on any failure."""
         return self._json('POST', path)
+
+    def delete(self, path):
+        """The decoded JSON body (None when empty) of DELETE ``path``; DockerError on any failure."""
+        return self._json('DELETE', path)
 
     def _json(self, method, path):
         status, body = self.request(path, method)
@@ -109,6 +151,19 @@ class DockerApi(object):
             return json.loads(text) if text.strip() else None
         except ValueError:
             raise DockerError('%s %s: the answer is not JSON: %r' % (method, path, text[:200]))
+
+
+def demux(data: bytes, tty: bool) -> str:
+    """The text of a ``/logs`` answer: raw for a TTY container, else Docker's
+    multiplexed frames (8-byte header: stream, 0, 0, 0, big-endian size)."""
+    if tty:
+        return data.decode('utf-8', 'replace')
+    out, pos = [], 0
+    while pos + 8 <= len(data):
+        size = struct.unpack('>I', data[pos + 4:pos + 8])[0]
+        out.append(data[pos + 8:pos + 8 + size])
+        pos += 8 + size
+    return b''.join(out).decode('utf-8', 'replace')
 
 
 def _names(summary):
@@ -153,7 +208,7 @@ def container_details(inspect, pids):
     }
 
 
-def _top_pids(api, name):
+def top_pids(api, name):
     """Host pids of a running container's processes, as `docker top NAME -eo pid` lists them."""
     try:
         top = api.get('/containers/%s/top?ps_args=%s' % (quote(name, safe=''), quote('-eo pid'))) or {}
@@ -167,6 +222,32 @@ def _top_pids(api, name):
         if value.isdigit():
             pids.append(int(value))
     return pids
+
+
+def managed_containers(api):
+    """Every container of ours on the node, stopped ones too: ``[{name, id, state, labels}]``."""
+    listed = api.get('/containers/json?' + urlencode({'all': 1, 'filters': json.dumps(
+        {'label': ['%s=ascend.vllm' % MANAGED_LABEL]})})) or []
+    return [{'name': _names(c)[0], 'id': c.get('Id'), 'state': c.get('State'), 'labels': c.get('Labels') or {}}
+            for c in listed if _names(c)]
+
+
+def remove_container(api, name, stop_timeout):
+    """``docker stop -t STOP_TIMEOUT NAME`` then ``docker rm -f NAME``: True when it was removed, False when there
+    was none.  DockerError when the Engine refuses."""
+    try:
+        api.post('/containers/%s/stop?t=%d' % (quote(name, safe=''), int(stop_timeout)))
+    except DockerError as exc:
+        if exc.status == 404:
+            return False
+        raise
+    try:
+        api.delete('/containers/%s?force=1' % quote(name, safe=''))
+    except DockerError as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True
 
 
 def inspect_raw(api, name):
@@ -193,7 +274,7 @@ def inspect_container(api, name):
             return {'exists': False}
         raise
     running = bool((inspect.get('State') or {}).get('Running'))
-    return container_details(inspect, _top_pids(api, name) if running else [])
+    return container_details(inspect, top_pids(api, name) if running else [])
 
 
 def image_config(api, ref):

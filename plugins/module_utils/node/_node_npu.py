@@ -10,6 +10,7 @@ module decides whether that fails it (npu_facts) or becomes a fact (node_facts).
 from __future__ import annotations
 
 import os
+import time
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
     parse_board_info,
@@ -166,3 +167,20 @@ def read_npu(run_command, path, search_path, driver_version_file, warn, boards=F
         ids = sorted(set(chip['npu_id'] for chip in facts['chips']))
         facts['boards'] = read_boards(run_command, located, ids)
     return facts
+
+
+def still_listed(facts, pids):
+    """The pids of ``pids`` that npu-smi still lists as holding a chip, sorted."""
+    return sorted(set(pids or []) & set(p['pid'] for p in facts.get('processes') or []))
+
+
+def read_until_gone(read, pids, wait, clock=time.monotonic, sleep=time.sleep, interval=0.5):
+    """Read the facts until none of ``pids`` is listed or ``wait`` seconds passed: (facts, still listed)."""
+    deadline = clock() + max(0.0, wait)
+    while True:
+        facts = read()
+        held = still_listed(facts, pids)
+        left = deadline - clock()
+        if not held or left <= 0:
+            return facts, held
+        sleep(min(interval, left))

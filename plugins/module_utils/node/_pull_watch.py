@@ -99,6 +99,7 @@ class PullObserver(object):
         self.lock = threading.Lock()
         self.state: Dict[str, Any] = fold_pull([])
         self.connection: Any = None
+        self.stopped = False
         self.thread: Optional[threading.Thread] = None
 
     def start(self) -> None:
@@ -108,14 +109,12 @@ class PullObserver(object):
 
     def _read(self) -> None:
         _registry, repository, tag = parse(self.ref).engine_parts()
-        headers = {'Host': 'docker'}
+        headers: Dict[str, str] = {}
         if self.auth:
             headers['X-Registry-Auth'] = self.auth
         try:
-            self.connection = self.api._connection()  # pylint: disable=protected-access
-            self.connection.request('POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}),
-                                    headers=headers)
-            response = self.connection.getresponse()
+            self.connection, response = self.api.open_stream(
+                'POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}), headers)
             if response.status >= 400:
                 body = response.read().decode('utf-8', 'replace')
                 try:
@@ -134,7 +133,7 @@ class PullObserver(object):
                     continue
                 self._fold([event])
         except (IOError, OSError, socket.error, DockerError, HTTPException, ValueError, AttributeError) as exc:
-            if self.connection is not None:  # not ended by stop()
+            if not self.stopped:  # not ended by stop()
                 self._fold([{'error': str(exc)}])
 
     def _fold(self, events):
@@ -150,6 +149,7 @@ class PullObserver(object):
 
     def stop(self) -> None:
         """Leave the pull: the Engine keeps it running for the job, which holds it too."""
+        self.stopped = True
         connection, self.connection = self.connection, None
         sock = getattr(connection, 'sock', None)
         if sock is not None:

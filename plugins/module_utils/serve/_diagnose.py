@@ -39,7 +39,6 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, locate_npu_smi
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import demux
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info, parse_version_info
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import UNIT_DIR, managed
@@ -241,7 +240,7 @@ class Collector(object):
             self.missing('docker logs %s' % name, 'HTTP %d: %s' % (status, body[:300]))
             return
         tty = bool((inspect.get('Config') or {}).get('Tty'))
-        self.add('logs/%s.log' % safe_name(name), demux(body, tty), 'docker logs --timestamps --tail %d %s' % (lines, name))
+        self.add('logs/%s.log' % safe_name(name), _node_docker.demux(body, tty), 'docker logs --timestamps --tail %d %s' % (lines, name))
 
     def services(self) -> None:
         """The source install method's units (ours: serve/_source.py's marker line) and their journals."""

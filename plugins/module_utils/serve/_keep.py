@@ -14,7 +14,7 @@ and ascend.vllm.container_rename) and the vllm_serve role.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import INSTANCE_LABEL, MANAGED_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
@@ -28,6 +28,21 @@ MANAGED_VALUE = 'ascend.vllm'
 def previous_name(name: str) -> str:
     """The name a container is kept under while its replacement starts."""
     return name + PREVIOUS_SUFFIX
+
+
+def containers_to_remove(names: List[str], ours: List[str], all_managed: bool) -> List[str]:
+    """Of the node's containers of ours (``ours``: names of containers with this collection's label, stopped
+    ones too), those of ``names`` with each one's kept ``<name>-previous`` (left by an interrupted deploy),
+    and with ``all_managed`` every one of ours; in that order, once each.  A container with an instance's
+    name that we did not create (another user's) is not in ``ours`` and is left alone."""
+    wanted = [found for name in names for found in (name, previous_name(name)) if found in ours]
+    if all_managed:
+        wanted.extend(ours)
+    out: List[str] = []
+    for name in wanted:
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def container_state(found: Any) -> Dict[str, Any]:

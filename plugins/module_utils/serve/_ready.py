@@ -5,9 +5,10 @@
 The pure part (log parsing, classification, request bodies, messages) is plain
 functions; ``watch`` is the poll loop over an injectable *probe* (the container
 and the server as seen from the node), *clock* and *sleep*, so unit tests drive
-it with a fake clock.  ``DockerSocket`` and ``HttpClient`` are the node's real
-probes: the Docker Engine API over its unix socket and HTTP, standard library
-only.
+it with a fake clock.  ``NodeProbe`` is the node's real probe: the container
+through the collection's one Engine client (``node/_node_docker.DockerApi``, any
+``docker_host`` the doc fragment promises) and its server over HTTP, standard
+library only.
 
 The exception rules of ``find_cause`` and the request bodies of the smoke tests
 follow the vllm-ascend docs, "Qwen3.5-Dense" tutorial (section 5.1: the startup
@@ -23,11 +24,9 @@ import json
 import os
 import re
 import shlex
-import struct
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
-from urllib.parse import quote, urlencode
 from urllib.request import ProxyHandler, Request, build_opener
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
@@ -95,19 +94,6 @@ def split_timestamp(line: str) -> Tuple[Optional[str], str]:
         return docker_since(stamp), text
     except ValueError:
         return None, line
-
-
-def demux(data: bytes, tty: bool) -> str:
-    """The text of a ``/logs`` answer: raw for a TTY container, else Docker's
-    multiplexed frames (8-byte header: stream, 0, 0, 0, big-endian size)."""
-    if tty:
-        return data.decode('utf-8', 'replace')
-    out, pos = [], 0
-    while pos + 8 <= len(data):
-        size = struct.unpack('>I', data[pos + 4:pos + 8])[0]
-        out.append(data[pos + 8:pos + 8 + size])
-        pos += 8 + size
-    return b''.join(out).decode('utf-8', 'replace')
 
 
 def container_view(info: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -436,51 +422,6 @@ def _http_error(method: str, path: str, status: Optional[int], text: str) -> str
 
 
 # ------------------------------------------------------------------ the node's probes
-def socket_path(docker_host: str) -> str:
-    """The socket file of a ``unix://`` Docker host; ValueError for any other kind."""
-    if not docker_host.startswith('unix://') or len(docker_host) <= len('unix://'):
-        raise ValueError('docker_host=%s: only a unix:// socket is supported, e.g. unix:///var/run/docker.sock'
-                         % docker_host)
-    return docker_host[len('unix://'):]
-
-
-class DockerSocket(object):
-    """The few Docker Engine API calls of the wait, over the engine's unix socket."""
-
-    def __init__(self, path: str, timeout: float = 30.0) -> None:
-        self.api = DockerApi('unix://' + path, timeout)
-
-    def _get(self, path: str, params: Optional[Dict[str, Any]] = None) -> Tuple[int, bytes]:
-        try:
-            return self.api.request(path + ('?' + urlencode(params) if params else ''))
-        except DockerError as exc:
-            raise IOError(str(exc))
-
-    def inspect(self, name: str) -> Optional[Dict[str, Any]]:
-        status, body = self._get('/containers/%s/json' % quote(name, safe=''))
-        if status == 404:
-            return None
-        if status != 200:
-            raise IOError('Docker API: inspecting %s answered %d: %s' % (name, status, body[:300]))
-        return json.loads(body.decode('utf-8'))
-
-    def logs(self,
-             name: str,
-             since: Optional[str] = None,
-             tail: Optional[int] = None,
-             timestamps: bool = False,
-             tty: bool = False) -> str:
-        params: Dict[str, Any] = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}
-        if since is not None:
-            params['since'] = since
-        if tail is not None:
-            params['tail'] = int(tail)
-        status, body = self._get('/containers/%s/logs' % quote(name, safe=''), params)
-        if status != 200:
-            raise IOError('Docker API: reading the log of %s answered %d: %s' % (name, status, body[:300]))
-        return demux(body, tty)
-
-
 class HttpClient(object):
     """Requests to the server from the node; never through a proxy (the server is local)."""
 
@@ -509,18 +450,25 @@ class HttpClient(object):
 class NodeProbe(object):
     """The probe ``Watch`` needs, for one container and its server."""
 
-    def __init__(self, docker: DockerSocket, http: HttpClient, name: str) -> None:
+    def __init__(self, docker: Any, http: HttpClient, name: str) -> None:
+        # docker: the node's Engine (node/_node_docker.DockerApi) or a SystemdUnit (the source install method).
         self.docker, self.http, self.name = docker, http, name
 
     def inspect(self) -> Optional[Dict[str, Any]]:
-        return self.docker.inspect(self.name)
+        try:
+            return self.docker.inspect(self.name)
+        except DockerError as exc:
+            raise IOError(str(exc))
 
     def logs(self,
              since: Optional[str] = None,
              tail: Optional[int] = None,
              timestamps: bool = False,
              tty: bool = False) -> str:
-        return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
+        try:
+            return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
+        except DockerError as exc:
+            raise IOError(str(exc))
 
     def get(self, path: str, timeout: float) -> Tuple[Optional[int], str]:
         return self.http.request(path, timeout=timeout)
@@ -530,7 +478,7 @@ class NodeProbe(object):
 
 
 class SystemdUnit(object):
-    """The same two calls as ``DockerSocket`` for a systemd service (the source install method): its state as
+    """The same two calls as ``DockerApi`` for a systemd service (the source install method): its state as
     Docker's inspect answer would say it, and its journal as the container's log. ``run`` runs a command on the
     node and returns ``(rc, stdout, stderr)`` (AnsibleModule.run_command)."""
 
@@ -628,7 +576,7 @@ def serving_probe(docker_host: str,
     """``probe_for(entry)`` of ``check_serving``: the container over the Engine ``docker_host``, or with
     ``service`` the systemd unit (``run``: AnsibleModule.run_command), and its server at the entry's URL."""
     def probe_for(entry):
-        source = SystemdUnit(run) if entry.get('service') else DockerSocket(socket_path(docker_host))
+        source = SystemdUnit(run) if entry.get('service') else DockerApi(docker_host, 30.0)
         return NodeProbe(source, HttpClient(entry['url'], bearer(entry.get('api_key'))), entry['name'])
     return probe_for
 

@@ -24,6 +24,8 @@ CONTAINERS_ABSENT = {
     'all_managed': {'type': 'bool', 'default': False},
     'stop_timeout': {'type': 'int', 'default': 30},
     'wait': {'type': 'float', 'default': 60},
+    'npu_smi_path': {'type': 'path'},
+    'docker_host': {'type': 'str'},
 }
 
 UPGRADE_STEP = {

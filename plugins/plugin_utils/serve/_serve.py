@@ -14,7 +14,6 @@ import re
 import socket
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
@@ -436,37 +435,3 @@ def left_out_line(host: str, status: Optional[Dict[str, Any]], reach: Optional[D
     else:
         why = 'failed before serving (see its error above)'
     return '%s: NOT deployed, %s' % (host, why)
-
-
-def containers_to_remove(plan: List[Dict[str, Any]],
-                         managed: Optional[List[Dict[str, Any]]],
-                         all_managed: bool) -> List[str]:
-    """The planned containers that are ours, and with ``all_managed`` every container of ours on the node.
-
-    ``managed`` lists the node's containers with this collection's label: a container with
-    an instance's name that we did not create (another user's) is left alone.  Each
-    instance's kept container (``<name>-previous``, left by an interrupted deploy) goes too.
-    """
-    ours: List[str] = []
-    for container in managed or []:
-        ours.extend(re.sub(r'^/', '', name) for name in container.get('Names') or [])
-    names = [name for entry in plan for name in (entry['container_name'], previous_name(entry['container_name']))
-             if name in ours]
-    if all_managed:
-        names.extend(ours)
-    out: List[str] = []
-    for name in names:
-        if name not in out:
-            out.append(name)
-    return out
-
-
-def container_pids(results: List[Dict[str, Any]]) -> List[int]:
-    """Host pids from ``docker top NAME -eo pid`` results (header and failed calls skipped)."""
-    pids = []
-    for result in results or []:
-        for line in result.get('stdout_lines') or []:
-            line = str(line).strip()
-            if re.match(r'^[0-9]+$', line):
-                pids.append(int(line))
-    return pids

@@ -116,12 +116,6 @@ def test_split_timestamp():
     assert _ready.split_timestamp('no stamp here') == (None, 'no stamp here')
 
 
-def test_demux():
-    frames = b''.join(struct.pack('>BxxxI', stream, len(p)) + p for stream, p in ((1, b'out\n'), (2, b'err\n')))
-    assert _ready.demux(frames, tty=False) == 'out\nerr\n'
-    assert _ready.demux(b'raw\n', tty=True) == 'raw\n'
-
-
 # ------------------------------------------------------------------ classification
 def view(status='running', restarting=False, restarts=0, exit_code=0):
     return {'status': status, 'restarting': restarting, 'restart_count': restarts, 'exit_code': exit_code,
@@ -383,12 +377,6 @@ def test_smoke_test_http_error_after_a_crash_is_a_crash():
     assert result['state'] == 'crashed' and result['restarts'] == 1
     assert result['task'] == "Send the guide's completions request"
     assert result['error'] == 'POST /v1/completions answered 500: Internal Server Error'
-
-
-def test_socket_path():
-    assert _ready.socket_path('unix:///var/run/docker.sock') == '/var/run/docker.sock'
-    with pytest.raises(ValueError, match='only a unix:// socket'):
-        _ready.socket_path('tcp://10.0.0.1:2375')
 
 
 def test_bearer():

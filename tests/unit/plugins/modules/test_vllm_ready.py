@@ -180,12 +180,29 @@ def test_absent_container(node):
     ({'timeout': 0}, 'timeout=0.0: must be more than 0'),
     ({'poll_interval': -1}, 'poll_interval=-1.0: must be more than 0'),
     ({'log_lines': -1}, 'log_lines=-1: must be 0 or more'),
-    ({'docker_host': 'tcp://10.0.0.1:2375'}, 'docker_host=tcp://10.0.0.1:2375: only a unix:// socket is supported'),
+    # The doc fragment's other kind of Engine is honoured: a closed port is an Engine that cannot be reached.
+    ({'docker_host': 'tcp://127.0.0.1:1'}, 'Watching vllm-ascend through the Docker API at tcp://127.0.0.1:1 failed: '
+                                           'cannot connect to the Docker Engine at tcp://127.0.0.1:1'),
+    ({'docker_host': 'ssh://node'}, 'Watching vllm-ascend through the Docker API at ssh://node failed: '
+                                    'docker_host=ssh://node is not unix:///path or tcp://host:port'),
 ])
 def test_bad_options(node, extra, message):
     engine, seen, args = node
     result = run_module(dict(args, **extra))
     assert result['failed'] and result['msg'].startswith(message)
+
+
+def test_an_engine_over_tcp_is_watched_like_the_local_socket(node):
+    engine, seen, args = node
+    docker = HTTPServer(('127.0.0.1', 0), docker_handler(engine))
+    threading.Thread(target=docker.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
+    try:
+        result = run_module(dict(args, docker_host='tcp://127.0.0.1:%d' % docker.server_address[1], smoke_test=True,
+                                 api_key=API_KEY))
+    finally:
+        docker.shutdown()
+        docker.server_close()
+    assert result['state'] == 'ready' and not result.get('failed'), result
 
 
 def test_no_docker_engine(node, tmp_path):
