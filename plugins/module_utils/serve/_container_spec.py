@@ -25,12 +25,28 @@ from ansible_collections.ascend.vllm.plugins.module_utils._address import port_m
 DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
 
 
+def chip_device(template, chip):
+    """The device node of chip ``chip`` (N of /dev/davinciN) by the profile's ``chip_device_template``: the one
+    place a chip becomes a path, for the container's devices and for the node judgement alike.  ValueError
+    (``template_problem``'s words) for a template that is not a /dev path with ``{index}`` once."""
+    problem = template_problem(template)
+    if problem:
+        raise ValueError(problem)
+    return template.replace('{index}', str(chip))
+
+
+def template_problem(template):
+    """Why ``template`` cannot name a chip's device node, or None."""
+    if isinstance(template, str) and template.startswith('/dev/') and template.count('{index}') == 1:
+        return None
+    return ('chip_device_template must be a device path under /dev/ with {index} once, e.g. /dev/davinci{index}; '
+            'got %r' % (template,))
+
+
 def devices(profile, chips):
     """The instance's chips (only these: two instances on one card never share one), then the manager devices."""
-    template = profile.get('chip_device_template')
-    if not isinstance(template, str) or '{index}' not in template:
-        raise ValueError('the platform profile has no chip_device_template with {index}, got %r' % (template,))
-    return [template.replace('{index}', str(chip)) for chip in chips] + list(profile.get('manager_devices') or [])
+    return ([chip_device(profile.get('chip_device_template'), chip) for chip in chips]
+            + list(profile.get('manager_devices') or []))
 
 
 def mounts(profile, cache_dir, extra=None):

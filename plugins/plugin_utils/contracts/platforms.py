@@ -18,6 +18,8 @@ import difflib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import template_problem
+
 
 # What each host path the guide mounts is ("file" or "dir") and what installs it, for the
 # preflight's mount check (plugins/plugin_utils/judge/_node_problems.py).  Ascend's driver package
@@ -251,6 +253,11 @@ def _check_type(name: str, key: str, value: Any, reference: Any) -> None:
         raise ValueError(
             'platform override %s for %s must be a %s like the profile value %r, got %r'
             % (key, name, type(reference).__name__, reference, value))
+    # What a device path must look like is the container spec's rule, judged here before any host is asked.
+    if key == 'chip_device_template' and template_problem(value):
+        raise ValueError('platform %s: %s' % (name, template_problem(value)))
+    if key == 'manager_devices' and not all(isinstance(path, str) and path.startswith('/dev/') for path in value):
+        raise ValueError('platform %s: manager_devices must be device paths under /dev/, got %r' % (name, value))
 
 
 def get_profile(name: str, overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:

@@ -20,10 +20,10 @@ from ansible.module_utils.compat.version import LooseVersion
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils.serve import _container_spec
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import own_services, source_problems
 
-DEFAULT_TEMPLATE = '/dev/davinci{index}'
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 PLATFORM_NAMES = 'atlas_300i_duo, atlas_200i_pro or atlas_200i_pro_openeuler'
 
@@ -86,17 +86,13 @@ def used_chips(instances: List[Dict[str, Any]]) -> List[int]:
     return sorted(set(c for inst in instances for c in inst['chips']))
 
 
-def _template(profile: Dict[str, Any]) -> str:
-    return profile.get('chip_device_template') or DEFAULT_TEMPLATE
-
-
 def chip_device(profile: Dict[str, Any], chip: Any) -> str:
-    return _template(profile).replace('{index}', str(chip))
+    return _container_spec.chip_device(profile.get('chip_device_template'), chip)
 
 
 def device_paths(profile: Dict[str, Any], instances: List[Dict[str, Any]]) -> List[str]:
-    """The device nodes the container gets: the instances' chips plus the manager devices."""
-    return [chip_device(profile, c) for c in used_chips(instances)] + list(profile.get('manager_devices') or [])
+    """The device nodes the containers get: the instances' chips plus the manager devices."""
+    return _container_spec.devices(profile, used_chips(instances))
 
 
 def mount_paths(profile: Dict[str, Any], enabled: bool = True) -> List[str]:

@@ -260,3 +260,39 @@ def test_spec_from_the_platform_profile_filter():
 def test_bad_profile_is_a_value_error():
     with pytest.raises(ValueError, match='container_run_profile'):
         container_spec({}, {})
+
+
+# ------------------------------------------------------------------ device paths: one home
+from hypothesis import given, strategies as st  # noqa: E402 pylint: disable=wrong-import-position
+
+from ansible_collections.ascend.vllm.plugins.module_utils.serve import _container_spec as _spec  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import platforms as _platforms  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.plugin_utils.judge import _node_problems  # noqa: E402 pylint: disable=wrong-import-position
+
+TEMPLATES = st.one_of(
+    st.builds(lambda a, b: '/dev/' + a + '{index}' + b, st.text('abcdvinx_/0123', max_size=8), st.text('abc_', max_size=3)),
+    st.text(max_size=20), st.none(), st.integers())
+
+
+@given(template=TEMPLATES, chips=st.lists(st.integers(0, 15), max_size=4, unique=True))
+def test_the_container_and_the_node_judgement_name_the_same_device_paths(template, chips):
+    """One rule for every template a user may write: the spec and the judgement agree, or both refuse it, and the
+    plan refuses it in preflight (a platform override) with the same words."""
+    profile = {'chip_device_template': template, 'manager_devices': ['/dev/davinci_manager']}
+    problem = _spec.template_problem(template)
+    if problem is None:
+        # The judgement looks at every chip of the host's instances, in chip order.
+        paths = _spec.devices(profile, sorted(chips))
+        assert paths == _node_problems.device_paths(profile, [{'chips': chips}])
+        assert paths[:len(chips)] == [template.replace('{index}', str(c)) for c in sorted(chips)]
+    else:
+        with pytest.raises(ValueError, match='chip_device_template must be a device path under /dev/'):
+            _spec.devices(profile, [0])
+        if isinstance(template, str):
+            with pytest.raises(ValueError, match='chip_device_template must be a device path under /dev/'):
+                _platforms.get_profile('atlas_300i_duo', {'chip_device_template': template})
+
+
+def test_manager_devices_must_be_device_paths():
+    with pytest.raises(ValueError, match='manager_devices must be device paths under /dev/'):
+        _platforms.get_profile('atlas_300i_duo', {'manager_devices': ['davinci_manager']})
