@@ -2,6 +2,7 @@
 
 Two simulated nodes (tests/sim), the real site.yml, real recaps:
 - a second run with nothing changed reports 0 changed on every host;
+- a node rebooted with its service running serves again without a re-run;
 - changing only one host's model re-creates only that host's container;
 - a configuration the module rejects on one host stops the run before any
   image is pulled or container touched on ANY host;
@@ -107,6 +108,38 @@ def test_rerun_with_no_change_reports_zero_changed(fleet):
     assert text.count("default (vllm-ascend) serves as planned: /health, /v1/models and the smoke tests "
                       "(completions, chat completions) answered") == len(NODES), again.stdout[-4000:]
     assert "ready_instance | Wait for" not in again.stdout
+
+
+COMPLETION = r"""
+import json, sys, time, urllib.request
+deadline = time.time() + float(sys.argv[1])
+while True:
+    try:
+        models = json.load(urllib.request.urlopen("http://127.0.0.1:8080/v1/models", timeout=5))
+        body = json.dumps({"model": models["data"][0]["id"], "prompt": "The future of AI is",
+                           "max_tokens": 8}).encode()
+        request = urllib.request.Request("http://127.0.0.1:8080/v1/completions", body,
+                                         {"Content-Type": "application/json"})
+        print(json.load(urllib.request.urlopen(request, timeout=30))["choices"][0]["text"])
+        break
+    except OSError as exc:
+        if time.time() > deadline:
+            sys.exit("no completion after %s s: %s" % (sys.argv[1], exc))
+        time.sleep(0.5)
+"""
+
+
+def test_a_rebooted_node_serves_again_without_a_rerun(fleet):
+    """What a service needs at start lives where a reboot keeps it: after a power cycle (every process stopped,
+    /tmp cleared, the node's own init starting devices and the engine), each node answers a completion again with
+    nobody running anything, from the same container."""
+    before = {node: fleet.container(node) for node in NODES}
+    for node in NODES:
+        sim.reboot_node(node)
+    for node in NODES:
+        answer = sim.exec_node(node, ["python3", "-c", COMPLETION, "90"], check=False)
+        assert answer.returncode == 0 and answer.stdout.strip(), (node, answer.stdout, answer.stderr)
+    assert {node: fleet.container(node) for node in NODES} == before
 
 
 def test_model_change_recreates_only_that_hosts_container(fleet):

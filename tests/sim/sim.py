@@ -874,6 +874,22 @@ def start_node(spec: NodeSpec, node_image: str, registry: str, recreate: bool = 
     _wait(ready, timeout, _what(spec), 0.5)
 
 
+def reboot_node(name: str, timeout: float = 120) -> None:
+    """Reboot a node as a power cycle of a real host would: every process stops (the node's engine stops its
+    containers), what a reboot clears is cleared (/tmp; /run is a fresh tmpfs on systemd nodes), the node starts
+    again through its own init (device nodes, driver files, engine or systemd), and nobody re-runs anything.
+    The node's disk (its container layer, /var/lib/docker) stays, as a disk does."""
+    cname = _container(name)
+    docker("exec", cname, "sh", "-c", "find /tmp -mindepth 1 -delete", check=False)
+    docker("stop", "--time", "20", cname)
+    labels = docker("inspect", "--format", '{{index .Config.Labels "ascend-sim.options"}}', cname).stdout.strip()
+    spec = NodeSpec.parse("%s:%s%s" % (name, docker("inspect", "--format",
+                                                    '{{index .Config.Labels "ascend-sim.platform"}}', cname)
+                                       .stdout.strip(), ":" + labels if labels else ""))
+    docker("start", cname)
+    _wait(lambda: node_ready(cname, spec.systemd, spec.docker), timeout, _what(spec), 0.5)
+
+
 def _cleanup_cgroups(node: str) -> None:
     # The nodes' engines put their containers under /ascend-sim/<node> in the host's cgroup v1
     # hierarchies; remove those (empty) directories once the node is gone.
