@@ -373,3 +373,29 @@ def choose(tag: Any, assume: Any = '') -> Dict[str, Any]:
 def hdk_needed(record: Dict[str, Any]) -> str:
     """The HDK release to install for a record: the one paired with its CANN, '' when not read."""
     return ((record or {}).get('hdk') or {}).get('paired') or ''
+
+
+def _short(value: Any) -> str:
+    return 'not read' if value in (None, '', [], {}) else str(value)
+
+
+def table_rows() -> List[str]:
+    """docs/versions.md's table of records (en and zh_CN show the same rows), newest first."""
+    rows = []
+    for name in reversed(names()):
+        record = RELEASES[name]
+        hdk = record.get('hdk') if 'hdk' not in record['unverified'] else None
+        container = record.get('container') or {}
+        shm = ' / '.join('%s' % _short((container.get(platform) or {}).get('shm_size'))
+                         for platform in ('atlas_300i_duo', 'atlas_200i_pro'))
+        models = record.get('models') or {}
+        model_names = sorted(set(model for listed in models.values() for model in listed))
+        state = 'complete' if complete(record) else 'incomplete (unverified: %s)' % ', '.join(missing(record))
+        rows.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            name + (' (default)' if complete(record) and name == default_release() else ''),
+            ', '.join('`%s`' % tag for tag in sorted(set(record['images'].values()))),
+            _short(record.get('vllm')), _short(record.get('cann')), _short(record.get('torch_npu')),
+            ('%s (paired); compatible %s; incompatible %s' % (hdk['paired'], ', '.join(hdk['compatible']),
+                                                              ', '.join(hdk['incompatible']))) if hdk else 'not read',
+            shm, ', '.join(model.split('/')[-1] for model in model_names) or 'not read', state))
+    return rows

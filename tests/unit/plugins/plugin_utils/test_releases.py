@@ -108,3 +108,11 @@ def test_get_returns_a_copy():
     record['images']['atlas_300i_duo'] = 'x'
     assert releases.RELEASES['v0.23.0']['images']['atlas_300i_duo'] == 'v0.23.0-310p'
     assert releases.get('v0.0.1') is None
+
+
+@pytest.mark.parametrize('page', ['docs/versions.md', 'docs/zh_CN/versions.md'])
+def test_the_versions_page_shows_every_record_as_the_records_say(page):
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[4] / page).read_text()
+    rows = [line for line in text.splitlines() if line.startswith('| v0.') and '`v0.' in line.split('|')[2]]
+    assert rows == releases.table_rows()
