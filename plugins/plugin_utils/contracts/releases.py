@@ -254,7 +254,9 @@ RELEASES['v0.30.0'] = _record(
         'vllm_ascend': '[README] "[2026/10] We released the new official version v0.30.0!"',
         'container': '[DOC:zh-cn/latest/tutorials/models/Qwen3.5-Dense.html] 300I DUO docker run: --shm-size=10g',
         'models': ('[DOC:zh-cn/latest/tutorials/models/Qwen3.5-Dense.html] 3.1 model table: Qwen3.5-2B/4B/9B FP16 and '
-                   'Qwen3.5-2B/4B/9B-W8A8-310P INT8, each "Atlas 300I DUO 或 Atlas 200I Pro"'),
+                   'Qwen3.5-2B/4B/9B-W8A8-310P INT8, each "Atlas 300I DUO 或 Atlas 200I Pro"; the ModelScope ids '
+                   '(www.modelscope.cn/models/Qwen/Qwen3.5-2B-W8A8-310P, -4B-, -9B-) as the review of vllm-ascend PR '
+                   '#14943 shows the table\'s download links (issues corpus)'),
     },
     unverified={
         'vllm': ('no Dockerfile.310p at v0.30.0 was read (the stored snapshot ends before the tag); [GPUSTACK], a '
