@@ -605,6 +605,10 @@ def _image_new_enough(ctx: Context, image: Dict[str, Any]) -> None:
                          'captured-stream", vllm-ascend #12983); upgrade the image' % image['tag'])
 
 
+# The vLLM version whose flags contracts/_vllm_flags.py holds (its docstring: "vLLM 0.23").
+_FLAG_TABLE_VLLM = '0.23.0'
+
+
 def rule_release_issues(ctx: Context) -> None:
     """The known 310P issues of the image's release record (contracts/releases.py) that this request meets.
 
@@ -615,6 +619,11 @@ def rule_release_issues(ctx: Context) -> None:
     record = releases.get(releases.release_of_tag(tag)) if tag else None
     if not record:
         return
+    if ctx.extra and record.get('vllm') != _FLAG_TABLE_VLLM:
+        # Until a flag table per vLLM version exists, say which table judged the extra arguments.
+        ctx.warn('%s were checked against the flags of vLLM %s (contracts/_vllm_flags.py); %s runs vLLM %s, whose '
+                 'flags were not read: a flag added or removed since is not judged'
+                 % (ctx.name_of('extra_args'), _FLAG_TABLE_VLLM, tag, record.get('vllm') or '(not read)'))
     for issue in record.get('issues') or []:
         if issue['check'] == 'w8a8_accuracy' and ctx.quant and _model_id(ctx).startswith('qwen3.5-2b'):
             ctx.warn('%s on %s: %s (%s)' % (ctx.req['model'], tag, issue['what'], issue['source']))
