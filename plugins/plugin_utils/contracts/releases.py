@@ -268,6 +268,8 @@ RELEASES['v0.30.0'] = _record(
         'serve': ('the newest tutorial\'s vllm serve line was not readable (reviews of PR #14943 discuss port 8080 and '
                   'other capture sizes; their merged text was not read)'),
         'torch_npu': 'not read', 'python': 'not read', 'nnal': 'not read',
+        'images_200i_pro': ('the 200I Pro tabs of the newest tutorial were not readable: its v0.30.0-310p tag follows '
+                            'the 300I DUO line and the tag pattern of every earlier release'),
         'models_checkpoints': ('the W8A8-310P checkpoints\' quant_model_description.json and model cards were not '
                                'readable: their quantization and weight sizes are not in the model catalog'),
     })
