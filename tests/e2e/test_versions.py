@@ -80,8 +80,10 @@ def test_incompatible_driver_is_refused_in_preflight(registry, tmp_path):
     assert line.group(1) == ("driver 25.0.rc1.1 does not suit image v0.23.0-310p (CANN 9.1.0): the CANN 9.1.0 release "
                              "notes mark Ascend HDK 25.0.X incompatible; vllm serve would fail at start (E30006 Failed "
                              "to verify the OPP)")
-    assert line.group(2).startswith("install an Ascend HDK (driver and firmware of one release) that the CANN 9.1.0 "
-                                    "release notes list as compatible (25.2.X, "), line.group(2)
+    # The fix names the HDK to install: the release paired with the image's CANN.
+    assert line.group(2).startswith("install Ascend HDK 26.0.RC1 (driver and firmware of one release; the release "
+                                    "paired with CANN 9.1.0) or another release the CANN 9.1.0 release notes list "
+                                    "as compatible (25.2.X, "), line.group(2)
     assert "docs/versions.md" in line.group(2)
     # Refused before the image or deploy phase: nothing on the node changed.
     assert "PLAY [Deploy]" not in out

@@ -47,11 +47,49 @@ DEFAULT_REGISTRY_PORT = 5000
 
 # Tags pushed to the local registry: tag -> what the stand-in reports.
 IMAGE_REPO = "ascend/vllm-ascend"
-IMAGE_TAGS = {
-    "v0.23.0-310p": {"version": "0.23.0", "os": "debian"},
-    "v0.23.0-310p-openeuler": {"version": "0.23.0", "os": "openeuler"},
-    "v0.22.0-310p": {"version": "0.22.0", "os": "debian"},
-}
+
+
+def _load_releases():
+    """The collection's release records (plugins/plugin_utils/contracts/releases.py, standard library only)."""
+    path = ROOT.parents[1] / "plugins" / "plugin_utils" / "contracts" / "releases.py"
+    loader = importlib.machinery.SourceFileLoader("ascend_sim_releases", str(path))
+    spec = importlib.util.spec_from_loader("ascend_sim_releases", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+RELEASES = _load_releases()
+
+
+def release_tags() -> dict:
+    """One test image per image tag of every release record: the vLLM version it reports (the record's; its
+    vllm-ascend version where the record's vLLM was not read), its OS, its release and the image's own
+    environment (the record's container env)."""
+    out = {}
+    for name in RELEASES.names():
+        record = RELEASES.RELEASES[name]
+        for platform, tag in record["images"].items():
+            needs = (record.get("container") or {}).get(platform) or {}
+            out[tag] = {"version": record.get("vllm") or record["vllm_ascend"],
+                        "os": "openeuler" if tag.endswith("-openeuler") else "debian",
+                        "release": name, "env": dict(needs.get("env") or {})}
+    return out
+
+
+# The image environment the test image's Dockerfile sets (images/vllm-ascend/Dockerfile, vllm-ascend's ENV line).
+TEST_IMAGE_ENV = {"SOC_VERSION": "ascend310p1", "TASK_QUEUE_ENABLE": "1", "OMP_NUM_THREADS": "1"}
+
+
+def _env_diff(spec: dict) -> dict:
+    """What a release's image environment sets differently from the test image's."""
+    return dict((key, value) for key, value in (spec.get("env") or {}).items() if TEST_IMAGE_ENV.get(key) != value)
+
+
+IMAGE_TAGS = dict(release_tags(), **{
+    # Not a record: a pre-0.23 image that, like the real one, refuses Qwen3.5 (model minimum tests).
+    "v0.22.0-310p": {"version": "0.22.0", "os": "debian", "release": "", "env": {}},
+})
 # The balancer's proxy (roles/balancer): Debian's HAProxy under the official image's name.
 HAPROXY_REPO = "library/haproxy"
 HAPROXY_TAG = "2.6"
@@ -254,7 +292,11 @@ def image_refs() -> Images:
     sh = _dir_hash(IMAGES / "node-systemd", nh)
     xh = _dir_hash(IMAGES / "node-src", sh)
     vh = _dir_hash(IMAGES / "vllm-ascend", bh)
-    variants = {tag: "ascend-sim/vllm-ascend:%s-%s" % (vh, tag) for tag in IMAGE_TAGS}
+    # A variant whose environment differs from the test image's carries it in its name (a record that
+    # changes it builds its test image again); the others keep the name, and the image, they always had.
+    variants = {tag: "ascend-sim/vllm-ascend:%s-%s" % (_hash(vh, json.dumps(_env_diff(spec), sort_keys=True))
+                                                       if _env_diff(spec) else vh, tag)
+                for tag, spec in IMAGE_TAGS.items()}
     hh = _hash("haproxy", SUITE, mirror(), " ".join(_packages(IMAGES / "haproxy.packages")),
                " ".join(MMDEBSTRAP_OPTS), " ".join(HAPROXY_CHANGES))
     return Images("ascend-sim/base:" + bh, "ascend-sim/node:" + nh, "ascend-sim/vllm-ascend:" + vh, variants,
@@ -309,6 +351,9 @@ def _build_variant(ref: str, vllm_ref: str, tag: str, spec: dict) -> None:
     lines = ["FROM " + vllm_ref,
              "ENV VLLM_SIM_VERSION=%s VLLM_SIM_IMAGE_TAG=%s" % (spec["version"], tag),
              "LABEL %s=1 org.opencontainers.image.version=%s" % (LABEL, tag)]
+    if _env_diff(spec):
+        # The release's own image environment (Dockerfile.310p ENV, as its record gives it).
+        lines.append("ENV " + " ".join("%s=%s" % item for item in sorted(_env_diff(spec).items())))
     if spec["os"] == "openeuler":
         lines.append("RUN rm -f /etc/os-release && printf '%s' > /etc/os-release"
                      % 'NAME="openEuler"\\nVERSION="22.03 (LTS-SP4)"\\nID="openEuler"\\nVERSION_ID="22.03"\\n'

@@ -26,6 +26,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
     listen_host_problem, served_name_problem)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import image_sort_key, parse_image_tag
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._memory import memory_plan
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
@@ -604,6 +605,39 @@ def _image_new_enough(ctx: Context, image: Dict[str, Any]) -> None:
                          'captured-stream", vllm-ascend #12983); upgrade the image' % image['tag'])
 
 
+# The vLLM version whose flags contracts/_vllm_flags.py holds (its docstring: "vLLM 0.23").
+_FLAG_TABLE_VLLM = '0.23.0'
+
+
+def rule_release_issues(ctx: Context) -> None:
+    """The known 310P issues of the image's release record (contracts/releases.py) that this request meets.
+
+    Warnings, each with its source: they are upstream bugs the request walks into, not wrong input. The
+    issues the other rules refuse (float16, npugraph_ex, capture sizes with TP) are not repeated here.
+    """
+    tag = ctx.result['image']['tag'] if ctx.result.get('image') else None
+    record = releases.get(releases.release_of_tag(tag)) if tag else None
+    if not record:
+        return
+    if ctx.extra and record.get('vllm') != _FLAG_TABLE_VLLM:
+        # Until a flag table per vLLM version exists, say which table judged the extra arguments.
+        ctx.warn('%s were checked against the flags of vLLM %s (contracts/_vllm_flags.py); %s runs vLLM %s, whose '
+                 'flags were not read: a flag added or removed since is not judged'
+                 % (ctx.name_of('extra_args'), _FLAG_TABLE_VLLM, tag, record.get('vllm') or '(not read)'))
+    for issue in record.get('issues') or []:
+        if issue['check'] == 'w8a8_accuracy' and ctx.quant and _model_id(ctx).startswith('qwen3.5-2b'):
+            ctx.warn('%s on %s: %s (%s)' % (ctx.req['model'], tag, issue['what'], issue['source']))
+        elif issue['check'] == 'mtp_prefix_caching' and ctx.k and \
+                '--no-enable-prefix-caching' not in (ctx.extra or []):
+            ctx.warn('MTP with prefix caching (vLLM\'s default) on %s: %s (%s); --no-enable-prefix-caching in '
+                     '%s avoids it' % (tag, issue['what'], issue['source'], ctx.name_of('extra_args')))
+
+
+def _model_id(ctx: Context) -> str:
+    """The served checkpoint's name without its owner, lower case ("qwen3.5-2b-w8a8-310p")."""
+    return str((ctx.model or {}).get('name') or ctx.req.get('model') or '').lower().rsplit('/', 1)[-1]
+
+
 def rule_memory_fit(ctx: Context) -> None:
     """Rule 7: weights, mask, GDN state and one KV cache fit the chip; the free memory suffices."""
     ints = ctx.ints
@@ -658,5 +692,5 @@ RULES = (
     rule_platform, rule_model, rule_dtype, rule_quantization, rule_tensor_parallel_size, rule_tp_divides_heads, rule_speculative,
     rule_max_num_seqs, rule_cudagraph_mode, rule_batch_sizes, rule_batch_sizes_with_tp, rule_capture_sizes,
     rule_max_model_len, rule_utilization_and_port, rule_names, rule_switches, rule_memory_figures,
-    rule_extra_args, rule_image_tag, rule_memory_fit,
+    rule_extra_args, rule_image_tag, rule_release_issues, rule_memory_fit,
 )

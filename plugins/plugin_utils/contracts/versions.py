@@ -46,55 +46,43 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 
-_SOURCES_V0230 = {
-    'vllm': '[DF] vllm-ascend Dockerfile.310p / Dockerfile.310p.openEuler at v0.23.0: ARG VLLM_TAG=v0.23.0',
-    'cann': ('[DF] the base image tag 9.1.0-310p-...; [INST] vllm-ascend installation.md at v0.23.0, '
-             'Atlas 300I DUO: CANN == 9.1.0'),
-    'python': ('[DF] the base image tag ...-py3.12; [INST] Python >= 3.10, < 3.13 (the range vllm-ascend supports, '
-               'not the image\'s own)'),
-    'hdk': ('[RN910] CANN 9.1.0 Release Notes, CANN and Ascend HDK Version Compatibility (row 9.1.X) and mapping '
-            'table (9.1.0 <-> 26.0.RC1); [RN911] CANN 9.1.1 Release Notes (26.1.1); [RN920] CANN 9.2.0 Release '
-            'Notes (26.2.RC1); [INST] points to the CANN 9.1.0 Release Notes for the HDK'),
-    'firmware': '[DCMI] the driver judges its firmware by compatible_version_fw of its version.info',
-}
-
-_UNVERIFIED_V0230 = [
-    'the base image cann:9.1.0-310p-* itself was not read (its Dockerfile was not in the stored copy of '
-    'Ascend/cann-container-image); CANN 9.1.0 and Python 3.12 are read from its tag name',
-    'the release notes\' compatibility table is not per product: no page read names the 310P, the Atlas 300I DUO or '
-    'the Atlas 200I Pro in it, nor says which of the listed HDK releases exist for the 310P',
-    '"25.2.X" is read as every 25.2 driver (release candidates included), "26.1.0" as 26.1.0 and its patch '
-    'builds (26.1.0.x); the notes do not define X',
-    '25.7.RC1 shares its column with 26.0.RC1 ("26.0.RC1/25.7.RC1"); other Huawei pages name 25.7.RC1 as the '
-    'Atlas 350 card\'s HDK',
-    'no firmware version is listed per HDK release in the pages read; the firmware is judged against the driver '
-    'on the node (compatible_version_fw), not against the image',
-]
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 
 
-def _entry(base_image: str, openeuler: bool) -> Dict[str, Any]:
+def _entry(record: Dict[str, Any], tag: str) -> Dict[str, Any]:
+    """The driver-matrix view of a release record for one of its image tags."""
+    openeuler = tag.endswith('-openeuler')
+    sources = record['sources']
     return {
-        'vllm_ascend': 'v0.23.0',
-        'vllm': 'v0.23.0',
-        'cann': '9.1.0',
-        'python': '3.12',
-        'base_image': base_image,
+        'release': record['release'],
+        'vllm_ascend': record['release'],
+        'vllm': ('v' + record['vllm']) if record.get('vllm') else None,
+        'cann': record['cann'],
+        'python': record.get('python'),
+        'base_image': (record.get('base_images') or {}).get('openeuler' if openeuler else 'ubuntu'),
         'os': 'openEuler 24.03' if openeuler else 'Ubuntu 22.04',
-        # [RN910] mapping table: the HDK release CANN 9.1.0 was released with.
-        'hdk_paired': '26.0.RC1',
-        # [RN910] (25.2.X .. 26.1.0), [RN911] (26.1.1), [RN920] (26.2.RC1): "Y" for 9.1.X, oldest first.
-        'hdk_compatible': ['25.2.X', '25.3.X', '25.5.X', '25.7.RC1', '26.0.RC1', '26.1.0', '26.1.1', '26.2.RC1'],
-        # [RN910]: "N" for 9.1.X.
-        'hdk_incompatible': ['25.0.X'],
-        'sources': copy.deepcopy(_SOURCES_V0230),
-        'unverified': list(_UNVERIFIED_V0230),
+        'hdk_paired': record['hdk']['paired'],
+        'hdk_compatible': list(record['hdk']['compatible']),
+        'hdk_incompatible': list(record['hdk']['incompatible']),
+        'sources': dict([(key, sources[key]) for key in ('vllm', 'cann', 'python', 'hdk') if key in sources]
+                        + [('firmware', '[DCMI] the driver judges its firmware by compatible_version_fw of its '
+                                        'version.info')]),
+        'unverified': ['%s: %s' % item for item in sorted(record.get('unverified', {}).items())],
     }
 
 
-IMAGES: Dict[str, Dict[str, Any]] = {
-    'v0.23.0-310p': _entry('quay.io/ascend/cann:9.1.0-310p-ubuntu22.04-py3.12', False),
-    'v0.23.0-310p-openeuler': _entry('quay.io/ascend/cann:9.1.0-310p-openeuler24.03-py3.12', True),
-}
+def _images() -> Dict[str, Dict[str, Any]]:
+    # Only records whose CANN and HDK list were read can judge a driver.
+    out = {}
+    for name in releases.names():
+        record = releases.RELEASES[name]
+        if record.get('cann') and record.get('hdk') and 'hdk' not in record.get('unverified', {}):
+            for tag in record['images'].values():
+                out[tag] = _entry(record, tag)
+    return out
+
+
+IMAGES: Dict[str, Dict[str, Any]] = _images()
 
 # npu_check_driver_min_version's default: the oldest driver the image's entry allows.
 AUTO = 'auto'
@@ -107,9 +95,17 @@ _DRIVER_RE = re.compile(r'^(\d+)\.(\d+)\.(?:(rc)(\d+)|(\d+))((?:\.\d+)*)$', re.I
 _HDK_RE = re.compile(r'^(\d+)\.(\d+)\.(X|RC\d+|\d+)$', re.IGNORECASE)
 
 
-def entry_for(image: Any) -> Optional[Dict[str, Any]]:
-    """The matrix entry of an image tag or reference, or None when the tag has none."""
-    entry = IMAGES.get(tag_of(image))
+def entry_for(image: Any, release: Any = None) -> Optional[Dict[str, Any]]:
+    """The matrix entry of an image tag or reference, or None when the tag has none.
+
+    ``release`` (image_pull_assume_release) names the record to judge a tag by that has none of its own.
+    """
+    tag = tag_of(image)
+    entry = IMAGES.get(tag)
+    if entry is None and release:
+        record = releases.RELEASES.get(str(release))
+        if record is not None and record.get('cann') and record.get('hdk') and 'hdk' not in record['unverified']:
+            entry = _entry(record, tag)
     return copy.deepcopy(entry) if entry is not None else None
 
 

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible.module_utils.compat.version import LooseVersion
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import versions
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve import _container_spec
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
@@ -302,7 +302,10 @@ def _driver_problem(entry: Dict[str, Any],
                     driver: Any,
                     verdict: Dict[str, Any],
                     settings: Dict[str, Any]) -> Dict[str, str]:
-    image = 'image %s (CANN %s)' % (tag, entry['cann'])
+    if tag.startswith(entry.get('release') or ''):
+        image = 'image %s (CANN %s)' % (tag, entry['cann'])
+    else:
+        image = 'image %s (assumed release record %s, CANN %s)' % (tag, entry['release'], entry['cann'])
     listed = ', '.join(entry['hdk_compatible'])
     if verdict['verdict'] in ('unknown', 'missing'):
         return _problem('versions', 'the driver version in %s (%s) cannot be checked against %s: %s'
@@ -312,10 +315,10 @@ def _driver_problem(entry: Dict[str, Any],
     return _problem(
         'versions', 'driver %s does not suit %s: %s; vllm serve would fail at start (E30006 Failed to verify the OPP)'
         % (driver, image, verdict['msg']),
-        'install an Ascend HDK (driver and firmware of one release) that the CANN %s release notes list as compatible '
-        '(%s; %s is the release paired with CANN %s) and reboot, or run an image whose CANN suits driver %s (%s); '
-        'npu_check_driver_min_version set to a version replaces this check'
-        % (entry['cann'], listed, entry['hdk_paired'], entry['cann'], driver, VERSIONS_DOC))
+        'install Ascend HDK %s (driver and firmware of one release; the release paired with CANN %s) or another '
+        'release the CANN %s release notes list as compatible (%s) and reboot, or run an image whose CANN suits '
+        'driver %s (%s); npu_check_driver_min_version set to a version replaces this check'
+        % (entry['hdk_paired'], entry['cann'], entry['cann'], listed, driver, VERSIONS_DOC))
 
 
 def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[List[Dict[str, str]], Dict[str, Any]]:
@@ -336,10 +339,17 @@ def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[L
     driver = _driver_of(npu)
     out['driver'] = driver
     problems = []
-    entry = versions.entry_for(tag)
+    assumed = settings.get('release') or ''
+    entry = versions.entry_for(tag, assumed)
     if settings.get('driver_min_version') == versions.AUTO:
         if entry is None:
-            if tag:
+            record = releases.get(releases.release_of_tag(tag) or assumed)
+            if record is not None:
+                out['notes'].append('release record %s has no Ascend HDK list that was read (%s), so driver %s is not '
+                                    'checked against image %s (%s)'
+                                    % (record['release'], record['unverified'].get('hdk', 'not read'),
+                                       driver or 'unknown', tag, VERSIONS_DOC))
+            elif tag:
                 out['notes'].append('no version data for image tag %s, so the driver is not checked against it (%s)'
                                     % (tag, VERSIONS_DOC))
         else:

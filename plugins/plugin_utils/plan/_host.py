@@ -36,6 +36,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
     SOURCE, env_problems, install_plan, service_plan, unit_name, with_launcher)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan as plan_config, task_result
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_verdict
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import check_role_vars
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_OPTIONS, argument_spec
@@ -44,7 +45,7 @@ PREFIX = 'vllm_serve_'
 IMAGE_INPUTS = ('image_pull_registries', 'image_pull_repository', 'image_pull_tag', 'image_pull_tag_suffix',
                 'image_pull_digest', 'image_pull_image', 'image_pull_retries', 'image_pull_delay',
                 'image_pull_timeout', 'image_pull_poll_interval', 'image_pull_archive', 'image_pull_archive_on_node',
-                'image_pull_archive_dir', 'image_pull_offline', 'image_pull_policy')
+                'image_pull_archive_dir', 'image_pull_offline', 'image_pull_policy', 'image_pull_assume_release')
 SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_serve_host',
             'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + MINIMUMS
 
@@ -73,6 +74,29 @@ def image_plan(request, profile, isfile):
     inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
     suffix = (profile or {}).get('image_tag_suffix')
     return judge_image(inputs, suffix, isfile)
+
+
+def release_plan(request, tag):
+    """The release record the pulled image runs under (contracts/releases.py), and what is not checked.
+
+    {release, assumed, complete, not_checked, problems, record}: a tag without a record is a problem unless
+    image_pull_assume_release names the record to assume.
+    """
+    chosen = releases.choose(tag, request.get('image_pull_assume_release') or '')
+    record = chosen['record']
+    return {'release': chosen['release'], 'assumed': chosen['assumed'],
+            'complete': bool(record) and releases.complete(record), 'not_checked': chosen['not_checked'],
+            'problems': chosen['problems'], 'record': record}
+
+
+def release_overrides(request, record):
+    """The platform overrides an instance runs with: the record's container needs for the platform (its shm
+    size) under the user's own overrides, which win."""
+    user = request.get(PREFIX + 'platform_overrides') or {}
+    needs = ((record or {}).get('container') or {}).get(request.get(PREFIX + 'platform') or '') or {}
+    if not needs.get('shm_size') or not isinstance(user, dict) or request.get(PREFIX + 'platform_spec'):
+        return user
+    return dict({'shm_size': needs['shm_size']}, **user)
 
 
 def instance_plan(request, pulled_tag=None):
@@ -138,7 +162,7 @@ def overridden_problems(request, instances, list_var):
     return out
 
 
-def config_params(entry, request, var_names, tag, node=None):
+def config_params(entry, request, var_names, tag, node=None, record=None):
     """The vllm_config options of one planned instance: every instance option of the option table.
 
     ``node`` (what preflight read of the node: ``chip_total_mb``/``chip_free_mb`` per instance and
@@ -155,7 +179,7 @@ def config_params(entry, request, var_names, tag, node=None):
     if free is not None and not node.get('rc_mode'):
         params['chip_free_memory_mb'] = free
     params.update(platform=request.get(PREFIX + 'platform'),
-                  platform_overrides=request.get(PREFIX + 'platform_overrides') or {},
+                  platform_overrides=release_overrides(request, record),
                   platform_spec=request.get(PREFIX + 'platform_spec'),
                   host=serve_host(request), port=entry['port'], visible_chips=len(entry['chips'] or []),
                   offline=request.get(PREFIX + 'offline'),
@@ -207,11 +231,14 @@ def instance_config(params):
     return output
 
 
-def configs(plan, request, var_names, tag, node=None):
-    """{instance name: config} (argv, env, settings, profile, memory, violations) of every instance."""
+def configs(plan, request, var_names, tag, node=None, record=None):
+    """{instance name: config} (argv, env, settings, profile, memory, violations) of every instance.
+
+    ``record``: the release record the image runs under (its container needs apply).
+    """
     results = []
     for entry in plan:
-        result = instance_config(config_params(entry, request, var_names, tag, node))
+        result = instance_config(config_params(entry, request, var_names, tag, node, record))
         result['item'] = entry
         results.append(result)
     return instance_configs(results)
@@ -424,10 +451,12 @@ def host_plan(request, specs, isfile, figures=None):
     if problems:
         return _stop(request, problems, stage='variables')
     image = image_plan(request, platform['profile'], isfile)
+    release = release_plan(request, image['image_tag'])
     planned = instance_plan(request, image['image_tag'])
     platform_set = bool(request.get(PREFIX + 'platform'))
     install = source_install(request, planned['image_tag'])
-    configured = configs(planned['plan'], request, var_names, planned['image_tag'], figures) if platform_set else {}
+    configured = (configs(planned['plan'], request, var_names, planned['image_tag'], figures, release['record'])
+                  if platform_set else {})
     planned['plan'] = named(planned['plan'], configured, bool(install))
     front = balancer(request, planned['plan']) if platform_set else {'enabled': False, 'frontends': [], 'problems': []}
     cache_dir = request.get(PREFIX + 'model_cache_dir')
@@ -438,7 +467,7 @@ def host_plan(request, specs, isfile, figures=None):
     served = services(request, planned['plan'], configured, install)
     problems = (list((install or {}).get('problems') or [])
                 + [problem for name, service in sorted(served.items()) for problem in env_problems(name, service['env'])]
-                + image['problems'] + planned['problems']
+                + image['problems'] + release['problems'] + planned['problems']
                 + front['problems'] + config_problems(configured) + env_config_problems(planned['plan'], configured)
                 + tls_problems(request, front)
                 + platform_bound_problems(request, platform['profile']) + metrics_file_problems(request)
@@ -447,6 +476,7 @@ def host_plan(request, specs, isfile, figures=None):
     # Without the node read no container is known: every instance rolls, the safe order (serve/_rolling).
     return _stop(request, problems, stage='plan', platform=request.get(PREFIX + 'platform'),
                  profile=platform['profile'], image=image, instances=planned['plan'], image_tag=planned['image_tag'],
+                 release=dict((key, value) for key, value in release.items() if key not in ('problems', 'record')),
                  configs=configured, balancer=front, var_names=var_names,
                  steps=upgrade_steps(planned['plan'], frontends(front), None),
                  containers={} if install else containers(request, planned['plan'], configured),

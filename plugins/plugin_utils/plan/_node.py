@@ -18,6 +18,7 @@ import json
 import re
 import shlex
 
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
     judge as judge_image, offline_problems, pin_problems, present)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
@@ -62,6 +63,8 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'driver_version_file': request.get('npu_check_driver_version_file'),
         'driver_min_version': request.get('npu_check_driver_min_version'),
         'image_tag': planned.get('image_tag') or image.get('image_tag') or '',
+        # The release record the image runs under (contracts/releases.py), assumed or its own.
+        'release': (planned.get('release') or {}).get('release') or '',
         'npu_smi_path': request.get('npu_check_npu_smi_path'),
         'mount_sources': bool(request.get('npu_check_mount_sources')),
         'docker_min_version': request.get('npu_check_docker_min_version'),
@@ -283,6 +286,17 @@ def unplanned(planned, containers):
                       and (c.get('labels') or {}).get(INSTANCE_LABEL) and c.get('name') not in wanted))
 
 
+def release_lines(release):
+    """The release record the image runs under and, one line each, what is not checked for it."""
+    release = release or {}
+    if not release.get('release'):
+        return []
+    state = 'assumed (image_pull_assume_release)' if release.get('assumed') else (
+        'complete' if release.get('complete') else 'incomplete')
+    head = 'release record %s: %s (docs/versions.md)' % (release['release'], state)
+    return [head] + ['  not checked: %s' % line for line in release.get('not_checked') or []]
+
+
 def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
     """The plan with the node's figures, and every problem of the plan and the node at once.
 
@@ -299,7 +313,8 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                     request.get('image_pull_repository'), image.get('image_tag'), pinned)
     paths = node.get('paths') or {}
     configured = configs(planned.get('instances') or [], request, planned.get('var_names') or {},
-                         planned.get('image_tag'), verdict['result'])
+                         planned.get('image_tag'), verdict['result'],
+                         releases.get((planned.get('release') or {}).get('release')))
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
     stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
@@ -337,12 +352,12 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
                               and not any(name in packages for name in planned['install']['remove']))
         out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
-                        + command_lines(planned.get('instances') or [], configured))
+                        + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
         out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
         out['steps'] = dict(source_steps(request, out, node.get('source') or {}), remove=removing)
         return _with_verified(out, node, request)
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
-                    + command_lines(planned.get('instances') or [], configured))
+                    + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
     out['containers'] = containers(request, planned.get('instances') or [], configured,
                                    verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
                                    _image_config(node, found['ref'], needed))

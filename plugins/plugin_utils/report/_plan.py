@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import line as problem_line
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import summary_lines as balancer_lines
-from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import command_line, install_line
+from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import command_line, install_line, release_lines
 
 NOT_READ = 'the node is not read: preflight checks the chips, the image on the node, ports and paths'
 
@@ -71,6 +71,7 @@ def plan_lines(planned: Dict[str, Any], get: Callable[..., Any]) -> List[str]:
         lines.append('install: ' + install_line(install, {}))
     elif planned.get('image'):
         lines.append(image_line(planned['image'], get))
+    lines += release_lines(planned.get('release'))
     lines += instance_lines(planned.get('instances') or [], planned.get('configs') or {})
     front = planned.get('balancer') or {}
     lines += balancer_lines(dict(front, address=front.get('reach', '127.0.0.1'),

@@ -453,9 +453,10 @@ def test_a_driver_the_release_notes_rule_out_is_refused(capture, driver, detail)
     assert msgs(out) == [('versions', 'driver %s does not suit image v0.23.0-310p (CANN 9.1.0): %s; vllm serve would '
                                       'fail at start (E30006 Failed to verify the OPP)' % (driver, detail))]
     fix = out['problems'][0]['fix']
-    assert fix.startswith('install an Ascend HDK (driver and firmware of one release) that the CANN 9.1.0 release '
-                          'notes list as compatible (25.2.X, 25.3.X, 25.5.X, 25.7.RC1, 26.0.RC1, 26.1.0, 26.1.1, '
-                          '26.2.RC1; 26.0.RC1 is the release paired with CANN 9.1.0)')
+    # The fix names the HDK to install: the one paired with the release's CANN, then the others listed.
+    assert fix.startswith('install Ascend HDK 26.0.RC1 (driver and firmware of one release; the release paired with '
+                          'CANN 9.1.0) or another release the CANN 9.1.0 release notes list as compatible (25.2.X, '
+                          '25.3.X, 25.5.X, 25.7.RC1, 26.0.RC1, 26.1.0, 26.1.1, 26.2.RC1)')
     assert 'docs/versions.md' in fix and 'npu_check_driver_min_version' in fix
 
 
@@ -504,6 +505,24 @@ def test_min_version_and_tags_without_data(capture, tag, minimum, driver, expect
     notes = out['result']['versions']['notes']
     assert notes == (['no version data for image tag v0.22.0-310p, so the driver is not checked against it '
                       '(docs/versions.md)'] if tag == 'v0.22.0-310p' else [])
+
+
+def test_a_release_record_without_an_hdk_list_leaves_the_driver_unchecked_with_a_note(capture):
+    # v0.30.0 has a record, but its CANN and HDK were not read: no verdict, a note that says why.
+    out = np.node_problems(_versions_facts(capture, '25.0.rc1.1'), versions_settings('v0.30.0-310p'))
+    assert msgs(out) == []
+    [note] = out['result']['versions']['notes']
+    assert note.startswith('release record v0.30.0 has no Ascend HDK list that was read (') and '25.0.rc1.1' in note
+
+
+def test_an_assumed_release_record_judges_the_driver_of_a_tag_without_its_own(capture):
+    settings_ = dict(versions_settings('v0.31.0-310p'), release='v0.23.0')
+    out = np.node_problems(_versions_facts(capture, '25.0.rc1.1'), settings_)
+    [problem] = out['problems']
+    assert problem['msg'].startswith('driver 25.0.rc1.1 does not suit image v0.31.0-310p (assumed release record '
+                                     'v0.23.0, CANN 9.1.0)')
+    assert problem['fix'].startswith('install Ascend HDK 26.0.RC1 ')
+    assert np.node_problems(_versions_facts(capture, '25.2.0'), settings_)['problems'] == []
 
 
 @pytest.mark.parametrize('firmware, compatibility, fw_list, expected', [

@@ -359,6 +359,28 @@ def test_warnings(changes, words):
         assert word in text
 
 
+@pytest.mark.parametrize('tag, extra, warned', [
+    # vllm-ascend #14339 (open): MTP with prefix caching gives wrong accuracy on the v0.23.0 300I DUO image.
+    ('v0.23.0-310p', [], True),
+    ('v0.23.0-310p', ['--no-enable-prefix-caching'], False),
+    ('v0.30.0-310p', [], False),
+    ('v0.22.0-310p', [], False),
+])
+def test_the_known_issues_of_the_release_record_are_warned_with_their_source(tag, extra, warned):
+    result = plan(request(image_tag=tag, extra_args=extra))
+    found = [text for text in result['warnings'] if 'vllm-ascend#14339' in text]
+    assert bool(found) == warned, result['warnings']
+    if warned:
+        assert 'issue vllm-project/vllm-ascend#14339' in found[0] and '--no-enable-prefix-caching' in found[0]
+
+
+@pytest.mark.parametrize('tag, warned', [('v0.23.0-310p', False), ('v0.25.1rc1-310p', True), ('v0.30.0-310p', True)])
+def test_extra_args_of_a_release_whose_flags_were_not_read_are_said_to_be_judged_by_vllm_023(tag, warned):
+    result = plan(request(image_tag=tag, extra_args=['--enable-chunked-prefill']))
+    found = [text for text in result['warnings'] if 'were checked against the flags of vLLM 0.23.0' in text]
+    assert bool(found) == warned, result['warnings']
+
+
 def test_capture_sizes_are_normalised_in_settings():
     result = plan(request(cudagraph_mode='piecewise'))
     assert result['settings']['cudagraph_mode'] == 'PIECEWISE'

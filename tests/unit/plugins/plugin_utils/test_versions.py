@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import versions
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import parse_image_tag
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS
 
@@ -20,15 +20,23 @@ FW_2503 = '[6.4.0,6.4.99],[7.0.0,8.9.9]'
 
 def test_every_platform_suffix_of_the_guide_release_has_an_entry():
     # The guide's release (v0.23.0) on each built-in platform: one entry per tag it runs.
-    tags = sorted(set('v0.23.0' + p['image_tag_suffix'] for p in PLATFORMS.values()))
-    assert tags == sorted(versions.IMAGES)
+    tags = set('v0.23.0' + p['image_tag_suffix'] for p in PLATFORMS.values())
+    assert tags <= set(versions.IMAGES)
+
+
+def test_entries_are_the_records_whose_hdk_was_read():
+    # A driver is judged only against a record whose CANN and HDK list were read; every tag of it has an entry.
+    expected = set(tag for record in releases.RELEASES.values()
+                   if record['hdk'] and 'hdk' not in record['unverified'] for tag in record['images'].values())
+    assert expected == set(versions.IMAGES)
+    assert 'v0.24.0rc1-310p' not in versions.IMAGES and 'v0.30.0-310p' not in versions.IMAGES
 
 
 @pytest.mark.parametrize('tag', sorted(versions.IMAGES))
 def test_entries_are_complete_and_sourced(tag):
     entry = versions.IMAGES[tag]
     parsed = parse_image_tag(tag)
-    assert entry['vllm_ascend'] == 'v%d.%d.%d' % tuple(parsed['version'])
+    assert tag.startswith(entry['vllm_ascend']) and entry['vllm_ascend'].startswith('v%d.%d.%d' % tuple(parsed['version']))
     for fact in ('vllm', 'cann', 'python', 'hdk', 'firmware'):
         assert entry['sources'][fact], fact
     assert entry['unverified']

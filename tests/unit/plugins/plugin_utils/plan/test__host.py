@@ -50,6 +50,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models impor
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (  # noqa: E402
     config_params, host_plan, instance_plan, named)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import (  # noqa: E402
     INSTANCE_OPTIONS, OPTIONS)
 
@@ -474,3 +475,39 @@ def test_the_image_config_the_read_found_reaches_each_container_only_when_nothin
     out = node_plan(request, planned, {'docker': docker})
     for run in out['containers'].values():
         assert run['container_run_image_config'] == (dict(config, image=ref) if used else None)
+
+
+# ------------------------------------------------------------------ release records
+def test_the_default_plan_runs_the_newest_complete_release_record():
+    planned = plan_for({})
+    assert planned['release'] == {'release': releases.default_release(), 'assumed': False, 'complete': True,
+                                  'not_checked': releases.not_checked(releases.RELEASES[releases.default_release()])}
+
+
+@pytest.mark.parametrize('groups', [('atlas_300i_duo',), ('atlas_200i_pro',), ('atlas_200i_pro_openeuler',)])
+def test_a_tag_without_a_release_record_is_refused_naming_the_recorded_tags(groups):
+    planned = plan_for({'image_pull_tag': 'v0.31.0'}, groups=groups)
+    [problem] = [p for p in planned['problems'] if p['check'] == 'release']
+    assert 'v0.31.0' in problem['msg'] and 'has no release record' in problem['msg']
+    assert 'v0.23.0-310p' in problem['fix'] and 'image_pull_assume_release' in problem['fix']
+
+
+def test_an_assumed_record_plans_the_tag_and_lists_what_is_not_checked():
+    planned = plan_for({'image_pull_tag': 'v0.31.0', 'image_pull_assume_release': 'v0.23.0'})
+    assert planned['problems'] == []
+    assert planned['image']['image_tag'] == 'v0.31.0-310p'
+    assert planned['release']['release'] == 'v0.23.0' and planned['release']['assumed']
+    assert 'v0.31.0-310p has no release record' in planned['release']['not_checked'][0]
+
+
+@pytest.mark.parametrize('tag, shm', [('v0.23.0', '1g'), ('v0.30.0', '10g'), ('v0.25.1rc1', '10g')])
+def test_the_300i_duo_container_takes_the_shm_size_of_the_chosen_release(tag, shm):
+    planned = plan_for({'image_pull_tag': tag})
+    assert [p for p in planned['problems'] if p['check'] == 'release'] == []
+    assert planned['configs']['default']['profile']['shm_size'] == shm
+    assert planned['release']['complete'] == (tag == 'v0.23.0')
+
+
+def test_the_users_own_shm_size_wins_over_the_release_record():
+    planned = plan_for({'image_pull_tag': 'v0.30.0', 'ascend_vllm_platform_overrides': {'shm_size': '4g'}})
+    assert planned['configs']['default']['profile']['shm_size'] == '4g'
