@@ -130,8 +130,10 @@ options:
       - The instances that may already serve as the plan asks (only with V(serving) in O(gather), and with
         V(docker) for containers or V(source) for the units of the source install method). Each one that runs,
         carries one of its O(serving[].digests) and has no kept C(-previous) is asked at once, as
-        M(ascend.vllm.vllm_ready) with O(ascend.vllm.vllm_ready#module:just_started=false) asks it (C(/health),
-        C(/v1/models), then the smoke tests), without waiting; see RV(serving).
+        M(ascend.vllm.vllm_ready) with O(ascend.vllm.vllm_ready#module:just_started=false) asks it (C(GET /health),
+        C(GET /v1/models)), without waiting; see RV(serving).
+      - The read only reads - no inference request is sent: the smoke tests belong to the phases that start a
+        service (the deploy's readiness check) or verify one (C(ascend.vllm.verify)).
       - So a re-run that changes nothing checks its instances in the node read's round trip (the
         C(ascend.vllm.host_plan) action asks for this); an instance that does not answer at once is left to
         the deploy's readiness wait.
@@ -164,26 +166,6 @@ options:
       api_key:
         description: The server's API key, if it has one.
         type: str
-      smoke_test:
-        description: Send the guide's completions and chat completions requests too.
-        type: bool
-        default: false
-      prompt:
-        description: The smoke tests' prompt.
-        type: str
-        default: The future of AI is
-      max_tokens:
-        description: The completions request's C(max_completion_tokens).
-        type: int
-        default: 50
-      chat_max_tokens:
-        description: The chat completions request's C(max_completion_tokens).
-        type: int
-        default: 1024
-      smoke_timeout:
-        description: Seconds each smoke test may take.
-        type: float
-        default: 600
 attributes:
   action:
     support: full
@@ -387,8 +369,7 @@ source:
 serving:
   description:
     - Per instance of O(serving) that was asked (it ran with one of its digests) - C(digest) (the one it carries),
-      C(state) (V(ready) when it answered every check), C(task) and C(error) (the check that failed), C(models),
-      C(completion) and C(chat) (the smoke tests' answers).
+      C(state) (V(ready) when it answered both reads), C(task) and C(error) (the check that failed), C(models).
   returned: when V(serving) is gathered
   type: dict
   version_added: 0.3.0
@@ -485,11 +466,6 @@ def main():
                 url=dict(type='str', required=True),
                 served_model_name=dict(type='str', required=True),
                 api_key=dict(type='str', no_log=True),
-                smoke_test=dict(type='bool', default=False),
-                prompt=dict(type='str', default='The future of AI is'),
-                max_tokens=dict(type='int', default=50, no_log=False),
-                chat_max_tokens=dict(type='int', default=1024, no_log=False),
-                smoke_timeout=dict(type='float', default=600),
             )),
             gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests', 'source', 'serving'],
                         default=list(SUBSETS)),

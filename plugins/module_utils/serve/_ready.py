@@ -584,13 +584,15 @@ def serving_probe(docker_host: str,
 def check_serving(entries: List[Dict[str, Any]],
                   found: Dict[str, Dict[str, Any]],
                   probe_for: Callable[[Dict[str, Any]], Any]) -> Dict[str, Dict[str, Any]]:
-    """Readiness and the smoke tests, at the node read, of each instance already serving as the plan asks.
+    """Readiness, at the node read, of each instance already serving as the plan asks: ``GET /health`` and
+    ``GET /v1/models`` only.  A read sends no inference request; the smoke tests are the phases' that start or
+    verify a service.
 
     ``entries``: node_facts' ``serving`` (each with the ``digests`` the plan may ask for); ``found``: what
     ``found_serving`` made of the same read; ``probe_for(entry)``: its probe (``serving_probe``). Only a
     container (or unit) that runs, carries one of the digests and has no kept ``-previous`` is asked, at once
     (no wait: one that does not answer now is the deploy's to wait for). {name: {digest, state, task, error,
-    completion, chat, models}} of those asked; the controller counts a ``ready`` only for an instance the plan
+    models}} of those asked; the controller counts a ``ready`` only for an instance the plan
     leaves as it is (plan/_node.py).
     """
     out = {}
@@ -599,12 +601,12 @@ def check_serving(entries: List[Dict[str, Any]],
         if not (seen.get('running') and seen.get('digest') in (entry.get('digests') or []) and not seen.get('previous')):
             continue
         params = dict(entry, just_started=False, timeout=0.01, poll_interval=POLL_INTERVAL, report_after=0,
-                      log_lines=0, marker=MARKER)
+                      log_lines=0, marker=MARKER, smoke_test=False)
         try:
             result = Watch(probe_for(entry), params).run()
         except (IOError, OSError, ValueError) as exc:
             result = {'state': 'error', 'task': 'Check %s' % entry['name'], 'error': str(exc)}
         out[entry['name']] = dict((key, result.get(key)) for key in
-                                  ('state', 'task', 'error', 'completion', 'chat', 'models'))
+                                  ('state', 'task', 'error', 'models'))
         out[entry['name']]['digest'] = seen['digest']
     return out

@@ -35,7 +35,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import INSTANCE_LABEL, MANAGED_LABEL, previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
-from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
     SOURCE, installed_ok, preload_paths, source_query)
@@ -211,8 +210,8 @@ def _source_expected(request, planned):
 
 def serving_query(request, planned):
     """node_facts' ``serving``: the instances that may already serve as this plan asks, each with the digests it
-    would carry (one per image reference the node may run, worked out before the node is read), its URL and the
-    smoke tests. Asked in the node read's round trip; the answer counts only for an instance the node plan leaves
+    would carry (one per image reference the node may run, worked out before the node is read) and its URL: the read
+    asks /health and /v1/models, never an inference request. Asked in the node read's round trip; the answer counts only for an instance the node plan leaves
     as it is (``verified``). None when the deploy pulls or loads anyway (a policy of always, a tarball)."""
     source = (planned.get('install') or {}).get('method') == SOURCE
     digests = {}
@@ -232,12 +231,7 @@ def serving_query(request, planned):
         out.append({'name': entry['runs_as'],
                     'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
                     'served_model_name': entry['served_model_name'],
-                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
-                    'smoke_test': bool(request.get(PREFIX + 'smoke_test')),
-                    'prompt': request.get(PREFIX + 'smoke_prompt'),
-                    'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
-                    'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
-                    'smoke_timeout': request.get(PREFIX + 'smoke_timeout')})
+                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None})
     return out
 
 
@@ -254,24 +248,15 @@ def verified(found, steps):
         out[entry['name']] = {
             'container': name, 'model': (entry.get('options') or {}).get('model') or '',
             'served_model_name': entry['served_model_name'], 'url': entry['url'],
-            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready',
-            'completion': truncate((answer.get('completion') or '').strip(), 80)}
+            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready'}
     return out
 
 
-def verified_lines(status, found, smoke, prompt):
-    """What the deploy's readiness check prints of an instance, for those the node read checked (``found``: their
-    answers, ``smoke``: whether the smoke tests ran)."""
-    lines = []
-    for name, state in sorted(status.items()):
-        answer = (found or {}).get(state['container']) or {}
-        lines.append('%s (%s) serves as planned: %s answered' % (
-            name, state['container'], '/health, /v1/models and the smoke tests (completions, chat completions)'
-            if smoke else '/health and /v1/models'))
-        if smoke:
-            lines += ['completions: %s%s' % (prompt, answer.get('completion') or ''),
-                      'chat: %s' % truncate(answer.get('chat') or '', 400)]
-    return lines
+def verified_lines(status):
+    """What the deploy's readiness check prints of an instance the node read found serving as planned (a read:
+    no inference request; the smoke tests ran when it started, and ascend.vllm.verify runs them again)."""
+    return ['%s (%s) serves as planned: /health and /v1/models answered (unchanged, so no smoke test this run; '
+            'ascend.vllm.verify sends them)' % (name, state['container']) for name, state in sorted(status.items())]
 
 
 def unplanned(planned, containers):
@@ -375,9 +360,7 @@ def _image_config(node, ref, needed):
 def _with_verified(out, node, request):
     """The plan with ``verified`` (the instances the node read found serving as planned) and their lines."""
     out['verified'] = verified(node.get('serving'), out['steps'])
-    out['lines'] = out['lines'] + verified_lines(out['verified'], node.get('serving'),
-                                                 bool(request.get(PREFIX + 'smoke_test')),
-                                                 request.get(PREFIX + 'smoke_prompt') or '')
+    out['lines'] = out['lines'] + verified_lines(out['verified'])
     return out
 
 

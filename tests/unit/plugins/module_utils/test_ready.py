@@ -471,12 +471,12 @@ def _found(digest='d2', running=True, restarting=False, previous=False):
     return _ready.found_serving(containers)
 
 
-def test_an_instance_serving_as_planned_is_checked_with_the_smoke_tests_in_the_read():
+def test_an_instance_serving_as_planned_is_read_and_sent_no_inference_request():
+    """A read is a read: whatever the entry says, /health and /v1/models only (GET), no POST."""
     node = Node(Clock(), ready_at=0.0)
-    out = _ready.check_serving([SERVING], _found(), lambda entry: node)
-    assert out == {'vllm-ascend': {'state': 'ready', 'task': '', 'error': '', 'completion': ' bright.',
-                                   'chat': 'Hi.', 'models': ['qwen3.5'], 'digest': 'd2'}}
-    assert [path for path, _body in node.posts] == ['/v1/completions', '/v1/chat/completions']
+    out = _ready.check_serving([dict(SERVING, smoke_test=True)], _found(), lambda entry: node)
+    assert out == {'vllm-ascend': {'state': 'ready', 'task': '', 'error': '', 'models': ['qwen3.5'], 'digest': 'd2'}}
+    assert node.posts == []
 
 
 @pytest.mark.parametrize('found', [

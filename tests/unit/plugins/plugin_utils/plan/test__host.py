@@ -417,22 +417,24 @@ def test_nothing_is_checked_in_the_read_when_the_deploy_pulls_or_loads_anyway(us
     assert serving_query(request, planned) == []
 
 
-def test_the_read_asks_with_the_api_key_and_the_smoke_settings():
-    request = read_request_for({'vllm_serve_api_key': 'k-123', 'vllm_serve_smoke_test': False})
+@pytest.mark.parametrize('smoke', [True, False])
+def test_the_read_asks_with_the_api_key_and_never_for_an_inference(smoke):
+    request = read_request_for({'vllm_serve_api_key': 'k-123', 'vllm_serve_smoke_test': smoke})
     planned = host_plan(request, _roles(DataLoader())[0], os.path.isfile)
     (entry,) = serving_query(request, planned)
-    assert entry['api_key'] == 'k-123' and entry['smoke_test'] is False and entry['service'] is False
+    assert entry['api_key'] == 'k-123' and entry['service'] is False
+    assert not set(entry) & {'smoke_test', 'prompt', 'max_tokens', 'chat_max_tokens', 'smoke_timeout'}
 
 
 def test_only_instances_left_as_they_are_and_ready_count_as_checked():
     request = read_request_for({})
     planned = host_plan(request, _roles(DataLoader())[0], os.path.isfile)
     same = {'same': planned['instances'], 'roll': [], 'fresh': []}
-    ready = {'vllm-ascend': {'state': 'ready', 'completion': ' bright. ', 'digest': 'd'}}
+    ready = {'vllm-ascend': {'state': 'ready', 'models': ['qwen3.5'], 'digest': 'd'}}
     status = verified(ready, same)
     assert status == {'default': {'container': 'vllm-ascend', 'model': planned['instances'][0]['options']['model'],
                                   'served_model_name': 'qwen3.5', 'url': 'http://127.0.0.1:8080', 'port': 8080,
-                                  'chips': [0], 'state': 'ready', 'completion': 'bright.'}}
+                                  'chips': [0], 'state': 'ready'}}
     assert verified(ready, {'same': [], 'roll': planned['instances'], 'fresh': []}) == {}
     assert verified({'vllm-ascend': {'state': 'timeout'}}, same) == {}
 
