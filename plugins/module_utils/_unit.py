@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 
 
 # [X-...] keys in [Unit] are ignored by systemd ("Unknown ... keys starting with X- are ignored", systemd.unit(5)):
@@ -50,3 +51,38 @@ def digest(unit, env_file_text, launcher):
     (the plan's, and the node read's of the files themselves)."""
     text = json.dumps([unit or '', env_file_text or '', launcher or ''])
     return hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]
+
+
+def unit_command(text):
+    """The command of a unit's ExecStart, after the launcher: ``[<venv>/bin/vllm, serve, ...]`` with systemd's
+    ``$$`` and ``%%`` unescaped (plugin_utils/serve/_source.py writes each argument double-quoted)."""
+    for line in (text or '').splitlines():
+        if line.startswith('ExecStart='):
+            try:
+                words = shlex.split(line.split('=', 1)[1])
+            except ValueError:
+                return []
+            return [word.replace('$$', '$').replace('%%', '%') for word in words[1:]]
+    return []
+
+
+def unit_resources(text, read):
+    """{chips, port} a unit of ours holds when it runs: the chips of ``ASCEND_RT_VISIBLE_DEVICES`` in its
+    EnvironmentFile (``read(path)``: the file's text or None) and the ``--port`` of its command (vLLM's default
+    8000 when it names none)."""
+    env_path = next((line.split('=', 1)[1].strip().lstrip('-') for line in (text or '').splitlines()
+                     if line.startswith('EnvironmentFile=')), '')
+    env_text_found = (read(env_path) if env_path else None) or ''
+    chips = []
+    for line in env_text_found.splitlines():
+        key, _sep, value = line.partition('=')
+        if key.strip() == 'ASCEND_RT_VISIBLE_DEVICES':
+            chips = [int(word) for word in value.strip().strip('"').split(',') if word.strip().isdigit()]
+    command = unit_command(text)
+    port = '8000'
+    for index, word in enumerate(command):
+        if word == '--port' and index + 1 < len(command):
+            port = command[index + 1]
+        elif word.startswith('--port='):
+            port = word.split('=', 1)[1]
+    return {'chips': chips, 'port': port}

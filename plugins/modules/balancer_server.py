@@ -65,7 +65,7 @@ seealso:
 EXAMPLES = r'''
 - name: Drain instance b before it is replaced
   ascend.vllm.balancer_server:
-    socket: /run/ascend-vllm/balancer/admin.sock
+    socket: /var/lib/ascend-vllm/balancer/run/admin.sock
     backend: qwen3_5
     server: b
     state: drained
@@ -73,7 +73,7 @@ EXAMPLES = r'''
 
 - name: Put it back
   ascend.vllm.balancer_server:
-    socket: /run/ascend-vllm/balancer/admin.sock
+    socket: /var/lib/ascend-vllm/balancer/run/admin.sock
     backend: qwen3_5
     server: b
     state: ready

@@ -115,8 +115,8 @@ options:
         leaves the node.
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory, addresses, manifests, source, serving]
-    default: [paths, npu, docker, ports, disk, memory, addresses]
+    choices: [paths, npu, docker, ports, disk, memory, addresses, units, manifests, source, serving]
+    default: [paths, npu, docker, ports, disk, memory, addresses, units]
   source:
     description:
       - What the source install method needs read (only with V(source) in O(gather)) -- C(python) (the interpreter
@@ -366,6 +366,15 @@ source:
   returned: when V(source) is gathered
   type: dict
   version_added: 0.3.0
+units:
+  description:
+    - Every systemd unit of this collection on the node (its file in C(/etc/systemd/system) carries the
+      C(X-Ascend-Vllm-Managed-By=ascend.vllm) line), whatever the install method, by name - C(active), C(restarting),
+      C(chips) (its C(ASCEND_RT_VISIBLE_DEVICES)) and C(port) (its command's C(--port)). A run whose plan no
+      longer has one stops and removes it.
+  returned: when V(units) is gathered
+  type: dict
+  version_added: 0.4.0
 serving:
   description:
     - Per instance of O(serving) that was asked (it ran with one of its digests) - C(digest) (the one it carries),

@@ -98,7 +98,7 @@ EXAMPLES = r'''
     status: "{{ vllm_serve_status.a }}"
     drained: "{{ container_run_drained }}"
     stopped_at: "{{ container_run_stopped_at }}"
-    socket: /run/ascend-vllm/balancer/admin.sock
+    socket: /var/lib/ascend-vllm/balancer/run/admin.sock
     backend: qwen3.5
     server: a
 '''

@@ -20,7 +20,7 @@ import sim  # noqa: E402  pylint: disable=wrong-import-position
 RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
 
-def run_site(workdir, node, group, group_vars):
+def run_site(workdir, node, group, group_vars, *extra):
     inv = {"all": {"children": {group: {"vars": group_vars, "hosts": {node: {
         "ansible_connection": "community.docker.docker", "ansible_host": "ascend-sim-" + node,
         "ansible_python_interpreter": "/usr/bin/python3"}}}}}}
@@ -28,7 +28,7 @@ def run_site(workdir, node, group, group_vars):
     path.write_text(yaml.safe_dump(inv))
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(path)],
+        [str(Path(sys.executable).parent / "ansible-playbook"), "site.yml", "-i", str(path), *extra],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
     recap = {m.group(1): {"changed": int(m.group(3)), "failed": int(m.group(5))} for m in RECAP.finditer(proc.stdout)}
     return proc, recap

@@ -26,6 +26,7 @@ import os
 import re
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -216,6 +217,43 @@ def test_two_services_behind_the_balancer_roll_a_change(balanced):
     assert len(re.findall(r"upgraded; back in the balancer", proc.stdout)) == 2, proc.stdout[-6000:]
     assert completion(BAL, 8000).returncode == 0
     assert '"--max-model-len" "8192"' in node_sh(BAL, "cat /etc/systemd/system/vllm-ascend-a.service").stdout
+
+
+def test_a_rebooted_node_serves_its_units_again_without_a_re_run(balanced):
+    """What the units need at start lives where a reboot keeps it (unit, environment file, launcher, virtualenv):
+    after a power cycle, systemd starts both instances and the balancer's container comes back, nobody re-runs."""
+    sim.reboot_node(BAL)
+    deadline = time.time() + 90
+    while completion(BAL, 8000).returncode != 0:
+        assert time.time() < deadline, node_sh(BAL, "systemctl status --no-pager 'vllm-ascend-*'").stdout[-3000:]
+        time.sleep(1)
+    for unit in ("vllm-ascend-a.service", "vllm-ascend-b.service"):
+        assert node_sh(BAL, "systemctl is-active %s" % unit).stdout.strip() == "active", unit
+
+
+def test_a_plan_with_the_image_method_one_instance_and_no_balancer_removes_the_units_and_the_balancer(balanced):
+    """The plan is the node's desired state: switching a host of two units behind a balancer to the image install
+    method with one instance leaves nothing of ours that the plan does not want -- --check names the removals first
+    and changes nothing, then the run removes both units and their files, and the node serves from the container."""
+    balanced, registries = balanced
+    settings = {"image_pull_registries": registries, "vllm_serve_ready_poll_interval": 1,
+                "vllm_serve_ready_timeout": 120}
+    check, _recap = run_site(balanced, BAL, GROUP, settings, "--check")
+    assert check.returncode == 0, check.stdout[-6000:]
+    text = re.sub(r"\s+", " ", check.stdout)
+    assert "would remove: vllm-ascend-a.service, vllm-ascend-b.service (ours, no longer in the plan)" in text, \
+        check.stdout[-6000:]
+    assert node_sh(BAL, "systemctl is-active vllm-ascend-a.service").stdout.strip() == "active"
+    proc, _recap = run_site(balanced, BAL, GROUP, settings)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    text = re.sub(r"\s+", " ", proc.stdout)
+    assert "removed: vllm-ascend-a.service, vllm-ascend-b.service (ours, no longer in the plan)" in text, \
+        proc.stdout[-6000:]
+    assert node_sh(BAL, "ls /etc/systemd/system/vllm-ascend* /opt/ascend-vllm/instances/*.env").stdout.strip() == ""
+    ours = sim.exec_node(BAL, ["docker", "ps", "--format", "{{.Names}}", "--filter",
+                               "label=ascend.vllm.managed-by=ascend.vllm"]).stdout.split()
+    assert ours == ["vllm-ascend"], ours
+    assert completion(BAL, 8080).returncode == 0
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ facts for the controller to judge (plugin_utils/judge/_node_problems.py).
 
 from __future__ import annotations
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry
+from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry, _node_source
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
     NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
 
-SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses')
+SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses', 'units')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
 
 
@@ -62,6 +62,9 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         out['memory'] = _node_probe.memory(proc=proc)
     if 'addresses' in subsets:
         out['addresses'] = _node_probe.addresses(proc=proc)
+    if 'units' in subsets:
+        # Every systemd unit of ours, whatever the install method: the plan's desired state names which stay.
+        out['units'] = _node_source.managed_units(run_command)
     if 'manifests' in subsets:
         out['manifests'] = _node_registry.tag_digests(params.get('manifests') or [], params.get('registry_timeout', 10))
     return out

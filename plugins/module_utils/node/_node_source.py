@@ -15,7 +15,7 @@ import os
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
-    PREVIOUS_SUFFIX, digest, managed)
+    PREVIOUS_SUFFIX, UNIT_DIR, digest, managed, unit_resources)
 
 _READ_LIMIT = 65536
 
@@ -78,6 +78,29 @@ def _unit(run_command, unit_dir, unit):
     found['restarting'] = show.get('SubState') == 'auto-restart'
     found['digest'] = digest(text, _read(unit.get('env_file') or '') or '', _read(unit.get('launcher') or '') or '')
     return found
+
+
+def managed_units(run_command, unit_dir=UNIT_DIR):
+    """Every systemd unit of ours on the node (its file carries the collection's marker), whatever the plan:
+    ``{name: {active, restarting, chips, port}}`` -- what a run that no longer plans it stops and removes, and
+    whose chips and port preflight counts as ours. Empty without the directory."""
+    try:
+        names = sorted(name for name in os.listdir(unit_dir) if name.endswith('.service'))
+    except (IOError, OSError):
+        return {}
+    out = {}
+    for name in names:
+        text = _read(os.path.join(unit_dir, name))
+        if not managed(text):
+            continue
+        found = dict(unit_resources(text, _read), active=False, restarting=False)
+        if os.path.isdir('/run/systemd/system'):
+            rc, show, _err = run_command(['systemctl', 'show', name, '-pActiveState', '-pSubState'])
+            state = dict(line.split('=', 1) for line in show.splitlines() if '=' in line) if rc == 0 else {}
+            found['active'] = state.get('ActiveState') in ('active', 'activating', 'reloading')
+            found['restarting'] = state.get('SubState') == 'auto-restart'
+        out[name] = found
+    return out
 
 
 def _which(name):

@@ -23,7 +23,6 @@ import http.client as httplib
 import json
 import os
 import re
-import shlex
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
@@ -32,6 +31,7 @@ from urllib.request import ProxyHandler, Request, build_opener
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils._unit import unit_command
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
@@ -513,19 +513,6 @@ class SystemdUnit(object):
         if rc != 0:
             raise IOError('journalctl -u %s failed (rc %d): %s' % (name, rc, (err or out).strip()))
         return out
-
-
-def unit_command(text: str) -> List[str]:
-    """The command of a unit's ExecStart (``systemctl cat``), after the launcher: ``[<venv>/bin/vllm, serve, ...]``
-    with systemd's ``$$`` and ``%%`` unescaped (serve/_source.py writes each argument double-quoted)."""
-    for line in (text or '').splitlines():
-        if line.startswith('ExecStart='):
-            try:
-                words = shlex.split(line.split('=', 1)[1])
-            except ValueError:
-                return []
-            return [word.replace('$$', '$').replace('%%', '%') for word in words[1:]]
-    return []
 
 
 def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Optional[Dict[str, Any]]:

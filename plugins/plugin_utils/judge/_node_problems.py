@@ -269,6 +269,21 @@ def removed_first(containers: Dict[str, Any], removing: Any) -> Dict[str, Dict[s
     return out
 
 
+def units_removed_first(units: Dict[str, Any], removing: Any, profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The running systemd units of ours the run stops and removes before it starts anything (no longer in the plan:
+    another install method, fewer instances), in own_running's shape under ``removing <name>``: the chips of their
+    ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back (no pids: vLLM's processes are the unit's
+    children, so its chips count as ours whole)."""
+    out = {}
+    for name in removing or ():
+        found = (units or {}).get(name) or {}
+        if found.get('active') or found.get('restarting'):
+            out['removing %s' % name] = {'container': name,
+                                         'devices': [chip_device(profile, chip) for chip in found.get('chips') or []],
+                                         'ports': [str(found['port'])] if found.get('port') else [], 'pids': []}
+    return out
+
+
 def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """npu-smi cannot be run or read, or the driver is older than an explicit npu_check_driver_min_version.
 
@@ -504,6 +519,8 @@ def port_problems(facts: Dict[str, Any],
         if not holders and any(c['name'] in removing and int(port) in (c.get('ports') or [])
                                for c in (facts.get('docker') or {}).get('containers') or []):
             continue
+        if not holders and any(key.startswith('removing ') and str(port) in held['ports'] for key, held in own.items()):
+            continue  # a unit of ours the run removes first holds it
         seen = (facts.get('listeners') or {}).get(str(port)) or {}
         procs = ['%s (pid %s)' % (p['name'], p['pid']) for p in seen.get('processes') or []]
         pids = [str(p['pid']) for p in seen.get('processes') or []]
@@ -605,6 +622,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
     if install.get('method') == 'source':
         # No container: the units' state, the install's checks; Docker only for a balancer.
         own = own_services((facts.get('source') or {}).get('units'), instances, lambda chip: chip_device(profile, chip))
+        own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))
         problems = platform_problems(settings) + path_problems(facts, dict(settings, mount_sources=False), profile,
                                                                instances, mounts=False)
         problems += source_problems(install, facts.get('source'), settings.get('services') or {},
@@ -618,6 +636,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
     problems += npu_smi_problems(facts, settings)
     found, found_versions = version_problems(facts, settings)
     problems += found
+    own.update(units_removed_first(facts.get('units'), settings.get('removing_units') or (), profile))
     if facts.get('npu') is not None:
         problems += chip_problems(facts['npu'], profile, instances, own)
     problems += chips_per_card_problems(facts, settings, profile)

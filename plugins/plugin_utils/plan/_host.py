@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -273,6 +274,9 @@ def balancer(request, plan):
         'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
     }
     front = balancer_plan(plan, keys, settings)
+    # HAProxy's admin socket, where a rolling upgrade drains a server: the balancer role's directory, named once.
+    run_dir = request.get('balancer_run_dir')
+    front['socket'] = posixpath.join(run_dir, 'admin.sock') if isinstance(run_dir, str) and run_dir else ''
     entries = dict((entry['name'], entry) for entry in plan)
     for frontend in front.get('frontends') or []:
         # Where the balancer's smoke tests read the frontend's key from (its first server's instance):
@@ -385,6 +389,35 @@ def platform_bound_problems(request, profile):
 _CONTROLLER = ('localhost', '127.0.0.1', '::1')
 
 
+# What a service of ours reads or binds at every start, so it must live where a reboot keeps it: the balancer's
+# configuration and admin-socket directories (bind-mounted into its container), the model cache (bind-mounted into
+# the instances' containers) and the source install method's root (units' environment files, launcher, virtualenv).
+START_PATHS = ('balancer_config_dir', 'balancer_run_dir', 'container_run_model_cache_dir', PREFIX + 'model_cache_dir',
+               PREFIX + 'source_root')
+# The trees a reboot empties: tmpfs on systemd hosts (/run, /dev/shm), /tmp cleared at boot (tmp.mount or
+# systemd-tmpfiles' tmp.conf), /var/run a link to /run.
+REBOOT_CLEARED = ('/run', '/var/run', '/tmp', '/dev/shm')
+
+
+def boot_path_problems(request):
+    """A path a service needs at every start that a reboot empties: the service would not come back after a reboot
+    (Docker refuses a bind mount whose source is gone, systemd a unit whose EnvironmentFile is)."""
+    out = []
+    for var in START_PATHS:
+        path = request.get(var)
+        if not isinstance(path, str) or not path:
+            continue
+        normal = posixpath.normpath(path)
+        cleared = next((top for top in REBOOT_CLEARED if normal == top or normal.startswith(top + '/')), None)
+        if cleared:
+            out.append({'check': 'paths', 'variable': var,
+                        'msg': '%s=%s is under %s, which a reboot empties: what the service needs there at start '
+                               'would be gone, and it would not come back after a reboot' % (var, to_json(path), cleared),
+                        'fix': 'set %s to a directory on disk, e.g. /var/lib/ascend-vllm/%s' % (
+                            var, posixpath.basename(normal) or 'data')})
+    return out
+
+
 def metrics_file_problems(request):
     """vllm_serve_metrics_file on the controller: where deploy will read, merge and rewrite it.
 
@@ -471,6 +504,7 @@ def host_plan(request, specs, isfile, figures=None):
                 + front['problems'] + config_problems(configured) + env_config_problems(planned['plan'], configured)
                 + tls_problems(request, front)
                 + platform_bound_problems(request, platform['profile']) + metrics_file_problems(request)
+                + boot_path_problems(request)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       {}))
     # Without the node read no container is known: every instance rolls, the safe order (serve/_rolling).

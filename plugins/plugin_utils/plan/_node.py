@@ -154,7 +154,7 @@ def node_query(request, planned):
                             (planned.get('configs') or {}).values() if isinstance(config, dict)), None)
         query['containers'] = []
         query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
-        query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'source']
+        query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     if install.get('method') != SOURCE:
         # The image's own environment, which container_ensure builds the containers' on: read here once.
@@ -271,6 +271,15 @@ def unplanned(planned, containers):
                       and (c.get('labels') or {}).get(INSTANCE_LABEL) and c.get('name') not in wanted))
 
 
+def unplanned_units(planned, units):
+    """The systemd units of ours (their file's marker line) that the plan does not run: every one with the image
+    install method, those of no planned instance with the source method. What a run stops and removes, in name
+    order; a unit without our marker is never listed by the read."""
+    wanted = set(service['name'] for service in (planned.get('services') or {}).values() if isinstance(service, dict))
+    wanted.update(entry.get('runs_as') for entry in planned.get('instances') or [])
+    return sorted(name for name in (units or {}) if name not in wanted)
+
+
 def release_lines(release):
     """The release record the image runs under and, one line each, what is not checked for it."""
     release = release or {}
@@ -291,7 +300,8 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     node = plain(node or {})
     settings = npu_settings(request, planned, drop, memory_again)
     removing = unplanned(planned, (node.get('docker') or {}).get('containers'))
-    verdict = node_problems(node, dict(settings, removing=removing))
+    removing_units = unplanned_units(planned, node.get('units'))
+    verdict = node_problems(node, dict(settings, removing=removing, removing_units=removing_units))
     image = planned.get('image') or {}
     pinned = bool(request.get('image_pull_image') or request.get('image_pull_digest'))
     found = present(((node.get('docker') or {}).get('images')), image.get('candidates') or [],
@@ -339,14 +349,16 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
                         + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
         out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
-        out['steps'] = dict(source_steps(request, out, node.get('source') or {}), remove=removing)
+        out['steps'] = dict(source_steps(request, out, node.get('source') or {}), remove=removing,
+                            remove_services=removing_units)
         return _with_verified(out, node, request)
     out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
                     + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
     out['containers'] = containers(request, planned.get('instances') or [], configured,
                                    verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
                                    _image_config(node, found['ref'], needed))
-    out['steps'] = dict(node_steps(request, out, verdict['result'], found['ref'], not needed), remove=removing)
+    out['steps'] = dict(node_steps(request, out, verdict['result'], found['ref'], not needed), remove=removing,
+                        remove_services=removing_units)
     return _with_verified(out, node, request)
 
 

@@ -32,7 +32,7 @@ OURS = {'ascend.vllm.managed-by': 'ascend.vllm', 'ascend.vllm.instance': 'defaul
 KEY = 'sk-0123456789abcdef-secret'
 RECREATE = {'changed': True, 'actions': [{'removed': 'abc'}, {'created': 'Created container'}, {'started': 'x'}]}
 SAME = {'changed': False, 'actions': []}
-DRAIN = {'socket': '/run/ascend-vllm/balancer/admin.sock', 'backend': 'qwen', 'server': 'a', 'timeout': 60}
+DRAIN = {'socket': '/var/lib/ascend-vllm/balancer/run/admin.sock', 'backend': 'qwen', 'server': 'a', 'timeout': 60}
 
 
 def _inspect(env, running=True, labels=None):

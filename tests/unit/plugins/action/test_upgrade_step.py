@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.action import upgrade_step as action_module
 
-BEHIND = {'socket': '/run/ascend-vllm/balancer/admin.sock', 'backend': 'qwen3.5', 'server': 'a'}
+BEHIND = {'socket': '/var/lib/ascend-vllm/balancer/run/admin.sock', 'backend': 'qwen3.5', 'server': 'a'}
 
 
 def run(args, check_mode=False, answer=None, now=1000.0):
