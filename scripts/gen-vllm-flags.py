@@ -174,6 +174,38 @@ def dump():
                'options': options, 'positionals': positionals}, sys.stdout, indent=1)
 
 
+def try_lines():
+    """Inside the venv: parse each JSON argv list of stdin as `vllm serve ARGV`; print [ok, ...] as JSON."""
+    import contextlib
+    import io
+    import logging
+    logging.disable(logging.WARNING)
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    import vllm.entrypoints.cli.serve as serve
+
+    parser = FlexibleArgumentParser(description='vLLM CLI')
+    serve.ServeSubcommand().subparser_init(parser.add_subparsers(required=False, dest='subparser'))
+    out = []
+    for argv in json.load(sys.stdin):
+        try:
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+                parser.parse_args(['serve'] + argv)
+            out.append(True)
+        except SystemExit:
+            out.append(False)
+    json.dump(out, sys.stdout)
+
+
+def parse_in_venv(version, argvs, torch=DEFAULT_TORCH):
+    """[whether vLLM <version>'s `vllm serve` parser accepts argv] for each argv (builds the venv if needed)."""
+    venv, _wheel = _venv(version, torch, False)
+    env = dict(os.environ, VLLM_LOGGING_LEVEL='ERROR', VLLM_CONFIGURE_LOGGING='0')
+    out = subprocess.run([os.path.join(venv, 'bin', 'python'), os.path.abspath(__file__), '--try'],
+                         input=json.dumps(argvs), stdout=subprocess.PIPE, env=env, cwd=venv, check=True,
+                         universal_newlines=True).stdout
+    return json.loads(out)
+
+
 def generate(version, torch, fresh):
     venv, wheel = _venv(version, torch, fresh)
     env = dict(os.environ, VLLM_LOGGING_LEVEL='ERROR', VLLM_CONFIGURE_LOGGING='0')
@@ -210,6 +242,9 @@ def main(argv=None):
         argv = sys.argv[1:]
     if argv == ['--dump']:
         dump()
+        return 0
+    if argv == ['--try']:
+        try_lines()
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     ap.add_argument('version', help='vLLM version, e.g. 0.23.0')

@@ -122,11 +122,11 @@ _VALUE_WORDS = {
 def _value_problem(flag: str, value: str, table: FlagTable) -> Optional[Tuple[str, str]]:
     """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
     kind = table.value_type.get(flag)
-    if flag in table.nullable and value in ('', 'None'):
-        return None  # vLLM's optional_type reads "" and "None" as None
     try:
-        if kind == 'int':
-            converted: Any = int(value)
+        if flag in table.nullable and value in ('', 'None'):
+            converted: Any = None  # vLLM's optional_type reads "" and "None" as None
+        elif kind == 'int':
+            converted = int(value)
         elif kind == 'float':
             converted = float(value)
         elif kind == 'hint':
@@ -163,7 +163,7 @@ def _flag_problem(word: str, flag: str, negated: bool, following: List[str],
                     'write %s alone%s' % (name, ', or --no-%s to turn it off' % flag[2:] if kind == 'switch' else ''), 0)
         return None, '', 0
     if has_inline:
-        if not inline.strip():
+        if not inline.strip() and flag not in table.nullable:
             return '%s has an empty value after "="' % flag, 'give %s a value: %s=VALUE' % (flag, name), 0
         bad = _value_problem(flag, inline, table)
         return (bad[0], bad[1], 0) if bad else (None, '', 0)
@@ -173,8 +173,11 @@ def _flag_problem(word: str, flag: str, negated: bool, following: List[str],
         return ('%s is missing its value (vLLM stops with "expected %s argument")'
                 % (flag, 'at least one' if kind == 'values' else 'one'),
                 'put the value right after %s, as its own item or as %s=VALUE' % (name, name), 0)
-    bad = _value_problem(flag, following[0], table)
-    return (bad[0], bad[1], values) if bad else (None, '', values)
+    for value in following[:values]:
+        bad = _value_problem(flag, value, table)
+        if bad:
+            return bad[0], bad[1], values
+    return None, '', values
 
 
 def _values_after(kind: str, following: List[str]) -> int:

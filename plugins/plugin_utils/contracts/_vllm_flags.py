@@ -57,7 +57,7 @@ class FlagTable(object):
         self.aliases: Dict[str, str] = dict(_PREPROCESSED_ALIASES)
         self.value_type: Dict[str, str] = {}
         self.nullable: set = set()
-        self.choices: Dict[str, List[Any]] = {}  # {flag: the choices of a one-value flag}
+        self.choices: Dict[str, List[Any]] = {}  # {flag: the choices each of its values must be in}
         self.deprecated: set = set()
         for option in data['options']:
             name, kind = _name_and_kind(option)
@@ -72,7 +72,7 @@ class FlagTable(object):
                 self.nullable.add(name)
             # Choices argparse compares the converted value with; a conversion of vLLM's own
             # (a lambda that lower-cases, say) may map other words onto them: left unchecked.
-            if option['choices'] is not None and base in ('', 'str', 'int') and kind != 'values':
+            if option['choices'] is not None and base in ('', 'str', 'int'):
                 self.choices[name] = option['choices']
             if option['deprecated']:
                 self.deprecated.add(name)

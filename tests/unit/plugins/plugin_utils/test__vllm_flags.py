@@ -229,3 +229,39 @@ def test_names_and_hosts_vllm_or_uvicorn_refuse(changes, variable, value, words)
 ])
 def test_names_and_hosts_vllm_accepts_pass(changes):
     assert planner.plan(request(**changes))['violations'] == []
+
+
+# What the hand-read table (from a third-party copy of vLLM 0.23) had wrong, as vLLM 0.23.0's
+# parser has it: these five take JSON (json.loads), so their keys may come one by one.
+@pytest.mark.parametrize('items', [
+    ['--default-chat-template-kwargs.enable_thinking=false'], ['--default-chat-template-kwargs', '{"a": 1}'],
+    ['--allowed-origins.0=x'], ['--pt-load-map-location.cuda:1=cpu'],
+])
+def test_json_flags_the_hand_read_table_took_for_plain_values_take_keys(items):
+    assert flags_for('0.23.0').flags['--default-chat-template-kwargs'] == 'json'
+    assert problems(*items) == []
+
+
+@pytest.mark.parametrize('items', [
+    ['--max-log-len', 'None'], ['--max-log-len='], ['--kv-cache-dtype', 'fp8'], ['--max-lora-rank', '64'],
+    ['--nnodes', '2'], ['--uvicorn-log-level', 'debug'],
+])
+def test_values_the_parser_converts_pass(items):
+    assert problems(*items) == []
+
+
+@pytest.mark.parametrize('items, words_in_problem', [
+    (['--nnodes', 'two'], ["takes an integer, not 'two'"]),
+    (['--kv-cache-dtype', 'int4'], ['takes one of auto, bfloat16', "not 'int4'", 'invalid choice']),
+    (['--max-lora-rank', '7'], ['takes one of 1, 8, 16', "not '7'"]),
+    (['--uvicorn-log-level=loud'], ['takes one of critical, debug']),
+    (['--seed', 'None'], ["takes an integer, not 'None'"]),
+    # optional_type turns "None" into None, which argparse then looks for among the choices.
+    (['--mm-encoder-attn-dtype', 'None'], ["takes one of fp8, not 'None'"]),
+])
+def test_values_the_parser_refuses_are_named(items, words_in_problem):
+    found = problems(*items)
+    assert len(found) == 1, found
+    for text in words_in_problem:
+        assert text in found[0][1]
+    assert 'give' in found[0][2]
