@@ -265,3 +265,36 @@ def test_values_the_parser_refuses_are_named(items, words_in_problem):
     for text in words_in_problem:
         assert text in found[0][1]
     assert 'give' in found[0][2]
+
+
+# --watermark is a vllm serve flag of vLLM 0.24.0 and not of 0.23.0 (both tables generated).
+def test_a_flag_of_one_release_only_is_judged_by_the_chosen_table():
+    assert '--watermark' in flags_for('0.24.0').flags and '--watermark' not in flags_for('0.23.0').flags
+    assert extra_arg_problems(['--watermark', '0.01'], flags_for('0.24.0')) == []
+    found = extra_arg_problems(['--watermark', '0.01'], flags_for('0.23.0'))
+    assert 'not a vllm serve flag of vLLM 0.23.0' in found[0][1]
+    assert "not 'high'" in extra_arg_problems(['--watermark', 'high'], flags_for('0.24.0'))[0][1]
+
+
+@pytest.mark.parametrize('tag, vllm, accepted', [
+    ('v0.23.0-310p', None, False),
+    (None, None, False),
+    ('v0.99.0-310p', None, False),  # no record: the default table (the preflight judges the tag)
+    ('v0.24.0rc1-310p', 'v0.24.0', True),
+])
+def test_the_plan_checks_extra_args_against_the_vllm_of_the_image(monkeypatch, tag, vllm, accepted):
+    if vllm:
+        # A record as the release records name their vLLM (versions.IMAGES[tag]['vllm']).
+        monkeypatch.setitem(versions.IMAGES, tag, dict(versions.IMAGES['v0.23.0-310p'], vllm=vllm))
+    result = planner.plan(request(image_tag=tag, extra_args=['--watermark=0.01']))
+    found = [item for item in result['violations'] if item['variable'] == 'vllm_serve_extra_args']
+    if accepted:
+        assert found == [] and result['argv'][-1] == '--watermark=0.01'
+    else:
+        assert len(found) == 1 and 'not a vllm serve flag of vLLM 0.23.0' in found[0]['rule'], found
+
+
+def test_a_record_naming_a_vllm_without_a_table_stops_the_plan(monkeypatch):
+    monkeypatch.setitem(versions.IMAGES, 'v0.0.1-310p', dict(versions.IMAGES['v0.23.0-310p'], vllm='v0.0.1'))
+    with pytest.raises(KeyError, match='gen-vllm-flags.py 0.0.1'):
+        planner.plan(request(image_tag='v0.0.1-310p', extra_args=['--enforce-eager']))
