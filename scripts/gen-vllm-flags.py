@@ -146,7 +146,7 @@ def dump():
     logging.disable(logging.WARNING)
     import importlib.metadata
     from vllm.utils.argparse_utils import FlexibleArgumentParser
-    import vllm.entrypoints.cli.serve as serve
+    from vllm.entrypoints.cli import serve
 
     parser = FlexibleArgumentParser(description='vLLM CLI')
     subparsers = parser.add_subparsers(required=False, dest='subparser')
@@ -181,7 +181,7 @@ def try_lines():
     import logging
     logging.disable(logging.WARNING)
     from vllm.utils.argparse_utils import FlexibleArgumentParser
-    import vllm.entrypoints.cli.serve as serve
+    from vllm.entrypoints.cli import serve
 
     parser = FlexibleArgumentParser(description='vLLM CLI')
     serve.ServeSubcommand().subparser_init(parser.add_subparsers(required=False, dest='subparser'))

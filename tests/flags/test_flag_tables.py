@@ -42,7 +42,7 @@ def _generator():
 @pytest.mark.parametrize('version', _vllm_flags.versions())
 def test_the_committed_table_is_what_the_parser_generates(version):
     run = subprocess.run([sys.executable, SCRIPT, version, '--check'], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, universal_newlines=True)
+                         stderr=subprocess.PIPE, universal_newlines=True, check=False)
     assert run.returncode == 0, run.stderr[-4000:]
     assert 'matches' in run.stdout
 
