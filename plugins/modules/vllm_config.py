@@ -221,9 +221,11 @@ options:
       - More C(vllm serve) arguments, appended after the managed ones. They may not repeat a
         managed flag (C(--dtype), C(--tensor-parallel-size), C(--max-model-len) and the others
         the module sets) nor turn C(enable_npugraph_ex) on.
-      - Each flag must be one of vLLM 0.23's C(vllm serve) flags (an unknown one is reported with
-        the closest flag), with a value when it takes one and none when it does not; common numeric
-        values are converted as vLLM does. Flags that undo a managed setting
+      - Each flag must be one of the C(vllm serve) flags of the vLLM inside the image (the vLLM
+        version of I(image_tag)'s entry in docs/versions.md; vLLM 0.23.0 without one), read from a
+        table generated from that vLLM's own argument parser. An unknown flag is reported with the
+        closest flag; a flag needs a value when it takes one and none when it does not; values are
+        converted and compared with the flag's choices as vLLM does. Flags that undo a managed setting
         (C(--cudagraph-capture-sizes), C(--spec-tokens), C(--uds), C(--headless), ...) are refused.
       - An item that starts with C(-) and holds several arguments (C(--enforce-eager --seed 1)) is
         split like a shell line.

@@ -25,6 +25,8 @@ GALAXY = shutil.which('ansible-galaxy', path=os.path.dirname(sys.executable) + o
 # What a user needs; each must be in the tarball.
 SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            'plugins/modules/vllm_config.py', 'plugins/plugin_utils/contracts/platforms.py',
+           # The vllm serve flag tables the planner reads (plugin_utils/contracts/_vllm_flags.py).
+           'plugins/plugin_utils/contracts/vllm_flags/0.23.0.json',
            # ansible-doc's documentation of filters that share a plugin file.
            'plugins/filter/platform_group.yml', 'plugins/filter/platform_names.yml',
            'plugins/filter/platform_profile.yml',

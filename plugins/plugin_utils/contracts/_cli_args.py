@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import compact_json, format_utilization, parse_human_int
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
-    ALIASES, CONFLICTS, FLAGS, UNSUPPORTED_ON_310P, VALUE_TYPE)
+    CONFLICTS, UNSUPPORTED_ON_310P, FlagTable, flags_for)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import did_you_mean
 
 # Guide 5.1: "需要使用包含 "ascend_compilation_config": {"enable_npugraph_ex": false} 的
@@ -37,8 +37,8 @@ MANAGED_FLAGS = (
 _SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-config'))
 
 
-def _flag_name(token: str) -> Optional[str]:
-    """The managed flag an extra argument sets, or None.
+def _flag_name(token: str, table: Optional[FlagTable] = None) -> Optional[str]:
+    """The managed flag an extra argument sets, or None (short aliases: ``table``'s, default vLLM's).
 
     Handles "--flag value", "--flag=value", vLLM's dotted JSON keys
     ("--compilation-config.cudagraph_mode=FULL"), underscores (vLLM's parser
@@ -51,8 +51,8 @@ def _flag_name(token: str) -> Optional[str]:
                 alias == '-O' and token.startswith('-O') and not token.startswith('--')):
             return flag
     if not token.startswith('--'):
-        # vLLM's other short aliases (-sc, -cc, ...): _vllm_flags.ALIASES.
-        flag = ALIASES.get(token.split('=', 1)[0].split('.', 1)[0])
+        # vLLM's other short aliases (-sc, -cc, ...): the flag table's.
+        flag = (table or flags_for()).aliases.get(token.split('=', 1)[0].split('.', 1)[0])
         return flag if flag in MANAGED_FLAGS else None
     name = token.split('=', 1)[0].split('.', 1)[0].replace('_', '-')
     if name in MANAGED_FLAGS:
@@ -99,15 +99,15 @@ def _is_value(word: str) -> bool:
     return not word.startswith('-') or _NEGATIVE_NUMBER_RE.match(word) is not None
 
 
-def _known_flag(word: str) -> Tuple[Optional[str], bool]:
+def _known_flag(word: str, table: FlagTable) -> Tuple[Optional[str], bool]:
     """(the vLLM flag a word names, whether it is a --no- negation), or (None, False)."""
     name = word.split('=', 1)[0]
     if not name.startswith('--'):
-        return ALIASES.get(name), False
+        return table.aliases.get(name.split('.', 1)[0]), False
     name = name.split('.', 1)[0].replace('_', '-')
-    if name in FLAGS:
+    if name in table.flags:
         return name, False
-    if name.startswith('--no-') and FLAGS.get('--' + name[5:]) == 'switch':
+    if name.startswith('--no-') and table.flags.get('--' + name[5:]) == 'switch':
         return '--' + name[5:], True
     return None, False
 
@@ -119,27 +119,38 @@ _VALUE_WORDS = {
 }
 
 
-def _value_problem(flag: str, value: str) -> Optional[Tuple[str, str]]:
+def _value_problem(flag: str, value: str, table: FlagTable) -> Optional[Tuple[str, str]]:
     """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
-    kind = VALUE_TYPE.get(flag)
+    kind = table.value_type.get(flag)
     try:
-        if kind == 'int':
-            int(value)
+        if flag in table.nullable and value in ('', 'None'):
+            converted: Any = None  # vLLM's optional_type reads "" and "None" as None
+        elif kind == 'int':
+            converted = int(value)
         elif kind == 'float':
-            float(value)
+            converted = float(value)
         elif kind == 'hint':
-            parse_human_int(value)
-        return None
+            converted = parse_human_int(value)
+        else:
+            converted = value
     except ValueError:
         what, convert = _VALUE_WORDS[kind]
         return ('%s takes %s, not %r (vLLM stops with "argument %s: invalid %s value")' % (flag, what, value, flag,
                                                                                            convert),
                 'give %s %s, e.g. %s' % (flag, what, '8192' if kind == 'hint' else '1'))
+    choices = table.choices.get(flag)
+    if choices is not None and converted not in choices:
+        shown = ', '.join(str(choice) for choice in choices if choice != 'None')
+        return ('%s takes one of %s, not %r (vLLM %s stops with "argument %s: invalid choice")'
+                % (flag, shown, value, table.version, flag),
+                'give %s one of: %s' % (flag, shown))
+    return None
 
 
-def _flag_problem(word: str, flag: str, negated: bool, following: List[str]) -> Tuple[Optional[str], str, int]:
+def _flag_problem(word: str, flag: str, negated: bool, following: List[str],
+                  table: FlagTable) -> Tuple[Optional[str], str, int]:
     """(what is wrong with one flag word or None, the fix, how many following words it takes)."""
-    kind = FLAGS[flag]
+    kind = table.flags[flag]
     name, has_inline, inline = word.partition('=')
     dotted = '.' in name.lstrip('-')
     values = _values_after(kind, following)
@@ -152,9 +163,9 @@ def _flag_problem(word: str, flag: str, negated: bool, following: List[str]) -> 
                     'write %s alone%s' % (name, ', or --no-%s to turn it off' % flag[2:] if kind == 'switch' else ''), 0)
         return None, '', 0
     if has_inline:
-        if not inline.strip():
+        if not inline.strip() and flag not in table.nullable:
             return '%s has an empty value after "="' % flag, 'give %s a value: %s=VALUE' % (flag, name), 0
-        bad = _value_problem(flag, inline)
+        bad = _value_problem(flag, inline, table)
         return (bad[0], bad[1], 0) if bad else (None, '', 0)
     if kind == 'optional':
         return None, '', min(values, 1)
@@ -162,8 +173,11 @@ def _flag_problem(word: str, flag: str, negated: bool, following: List[str]) -> 
         return ('%s is missing its value (vLLM stops with "expected %s argument")'
                 % (flag, 'at least one' if kind == 'values' else 'one'),
                 'put the value right after %s, as its own item or as %s=VALUE' % (name, name), 0)
-    bad = _value_problem(flag, following[0])
-    return (bad[0], bad[1], values) if bad else (None, '', values)
+    for value in following[:values]:
+        bad = _value_problem(flag, value, table)
+        if bad:
+            return bad[0], bad[1], values
+    return None, '', values
 
 
 def _values_after(kind: str, following: List[str]) -> int:
@@ -176,40 +190,42 @@ def _values_after(kind: str, following: List[str]) -> int:
     return count
 
 
-def _word_problem(word: str, following: List[str]) -> Tuple[Optional[Tuple[str, str]], int]:
+def _word_problem(word: str, following: List[str], table: FlagTable) -> Tuple[Optional[Tuple[str, str]], int]:
     """((problem, fix) or None, how many following words the flag takes) for one flag word."""
-    flag, negated = _known_flag(word)
+    flag, negated = _known_flag(word, table)
     if flag is None:
         name = word.split('=', 1)[0].split('.', 1)[0]
         shown = name.replace('_', '-') if name.startswith('--') else name
-        return (('%s is not a vllm serve flag of vLLM 0.23 (vLLM stops with "unrecognized arguments")%s'
-                 % (name, did_you_mean(shown, sorted(FLAGS))),
+        return (('%s is not a vllm serve flag of vLLM %s (vLLM stops with "unrecognized arguments")%s'
+                 % (name, table.version, did_you_mean(shown, sorted(table.flags))),
                  'correct or remove it; `vllm serve --help=all` in the image lists the flags'), 0)
     if flag in CONFLICTS:
         return ('%s conflicts with what the module manages: %s' % (flag, CONFLICTS[flag]), 'remove it'), 0
-    problem, fix, taken = _flag_problem(word, flag, negated, following)
+    problem, fix, taken = _flag_problem(word, flag, negated, following, table)
     if flag in UNSUPPORTED_ON_310P and not negated:
         return ('%s is not supported on 310P: %s' % (word.split('=', 1)[0], UNSUPPORTED_ON_310P[flag]),
                 'remove it and its value' if taken else 'remove it'), taken
     return ((problem, fix) if problem else None), taken
 
 
-def extra_arg_problems(words: List[str]) -> List[Tuple[str, str, str]]:
-    """[(word, problem, fix)] for argv words vLLM 0.23's ``vllm serve`` parser would refuse.
+def extra_arg_problems(words: List[str], table: Optional[FlagTable] = None) -> List[Tuple[str, str, str]]:
+    """[(word, problem, fix)] for argv words the ``vllm serve`` parser of ``table``'s vLLM would refuse.
 
-    Managed flags are left to the caller (``_flag_name``); flags that undo a managed
-    setting (``CONFLICTS``) are reported here.
+    ``table`` is ``_vllm_flags.flags_for(version)`` of the vLLM inside the image (default:
+    ``_vllm_flags.DEFAULT_VERSION``).  Managed flags are left to the caller (``_flag_name``);
+    flags that undo a managed setting (``CONFLICTS``) are reported here.
     """
+    table = table or flags_for()
     out: List[Tuple[str, str, str]] = []
     index: int = 0
     last: Optional[str] = None
     while index < len(words):
         word = words[index]
         index += 1
-        managed = _flag_name(word)
+        managed = _flag_name(word, table)
         if managed:
             inline = '=' in word or (word.startswith('-O') and len(word) > 2)
-            index += 0 if inline else _values_after(FLAGS.get(managed, 'value'), words[index:])
+            index += 0 if inline else _values_after(table.flags.get(managed, 'value'), words[index:])
             last = None
             continue
         if word[:1] in _DASHES:
@@ -227,11 +243,11 @@ def extra_arg_problems(words: List[str]) -> List[Tuple[str, str, str]]:
                                   '"unrecognized arguments")' % word,
                             'remove it, or put the flag it belongs to before it'))
             continue
-        found, taken = _word_problem(word, words[index:])
+        found, taken = _word_problem(word, words[index:], table)
         if found:
             out.append((word,) + found)
-        flag, negated = _known_flag(word)
-        last = word.split('=', 1)[0] if (flag and not found and (negated or FLAGS[flag] in ('switch', 'flag'))
+        flag, negated = _known_flag(word, table)
+        last = word.split('=', 1)[0] if (flag and not found and (negated or table.flags[flag] in ('switch', 'flag'))
                                          and '=' not in word) else None
         index += taken
     return out

