@@ -14,7 +14,7 @@ from what vLLM / vllm-ascend do at start.  Private to the planner.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._capture import (
     MAX_CAPTURE_SIZES_WITH_TP, capture_sizes, default_batch_sizes)
@@ -31,7 +31,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN,
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import (
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import BOUNDS, Bounds
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import FlagTable, flags_for
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
+    DEFAULT_VERSION as DEFAULT_FLAGS_VERSION, FlagTable, flags_for, versions as flag_versions)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
@@ -516,15 +517,26 @@ def rule_memory_figures(ctx: Context) -> None:
                                    required=False)
 
 
-def flag_table(req: Dict[str, Any]) -> FlagTable:
-    """The ``vllm serve`` flag table of the vLLM inside the image the plan runs.
+def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
+    """(the vLLM version whose flag table judges the arguments, the vLLM the image's release record names).
 
-    The image tag's entry in ``versions.IMAGES`` names its vLLM version; with no tag, or a tag
-    without an entry (judged by rule_image_tag and the preflight), ``_vllm_flags.DEFAULT_VERSION``.
-    """
-    tag = req['image_tag']
-    entry = entry_for(str(tag)) if isinstance(tag, str) and tag.strip() else None
-    return flags_for(entry['vllm'] if entry else None)
+    The release record of the image tag (contracts/releases.py) names its vLLM; when a generated table exists for
+    it, that one. Otherwise (no tag, no record, an unread vLLM, no table yet) ``_vllm_flags.DEFAULT_VERSION``,
+    and rule_release_issues says which table judged them."""
+    text = str(tag).strip() if isinstance(tag, str) else ''
+    record = releases.get(releases.release_of_tag(text)) if text else None
+    wanted = (record or {}).get('vllm')
+    if not wanted:
+        entry = entry_for(text) if text else None
+        wanted = entry['vllm'] if entry else None
+    if wanted and str(wanted).lstrip('vV') in flag_versions():
+        return str(wanted).lstrip('vV'), wanted
+    return DEFAULT_FLAGS_VERSION, wanted
+
+
+def flag_table(req: Dict[str, Any]) -> FlagTable:
+    """The ``vllm serve`` flag table of the vLLM inside the image the plan runs (``flag_table_version``)."""
+    return flags_for(flag_table_version(req['image_tag'])[0])
 
 
 def rule_extra_args(ctx: Context) -> None:
@@ -618,10 +630,6 @@ def _image_new_enough(ctx: Context, image: Dict[str, Any]) -> None:
                          'captured-stream", vllm-ascend #12983); upgrade the image' % image['tag'])
 
 
-# The vLLM version whose flags contracts/_vllm_flags.py holds (its docstring: "vLLM 0.23").
-_FLAG_TABLE_VLLM = '0.23.0'
-
-
 def rule_release_issues(ctx: Context) -> None:
     """The known 310P issues of the image's release record (contracts/releases.py) that this request meets.
 
@@ -632,11 +640,12 @@ def rule_release_issues(ctx: Context) -> None:
     record = releases.get(releases.release_of_tag(tag)) if tag else None
     if not record:
         return
-    if ctx.extra and record.get('vllm') != _FLAG_TABLE_VLLM:
-        # Until a flag table per vLLM version exists, say which table judged the extra arguments.
-        ctx.warn('%s were checked against the flags of vLLM %s (contracts/_vllm_flags.py); %s runs vLLM %s, whose '
-                 'flags were not read: a flag added or removed since is not judged'
-                 % (ctx.name_of('extra_args'), _FLAG_TABLE_VLLM, tag, record.get('vllm') or '(not read)'))
+    used, wanted = flag_table_version(tag)
+    if ctx.extra and used != str(wanted or '').lstrip('vV'):
+        # No generated table for the record's vLLM (or its vLLM was not read): say which table judged them.
+        ctx.warn('%s were checked against the flags of vLLM %s (contracts/vllm_flags/); %s runs vLLM %s, which has no '
+                 'generated flag table: a flag added or removed since is not judged (scripts/gen-vllm-flags.sh makes one)'
+                 % (ctx.name_of('extra_args'), used, tag, wanted or '(not read)'))
     for issue in record.get('issues') or []:
         if issue['check'] == 'w8a8_accuracy' and ctx.quant and _model_id(ctx).startswith('qwen3.5-2b'):
             ctx.warn('%s on %s: %s (%s)' % (ctx.req['model'], tag, issue['what'], issue['source']))
