@@ -117,8 +117,8 @@ options:
   reasoning:
     description:
       - With O(smoke_test), also send the guide's chat request with C(chat_template_kwargs.enable_thinking=true)
-        and check that the reasoning arrives in the message field O(reasoning_field), where vLLM's
-        C(--reasoning-parser) puts it. For a server started with a reasoning parser.
+        and O(max_tokens) tokens, and check that the reasoning arrives in the message field O(reasoning_field),
+        where vLLM's C(--reasoning-parser) puts it. For a server started with a reasoning parser.
     type: bool
     default: false
   reasoning_field:

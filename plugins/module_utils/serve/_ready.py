@@ -419,7 +419,9 @@ class Watch(object):
         if p.get('reasoning'):
             checks.append(('reasoning', 'Send a chat request that asks for thinking (chat_template_kwargs '
                            'enable_thinking true) and find the reasoning in message.%s' % (p.get('reasoning_field') or REASONING_FIELD),
-                           reasoning_body(served, p['prompt'], p['chat_max_tokens']),
+                           # The thinking comes first: the completions' few tokens show it (a cut-off thinking
+                           # is all reasoning, vllm/reasoning/qwen3_reasoning_parser.py), without a second long answer.
+                           reasoning_body(served, p['prompt'], p['max_tokens']),
                            lambda answer: reasoning_problem(answer, p.get('reasoning_field') or REASONING_FIELD)))
         if p.get('tool_call'):
             checks.append(('tool_call', 'Send a chat request with the tool get_weather (tool_choice auto) and get '

@@ -420,6 +420,7 @@ def test_with_the_parsers_on_the_smoke_tests_ask_for_thinking_and_a_tool_call():
     assert result['tool_call'] == 'get_weather({"city": "Paris"})'
     thinking, tools = node.posts[2][1], node.posts[3][1]
     assert thinking['chat_template_kwargs'] == {'enable_thinking': True}
+    assert thinking['max_completion_tokens'] == 50 and tools['max_completion_tokens'] == 1024
     assert thinking['messages'] == [{'role': 'user', 'content': 'The future of AI is'}]
     assert tools['tool_choice'] == 'auto' and tools['tools'][0]['function']['name'] == 'get_weather'
     assert tools['chat_template_kwargs'] == {'enable_thinking': False}
@@ -437,7 +438,7 @@ def test_without_the_parsers_only_the_guides_two_requests_are_sent():
     # vLLM without --reasoning-parser: the thinking stays in the content.
     ({'choices': [{'message': {'role': 'assistant', 'content': 'Hmm.</think>\n\nAI will help.', 'reasoning': None}}]},
      'the server ran without --reasoning-parser'),
-    # Another field name than the one asked for (vLLM before the rename called it reasoning_content).
+    # Another field name than the one asked for (vLLM 0.8's docs name it reasoning_content).
     ({'choices': [{'message': {'role': 'assistant', 'content': 'AI.', 'reasoning_content': 'thinking'}}]},
      'no reasoning in message.reasoning'),
     ({'choices': [{'message': {'role': 'assistant', 'content': 'AI.', 'reasoning': '  '}}]},
