@@ -188,14 +188,17 @@ options:
         description: Also the thinking request of M(ascend.vllm.vllm_ready) (O(ascend.vllm.vllm_ready#module:reasoning)).
         type: bool
         default: false
+        version_added: 0.4.0
       reasoning_field:
         description: The message field of the reasoning (C(reasoning) in vLLM 0.23).
         type: str
         default: reasoning
+        version_added: 0.4.0
       tool_call:
         description: Also the tool-call request of M(ascend.vllm.vllm_ready) (O(ascend.vllm.vllm_ready#module:tool_call)).
         type: bool
         default: false
+        version_added: 0.4.0
 attributes:
   action:
     support: full

@@ -184,6 +184,7 @@ options:
         source); the same holds for a C(--reasoning-parser) in O(extra_args), which C(auto) then leaves to it.
     type: str
     default: auto
+    version_added: 0.4.0
   tool_call_parser:
     description:
       - vLLM C(--tool-call-parser), passed with C(--enable-auto-tool-choice), so that a request with
@@ -193,6 +194,7 @@ options:
       - Judged like O(reasoning_parser).
     type: str
     default: auto
+    version_added: 0.4.0
   host:
     description:
       - Address C(vllm serve) listens on; an IP address or a host name (no port, scheme or spaces).

@@ -121,10 +121,12 @@ options:
         where vLLM's C(--reasoning-parser) puts it. For a server started with a reasoning parser.
     type: bool
     default: false
+    version_added: 0.4.0
   reasoning_field:
     description: The message field of the reasoning; C(reasoning) in vLLM 0.23 (its C(ChatMessage)).
     type: str
     default: reasoning
+    version_added: 0.4.0
   tool_call:
     description:
       - With O(smoke_test), also send a chat request with one tool (C(get_weather)) and C(tool_choice=auto), and
@@ -132,6 +134,7 @@ options:
         with C(--enable-auto-tool-choice) and a C(--tool-call-parser).
     type: bool
     default: false
+    version_added: 0.4.0
   smoke_timeout:
     description: Seconds one smoke-test request may take.
     type: float
@@ -325,11 +328,13 @@ reasoning:
   description: The reasoning of the thinking request (empty without O(reasoning)).
   returned: always
   type: str
+  version_added: 0.4.0
 tool_call:
   description: The tool call that came back, as C(name(arguments)) (empty without O(tool_call)).
   returned: always
   type: str
   sample: 'get_weather({"city": "Paris"})'
+  version_added: 0.4.0
 served_model_name:
   description: The name that was checked (O(served_model_name), or the container's own with
     O(served_model_name_from_command)).
