@@ -395,7 +395,8 @@ TOOL_CALL = {'choices': [{'index': 0, 'finish_reason': 'tool_calls', 'message': 
          'function': {'name': 'get_weather', 'arguments': '{"city": "Paris"}'}}]}}]}
 
 
-def chat_node(clock, reasoning_answer=THINKING, tool_answer=TOOL_CALL):
+def chat_node(clock, reasoning_answer=None, tool_answer=None):
+    reasoning_answer, tool_answer = reasoning_answer or THINKING, tool_answer or TOOL_CALL
     node = Node(clock, ready_at=0.0)
     plain = node.post
 
