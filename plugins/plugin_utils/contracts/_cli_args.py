@@ -309,8 +309,10 @@ def serve_argv(ctx: Any) -> List[str]:
     chat = ctx.chat or {}
     if chat.get('emit_reasoning'):
         argv += ['--reasoning-parser', chat['reasoning']]
+    if chat.get('emit_auto_tool_choice'):
+        argv.append('--enable-auto-tool-choice')
     if chat.get('emit_tool_call'):
-        argv += ['--enable-auto-tool-choice', '--tool-call-parser', chat['tool_call']]
+        argv += ['--tool-call-parser', chat['tool_call']]
     return argv + ctx.extra
 
 

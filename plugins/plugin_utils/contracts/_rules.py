@@ -679,51 +679,58 @@ def rule_chat_parsers(ctx: Context) -> None:
     ``auto`` takes the model's (models.py; none for a model without one) unless extra_args names the parser
     itself, which is then judged the same way; ``none`` passes nothing; a name must be the model's and
     registered in the vLLM of the image (chat_parsers.py). vLLM itself stops at start on an unknown name
-    (``invalid tool call parser``) and on --enable-auto-tool-choice without --tool-call-parser."""
+    (``invalid tool call parser``) and on --enable-auto-tool-choice without --tool-call-parser. A tool-call
+    parser serves tool calls only with --enable-auto-tool-choice, which goes with it unless the option is none
+    or extra_args turns it off."""
     req, model = ctx.req, ctx.model
     registry = _parser_registry(ctx)
     extra = parser_flags(ctx.extra or [])
-    chat: Dict[str, Any] = {'reasoning_field': (registry or {}).get('reasoning_field', 'reasoning')}
+    chat: Dict[str, Any] = {'reasoning_field': (registry or {}).get('reasoning_field', 'reasoning'),
+                            'reasoning': None, 'tool_call': None}
+    refused = False
     for kind, option, flag, what in _PARSER_KINDS:
         wanted, own, in_extra = req[option], (model or {}).get(option), extra[kind]
+        chat['emit_' + kind] = False
         if not isinstance(wanted, str) or not wanted.strip():
             ctx.violation(option, wanted, '%s must be auto, none or a vLLM %s name' % (option, what),
                           'set %s to auto (the model\'s: %s) or none' % (ctx.name_of(option), own or 'none'))
+            refused = True
             continue
-        chat['emit_' + kind] = False
         if in_extra is not None and wanted not in (AUTO, NONE):
             ctx.violation('extra_args', '%s %s' % (flag, in_extra),
                           'extra_args passes %s while %s sets it (%s)' % (flag, ctx.name_of(option), wanted),
                           'remove %s from %s, or set %s to auto to take the one in extra_args'
                           % (flag, ctx.name_of('extra_args'), ctx.name_of(option)))
+            refused = True
             continue
         if in_extra is not None:
             name, where = in_extra, 'extra_args'
         else:
             name, where = (own if wanted == AUTO else None if wanted == NONE else wanted), option
-            chat['emit_' + kind] = name is not None
         if name is not None and _parser_problem(ctx, kind, option, flag, what, name, own, where, registry):
-            chat['emit_' + kind] = False
+            refused = True
             continue
         chat[kind] = name
-    if extra['auto_tool_choice'] and chat.get('tool_call') is None and not any(
-            v['variable'] == ctx.name_of('extra_args') and TOOL_CALL_FLAG in str(v['value']) for v in ctx.report.violations):
+        chat['emit_' + kind] = name is not None and where == option
+    # --enable-auto-tool-choice: with the tool-call parser, unless the option is none (a --tool-call-parser in
+    # extra_args alone then stays without it, as vLLM has it) or extra_args says --no-enable-auto-tool-choice.
+    auto_choice = (chat['tool_call'] is not None and extra['auto_tool_choice'] is not False
+                   and (req['tool_call_parser'] != NONE or extra['auto_tool_choice'] is True))
+    chat['emit_auto_tool_choice'] = auto_choice and extra['auto_tool_choice'] is None
+    if not auto_choice:
+        chat['tool_call'] = None
+        chat['emit_tool_call'] = False
+    if extra['auto_tool_choice'] and chat['tool_call'] is None and not refused:
         ctx.violation('extra_args', AUTO_TOOL_CHOICE_FLAG,
                       'extra_args passes %s without a tool-call parser; vLLM stops at start with "Error: '
                       '--enable-auto-tool-choice requires --tool-call-parser"' % AUTO_TOOL_CHOICE_FLAG,
                       'remove it from %s and set %s to auto (the model\'s: %s)'
                       % (ctx.name_of('extra_args'), ctx.name_of('tool_call_parser'),
                          (model or {}).get('tool_call_parser') or 'none'))
-    if chat.get('tool_call') is not None and chat.get('emit_tool_call') is False and not extra['auto_tool_choice']:
-        # --tool-call-parser from extra_args without --enable-auto-tool-choice: vLLM parses no tool call.
-        chat['tool_call'] = None
-    if chat.get('emit_tool_call') and extra['auto_tool_choice'] is False:
-        chat['tool_call'] = None
-        chat['emit_tool_call'] = False
-    if registry is None and req['image_tag'] and (chat.get('reasoning') or chat.get('tool_call')):
+    if registry is None and req['image_tag'] and (chat['reasoning'] or chat['tool_call']):
         ctx.warn('the parser names of the vLLM in image %s were not read (contracts/chat_parsers.py has %s); '
                  '%s not checked against it' % (req['image_tag'], ', '.join(sorted(REGISTRY)),
-                                                ', '.join(filter(None, (chat.get('reasoning'), chat.get('tool_call'))))))
+                                                ', '.join(filter(None, (chat['reasoning'], chat['tool_call'])))))
     ctx.chat = chat
 
 

@@ -135,6 +135,24 @@ def test_extra_args_may_carry_the_parser_when_the_option_is_auto():
     assert result['argv'].count('--reasoning-parser') == 1 and result['settings']['reasoning_parser'] == 'qwen3'
 
 
+@pytest.mark.parametrize('extra, tail, tool_call', [
+    # auto with the parser in extra_args: the switch goes with it, once.
+    (['--tool-call-parser', 'qwen3_coder'], ['--enable-auto-tool-choice', '--tool-call-parser', 'qwen3_coder'],
+     'qwen3_coder'),
+    (['--enable-auto-tool-choice', '--tool-call-parser', 'qwen3_coder'],
+     ['--enable-auto-tool-choice', '--tool-call-parser', 'qwen3_coder'], 'qwen3_coder'),
+    (['--enable-auto-tool-choice'], ['--tool-call-parser', 'qwen3_coder', '--enable-auto-tool-choice'], 'qwen3_coder'),
+    # extra_args turns it off: no tool calls (the smoke test does not ask for one).
+    (['--no-enable-auto-tool-choice'], ['--no-enable-auto-tool-choice'], None),
+])
+def test_auto_tool_choice_goes_with_the_parser_once(extra, tail, tool_call):
+    result = plan(request(reasoning_parser='none', extra_args=extra))
+    assert result['violations'] == []
+    argv = result['argv']
+    assert argv[argv.index('--additional-config') + 2:] == tail
+    assert result['settings']['tool_call_parser'] == tool_call
+
+
 def test_a_tool_call_parser_in_extra_args_without_auto_tool_choice_serves_no_tool_calls():
     result = plan(request(tool_call_parser='none', extra_args=['--tool-call-parser', 'qwen3_coder']))
     assert result['violations'] == []
