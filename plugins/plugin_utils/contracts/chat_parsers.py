@@ -11,9 +11,15 @@ Sources, as read:
            ``vllm/tool_parsers/__init__.py`` ``_TOOL_PARSERS_TO_REGISTER`` (the names
            ``--reasoning-parser`` and ``--tool-call-parser`` accept; nothing registers another one
            eagerly in that tree);
-         - ``vllm/entrypoints/openai/api_server.py`` ``validate_api_server_args``: an unknown name
-           stops the server with ``KeyError: invalid tool call parser: NAME (chose from { ... })``
-           (only with ``--enable-auto-tool-choice``) or ``invalid reasoning parser: NAME``;
+         - ``vllm/entrypoints/openai/api_server.py`` ``validate_api_server_args``: an unknown tool-call
+           parser stops the server at start with ``KeyError: invalid tool call parser: NAME (chose
+           from { ... })`` (only with ``--enable-auto-tool-choice``). Its reasoning-parser check reads
+           ``structured_outputs_config.reasoning_parser``, which ``--reasoning-parser`` fills only when
+           the engine config is made (``engine/arg_utils.py`` ``create_engine_config``), so an unknown
+           ``--reasoning-parser`` passes it and ends the engine after the model loaded:
+           ``EngineCore.__init__`` (``v1/engine/core.py``) makes the ``StructuredOutputManager``
+           (``v1/structured_output/__init__.py``), whose lookup raises ``KeyError: Reasoning parser
+           'NAME' not found. Available parsers: ...``;
          - ``vllm/entrypoints/openai/cli_args.py`` ``validate_parsed_serve_args``:
            ``Error: --enable-auto-tool-choice requires --tool-call-parser``;
          - ``vllm/entrypoints/serve/render/serving.py``: a request whose ``tool_choice`` is
@@ -42,8 +48,7 @@ REASONING_FLAG = '--reasoning-parser'
 TOOL_CALL_FLAG = '--tool-call-parser'
 AUTO_TOOL_CHOICE_FLAG = '--enable-auto-tool-choice'
 
-_SOURCE_V0230 = ('vLLM 0.23.0 (PyPI wheel vllm-0.23.0, commit g0fc695fc6): vllm/reasoning/__init__.py and '
-                 'vllm/tool_parsers/__init__.py')
+_SOURCE_V0230 = 'vllm/reasoning/__init__.py and vllm/tool_parsers/__init__.py of vLLM 0.23.0'
 
 REGISTRY: Dict[str, Dict[str, Any]] = {
     'v0.23.0': {

@@ -106,7 +106,8 @@ def test_model_spec_may_name_another_parser_that_vllm_has():
      'qwen35', 'has no reasoning parser named qwen35', 'set vllm_serve_reasoning_parser to auto'),
     # The same, typed in extra_args.
     ({'reasoning_parser': 'none', 'extra_args': ['--reasoning-parser', 'qwen35']}, 'vllm_serve_extra_args',
-     '--reasoning-parser qwen35', 'invalid reasoning parser: qwen35',
+     '--reasoning-parser qwen35', 'its engine stops after loading the model with KeyError "Reasoning parser \'qwen35\' '
+     'not found"',
      'remove --reasoning-parser from vllm_serve_extra_args and set vllm_serve_reasoning_parser to auto'),
     ({'extra_args': ['--enable-auto-tool-choice', '--tool-call-parser=hermes']}, 'vllm_serve_extra_args',
      '--tool-call-parser hermes', 'hermes is not the one its documentation gives',
