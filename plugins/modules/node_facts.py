@@ -184,21 +184,6 @@ options:
         description: Seconds each smoke test may take.
         type: float
         default: 600
-      reasoning:
-        description: Also the thinking request of M(ascend.vllm.vllm_ready) (O(ascend.vllm.vllm_ready#module:reasoning)).
-        type: bool
-        default: false
-        version_added: 0.4.0
-      reasoning_field:
-        description: The message field of the reasoning (C(reasoning) in vLLM 0.23).
-        type: str
-        default: reasoning
-        version_added: 0.4.0
-      tool_call:
-        description: Also the tool-call request of M(ascend.vllm.vllm_ready) (O(ascend.vllm.vllm_ready#module:tool_call)).
-        type: bool
-        default: false
-        version_added: 0.4.0
 attributes:
   action:
     support: full
@@ -403,7 +388,7 @@ serving:
   description:
     - Per instance of O(serving) that was asked (it ran with one of its digests) - C(digest) (the one it carries),
       C(state) (V(ready) when it answered every check), C(task) and C(error) (the check that failed), C(models),
-      C(completion) and C(chat) (the smoke tests' answers), C(reasoning) and C(tool_call) (with the parsers on).
+      C(completion) and C(chat) (the smoke tests' answers).
   returned: when V(serving) is gathered
   type: dict
   version_added: 0.3.0
@@ -505,9 +490,6 @@ def main():
                 max_tokens=dict(type='int', default=50, no_log=False),
                 chat_max_tokens=dict(type='int', default=1024, no_log=False),
                 smoke_timeout=dict(type='float', default=600),
-                reasoning=dict(type='bool', default=False),
-                reasoning_field=dict(type='str', default='reasoning'),
-                tool_call=dict(type='bool', default=False),
             )),
             gather=dict(type='list', elements='str', choices=list(SUBSETS) + ['manifests', 'source', 'serving'],
                         default=list(SUBSETS)),

@@ -753,6 +753,6 @@ def check_serving(entries: List[Dict[str, Any]],
         except (IOError, OSError, ValueError) as exc:
             result = {'state': 'error', 'task': 'Check %s' % entry['name'], 'error': str(exc)}
         out[entry['name']] = dict((key, result.get(key)) for key in
-                                  ('state', 'task', 'error', 'completion', 'chat', 'reasoning', 'tool_call', 'models'))
+                                  ('state', 'task', 'error', 'completion', 'chat', 'models'))
         out[entry['name']]['digest'] = seen['digest']
     return out

@@ -226,18 +226,15 @@ def serving_query(request, planned):
         if not digests.get(entry['name']):
             continue
         config = configured.get(entry['name']) or {}
-        asked = {'name': entry['runs_as'],
-                 'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
-                 'served_model_name': entry['served_model_name'],
-                 'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
-                 'smoke_test': bool(request.get(PREFIX + 'smoke_test')),
-                 'prompt': request.get(PREFIX + 'smoke_prompt'),
-                 'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
-                 'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
-                 'smoke_timeout': request.get(PREFIX + 'smoke_timeout')}
-        # The chat parsers' smoke tests (reasoning, tool call) as the deploy asks them (_host.smoke_chat).
-        asked.update(entry.get('smoke_chat') or {})
-        out.append(asked)
+        out.append({'name': entry['runs_as'],
+                    'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
+                    'served_model_name': entry['served_model_name'],
+                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None,
+                    'smoke_test': bool(request.get(PREFIX + 'smoke_test')),
+                    'prompt': request.get(PREFIX + 'smoke_prompt'),
+                    'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
+                    'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
+                    'smoke_timeout': request.get(PREFIX + 'smoke_timeout')})
     return out
 
 
@@ -271,8 +268,6 @@ def verified_lines(status, found, smoke, prompt):
         if smoke:
             lines += ['completions: %s%s' % (prompt, answer.get('completion') or ''),
                       'chat: %s' % truncate(answer.get('chat') or '', 400)]
-            lines += ['reasoning: %s' % truncate(answer['reasoning'], 200)] if answer.get('reasoning') else []
-            lines += ['tool call: %s' % answer['tool_call']] if answer.get('tool_call') else []
     return lines
 
 

@@ -596,18 +596,8 @@ def test_an_instance_serving_as_planned_is_checked_with_the_smoke_tests_in_the_r
     node = Node(Clock(), ready_at=0.0)
     out = _ready.check_serving([SERVING], _found(), lambda entry: node)
     assert out == {'vllm-ascend': {'state': 'ready', 'task': '', 'error': '', 'completion': ' bright.',
-                                   'chat': 'Hi.', 'reasoning': '', 'tool_call': '', 'models': ['qwen3.5'],
-                                   'digest': 'd2'}}
+                                   'chat': 'Hi.', 'models': ['qwen3.5'], 'digest': 'd2'}}
     assert [path for path, _body in node.posts] == ['/v1/completions', '/v1/chat/completions']
-
-
-def test_the_read_asks_for_thinking_and_a_tool_call_when_the_plan_says_so():
-    node = chat_node(Clock())
-    out = _ready.check_serving([dict(SERVING, reasoning=True, reasoning_field='reasoning', tool_call=True)], _found(),
-                               lambda entry: node)
-    assert out['vllm-ascend']['state'] == 'ready'
-    assert out['vllm-ascend']['tool_call'] == 'get_weather({"city": "Paris"})'
-    assert len(node.posts) == 4
 
 
 @pytest.mark.parametrize('found', [
