@@ -174,6 +174,27 @@ options:
       - Unset takes the model's guide default (C(guide_defaults) of O(model_spec)), C(qwen3.5) for
         the catalog models.
     type: str
+  reasoning_parser:
+    description:
+      - vLLM C(--reasoning-parser), which returns a thinking model's reasoning in the message field
+        C(reasoning) (vLLM 0.23) and the answer in C(content).
+      - C(auto) takes the model's (C(reasoning_parser) of the catalog or O(model_spec); C(qwen3) for
+        the catalog models, from the Qwen3.5 model cards and vLLM's Qwen3.5 recipe); C(none) passes nothing.
+      - A name must be the model's and registered in the vLLM of O(image_tag) (vLLM 0.23.0 read from its
+        source); the same holds for a C(--reasoning-parser) in O(extra_args), which C(auto) then leaves to it.
+    type: str
+    default: auto
+    version_added: 0.4.0
+  tool_call_parser:
+    description:
+      - vLLM C(--tool-call-parser), passed with C(--enable-auto-tool-choice), so that a request with
+        C(tools) gets C(tool_calls) back.
+      - C(auto) takes the model's (C(qwen3_coder) for the catalog models); C(none) leaves tool calling
+        off (vLLM then answers C(tool_choice=auto) with an error 400).
+      - Judged like O(reasoning_parser).
+    type: str
+    default: auto
+    version_added: 0.4.0
   host:
     description:
       - Address C(vllm serve) listens on; an IP address or a host name (no port, scheme or spaces).

@@ -114,6 +114,27 @@ options:
     description: C(max_completion_tokens) of the chat completions request.
     type: int
     default: 1024
+  reasoning:
+    description:
+      - With O(smoke_test), also send the guide's chat request with C(chat_template_kwargs.enable_thinking=true)
+        and O(max_tokens) tokens, and check that the reasoning arrives in the message field O(reasoning_field),
+        where vLLM's C(--reasoning-parser) puts it. For a server started with a reasoning parser.
+    type: bool
+    default: false
+    version_added: 0.4.0
+  reasoning_field:
+    description: The message field of the reasoning; C(reasoning) in vLLM 0.23 (its C(ChatMessage)).
+    type: str
+    default: reasoning
+    version_added: 0.4.0
+  tool_call:
+    description:
+      - With O(smoke_test), also send a chat request with one tool (C(get_weather)) and C(tool_choice=auto), and
+        check that a tool call of it comes back in C(tool_calls) with JSON object arguments. For a server started
+        with C(--enable-auto-tool-choice) and a C(--tool-call-parser).
+    type: bool
+    default: false
+    version_added: 0.4.0
   smoke_timeout:
     description: Seconds one smoke-test request may take.
     type: float
@@ -303,6 +324,17 @@ chat:
   description: Text of the chat completions smoke test (empty without O(smoke_test)).
   returned: always
   type: str
+reasoning:
+  description: The reasoning of the thinking request (empty without O(reasoning)).
+  returned: always
+  type: str
+  version_added: 0.4.0
+tool_call:
+  description: The tool call that came back, as C(name(arguments)) (empty without O(tool_call)).
+  returned: always
+  type: str
+  sample: 'get_weather({"city": "Paris"})'
+  version_added: 0.4.0
 served_model_name:
   description: The name that was checked (O(served_model_name), or the container's own with
     O(served_model_name_from_command)).
@@ -366,6 +398,9 @@ ARGUMENT_SPEC = dict(
     max_tokens=dict(type='int', default=50, no_log=False),
     chat_max_tokens=dict(type='int', default=1024, no_log=False),
     smoke_timeout=dict(type='float', default=600),
+    reasoning=dict(type='bool', default=False),
+    reasoning_field=dict(type='str', default='reasoning'),
+    tool_call=dict(type='bool', default=False),
     api_key=dict(type='str', no_log=True),
     docker_host=dict(type='str'),
     service=dict(type='bool', default=False),

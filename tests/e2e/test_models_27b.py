@@ -44,6 +44,8 @@ def tutorial_argv(model, served):
         "--speculative-config", '{"method":"qwen3_5_mtp","num_speculative_tokens":1}',
         "--compilation-config", '{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,8]}',
         "--additional-config", '{"ascend_compilation_config":{"enable_npugraph_ex":false}}',
+        # Not in the tutorial's command: the parsers of the Qwen3.5/3.6 model cards, on by default.
+        "--reasoning-parser", "qwen3", "--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder",
     ]
 
 

@@ -159,6 +159,72 @@ def chat_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
             'max_completion_tokens': int(max_tokens), 'temperature': 0.7, 'top_p': 0.95}
 
 
+# The smoke tests of the chat parsers (with --reasoning-parser, --enable-auto-tool-choice --tool-call-parser):
+# a request that asks for thinking, and one with a tool it has to call.  vLLM 0.23 returns the thinking in
+# the message field ``reasoning`` (vllm/entrypoints/openai/chat_completion/protocol.py ``ChatMessage``) and a
+# tool call as ``tool_calls`` [{id, type: function, function: {name, arguments: JSON text}}]
+# (vllm/entrypoints/openai/engine/protocol.py ``ToolCall``).
+REASONING_FIELD = 'reasoning'
+SMOKE_TOOL = {'type': 'function', 'function': {
+    'name': 'get_weather', 'description': 'Get the current weather in a city.',
+    'parameters': {'type': 'object', 'properties': {'city': {'type': 'string', 'description': 'The city name.'}},
+                   'required': ['city']}}}
+TOOL_PROMPT = 'What is the weather like in Paris today? Use the get_weather tool.'
+
+
+def reasoning_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
+    """The guide's chat request that asks for thinking (the small Qwen3.5 models do not think unless asked)."""
+    return dict(chat_body(model, prompt, max_tokens), chat_template_kwargs={'enable_thinking': True})
+
+
+def tool_body(model: str, max_tokens: int) -> Dict[str, Any]:
+    """A chat request with one tool and ``tool_choice`` auto (what the tool-call parser serves), no thinking."""
+    return {'model': model, 'messages': [{'role': 'user', 'content': TOOL_PROMPT}], 'tools': [SMOKE_TOOL],
+            'tool_choice': 'auto', 'max_completion_tokens': int(max_tokens), 'temperature': 0,
+            'chat_template_kwargs': {'enable_thinking': False}}
+
+
+def _message(answer: Any) -> Optional[Dict[str, Any]]:
+    choices = answer.get('choices') if isinstance(answer, dict) else None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get('message')
+    return message if isinstance(message, dict) else None
+
+
+def reasoning_problem(answer: Any, field: str = REASONING_FIELD) -> Tuple[Optional[str], str]:
+    """(problem or None, the reasoning text) of an answer to ``reasoning_body``."""
+    message = _message(answer)
+    text = message.get(field) if message else None
+    if isinstance(text, str) and text.strip():
+        return None, text
+    content = (message or {}).get('content')
+    hint = (' (the content holds "</think>": the server ran without --reasoning-parser)'
+            if isinstance(content, str) and '</think>' in content else '')
+    return ('the answer carries no reasoning in message.%s, where vLLM\'s --reasoning-parser puts the thinking%s: %s'
+            % (field, hint, truncate(json.dumps(answer), 400))), ''
+
+
+def tool_call_problem(answer: Any, name: str = 'get_weather') -> Tuple[Optional[str], str]:
+    """(problem or None, "name(arguments)") of an answer to ``tool_body``: a tool call of ``name`` whose
+    arguments are a JSON object."""
+    message = _message(answer)
+    calls = (message or {}).get('tool_calls')
+    if not isinstance(calls, list) or not calls:
+        return ('no tool call came back (message.tool_calls is empty; the model answered "%s"): the tool-call '
+                'parser did not find one' % truncate(str((message or {}).get('content') or ''), 200)), ''
+    call = calls[0] if isinstance(calls[0], dict) else {}
+    function = call.get('function') if isinstance(call.get('function'), dict) else {}
+    try:
+        arguments = json.loads(function.get('arguments') or '')
+    except (TypeError, ValueError):
+        arguments = None
+    if call.get('type') != 'function' or function.get('name') != name or not isinstance(arguments, dict):
+        return ('the tool call is not a call of %s with JSON object arguments: %s'
+                % (name, truncate(json.dumps(call), 400))), ''
+    return None, '%s(%s)' % (name, json.dumps(arguments, sort_keys=True))
+
+
 def answer_text(answer: Any, chat: bool) -> Optional[str]:
     """The first choice's text (None: the answer carries no choices)."""
     choices = answer.get('choices') if isinstance(answer, dict) else None
@@ -326,7 +392,34 @@ class Watch(object):
             return self.finish('smoke_failed', 'Check that both answers carry choices',
                                'A smoke test answered without choices: completions %s, chat %s' % (
                                    json.dumps(answers['completion']), json.dumps(answers['chat'])), models=models)
+        failed = self.smoke_chat_features(texts, timeout)
+        if failed:
+            return self.finish('smoke_failed', failed[0], failed[1], models=models, **texts)
         return self.finish('ready', '', '', models=models, **texts)
+
+    def smoke_chat_features(self, texts: Dict[str, Any], timeout: float) -> Optional[Tuple[str, str]]:
+        """With the parsers on: a reasoning answer in the reasoning field, a tool call as a tool call.
+        Fills ``texts`` (reasoning, tool_call); returns (task, error) of the first failure, or None."""
+        p, served = self.params, self.params['served_model_name']
+        checks = []
+        if p.get('reasoning'):
+            checks.append(('reasoning', 'Send a chat request that asks for thinking (chat_template_kwargs '
+                           'enable_thinking true) and find the reasoning in message.%s' % (p.get('reasoning_field') or REASONING_FIELD),
+                           # The thinking comes first: the completions' few tokens show it (a cut-off thinking
+                           # is all reasoning, vllm/reasoning/qwen3_reasoning_parser.py), without a second long answer.
+                           reasoning_body(served, p['prompt'], p['max_tokens']),
+                           lambda answer: reasoning_problem(answer, p.get('reasoning_field') or REASONING_FIELD)))
+        if p.get('tool_call'):
+            checks.append(('tool_call', 'Send a chat request with the tool get_weather (tool_choice auto) and get '
+                           'a tool call back', tool_body(served, p['chat_max_tokens']), tool_call_problem))
+        for key, task, body, judge in checks:
+            status, text = self.probe.post('/v1/chat/completions', body, timeout)
+            if status != 200:
+                return task, _http_error('POST', '/v1/chat/completions', status, text)
+            problem, texts[key] = judge(_json(text))
+            if problem:
+                return task, problem
+        return None
 
     def finish(self,
                state: str,
@@ -334,10 +427,13 @@ class Watch(object):
                error: str,
                models: Optional[List[str]] = None,
                completion: Optional[str] = '',
-               chat: Optional[str] = '') -> Dict[str, Any]:
+               chat: Optional[str] = '',
+               reasoning: Optional[str] = '',
+               tool_call: Optional[str] = '') -> Dict[str, Any]:
         """The result; on a failure also the log tail, the cause, and whether Docker restarted it."""
         result = {'state': state, 'task': task, 'error': error, 'models': models or [], 'restarts': 0,
-                  'exit_code': None, 'cause': '', 'log_tail': [], 'completion': completion or '', 'chat': chat or ''}
+                  'exit_code': None, 'cause': '', 'log_tail': [], 'completion': completion or '', 'chat': chat or '',
+                  'reasoning': reasoning or '', 'tool_call': tool_call or ''}
         if state not in ('absent', 'not_running'):
             # A server that fails a check may have crashed meanwhile: look once more.
             view = self.view if state in ('ready', 'gone', 'crashed', 'exited') else container_view(self.probe.inspect())

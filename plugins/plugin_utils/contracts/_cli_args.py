@@ -253,6 +253,27 @@ def extra_arg_problems(words: List[str], table: Optional[FlagTable] = None) -> L
     return out
 
 
+def parser_flags(words: List[str]) -> Dict[str, Any]:
+    """What argv words say about the chat parsers: {'reasoning': name or None, 'tool_call': name or None,
+    'auto_tool_choice': True, False or None (not given)}; the last word wins, as in vLLM's argparse.
+
+    ``--flag value``, ``--flag=value`` and underscores (vLLM's parser turns them into dashes)."""
+    found: Dict[str, Any] = {'reasoning': None, 'tool_call': None, 'auto_tool_choice': None}
+    names = {'--reasoning-parser': 'reasoning', '--tool-call-parser': 'tool_call'}
+    for index, word in enumerate(words):
+        if not word.startswith('--'):
+            continue
+        name, has_value, inline = word.partition('=')
+        name = name.replace('_', '-')
+        if name in names:
+            found[names[name]] = inline if has_value else (words[index + 1] if index + 1 < len(words) else '')
+        elif name == '--enable-auto-tool-choice':
+            found['auto_tool_choice'] = True
+        elif name == '--no-enable-auto-tool-choice':
+            found['auto_tool_choice'] = False
+    return found
+
+
 def _enables_npugraph_ex(args: List[str]) -> bool:
     for index, token in enumerate(args):
         if _flag_name(token) != '--additional-config':
@@ -299,6 +320,15 @@ def serve_argv(ctx: Any) -> List[str]:
                  compact_json({'method': req['speculative_method'], 'num_speculative_tokens': ctx.k})]
     argv += ['--compilation-config', compact_json({'cudagraph_mode': ctx.mode, 'cudagraph_capture_sizes': ctx.sizes}),
              '--additional-config', compact_json(ADDITIONAL_CONFIG)]
+    # Not in the guide's command: the parsers the model's own documentation passes (models.py [QCARD]),
+    # unless the options turn them off or extra_args names them itself (_rules.rule_chat_parsers).
+    chat = ctx.chat or {}
+    if chat.get('emit_reasoning'):
+        argv += ['--reasoning-parser', chat['reasoning']]
+    if chat.get('emit_auto_tool_choice'):
+        argv.append('--enable-auto-tool-choice')
+    if chat.get('emit_tool_call'):
+        argv += ['--tool-call-parser', chat['tool_call']]
     return argv + ctx.extra
 
 
@@ -326,5 +356,10 @@ def serve_command(ctx: Any) -> Dict[str, Any]:
             'served_model_name': ctx.name, 'tensor_parallel_size': ctx.tp, 'max_model_len': ctx.length,
             'max_num_seqs': ctx.seqs, 'num_speculative_tokens': ctx.k, 'gpu_memory_utilization': ctx.util,
             'cudagraph_mode': ctx.mode,
+            # What the server runs with, from the whole argv (extra_args included): the smoke tests ask for a
+            # reasoning answer and a tool call when these are set.
+            'reasoning_parser': (ctx.chat or {}).get('reasoning'),
+            'tool_call_parser': (ctx.chat or {}).get('tool_call'),
+            'reasoning_field': (ctx.chat or {}).get('reasoning_field'),
         },
     }

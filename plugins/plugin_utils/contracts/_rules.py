@@ -19,7 +19,10 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._capture import (
     MAX_CAPTURE_SIZES_WITH_TP, capture_sizes, default_batch_sizes)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args import (
-    ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, split_extra_args)
+    ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, parser_flags, split_extra_args)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.chat_parsers import (
+    AUTO, AUTO_TOOL_CHOICE_FLAG, NONE, REASONING_FLAG, REGISTRY, TOOL_CALL_FLAG, registry_for)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
@@ -92,6 +95,8 @@ class Context(object):
         self.profile = self.model = self.tp = self.visible = self.k = self.seqs = self.mode = None
         self.batch = self.sizes = self.length = self.util = self.port = self.name = self.host = None
         self.model_path = self.extra = self.quant = None
+        # rule_chat_parsers: the parsers the server runs with and which flags the module passes.
+        self.chat: Optional[Dict[str, Any]] = None
         self.guide = GUIDE_DEFAULTS
         self.trim = False
         self.bools: Dict[str, Optional[bool]] = {}
@@ -517,18 +522,26 @@ def rule_memory_figures(ctx: Context) -> None:
                                    required=False)
 
 
-def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
-    """(the vLLM version whose flag table judges the arguments, the vLLM the image's release record names).
-
-    The release record of the image tag (contracts/releases.py) names its vLLM; when a generated table exists for
-    it, that one. Otherwise (no tag, no record, an unread vLLM, no table yet) ``_vllm_flags.DEFAULT_VERSION``,
-    and rule_release_issues says which table judged them."""
+def image_vllm(tag: Any) -> Optional[str]:
+    """The vLLM version inside the image of ``tag``: the one its release record names (contracts/releases.py),
+    else its entry in versions.IMAGES; None when neither was read. The one answer for the flag table and the chat
+    parsers' registry."""
     text = str(tag).strip() if isinstance(tag, str) else ''
-    record = releases.get(releases.release_of_tag(text)) if text else None
-    wanted = (record or {}).get('vllm')
-    if not wanted:
-        entry = entry_for(text) if text else None
-        wanted = entry['vllm'] if entry else None
+    if not text:
+        return None
+    record = releases.get(releases.release_of_tag(text))
+    if record and record.get('vllm'):
+        return record['vllm']
+    entry = entry_for(text)
+    return entry['vllm'] if entry else None
+
+
+def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
+    """(the vLLM version whose flag table judges the arguments, the vLLM inside the image, ``image_vllm``).
+
+    That vLLM's generated table when there is one; otherwise (no tag, no record, an unread vLLM, no table yet)
+    ``_vllm_flags.DEFAULT_VERSION``, and rule_release_issues says which table judged them."""
+    wanted = image_vllm(tag)
     if wanted and str(wanted).lstrip('vV') in flag_versions():
         return str(wanted).lstrip('vV'), wanted
     return DEFAULT_FLAGS_VERSION, wanted
@@ -709,10 +722,119 @@ def _free_memory(ctx: Context, mem: Dict[str, Any]) -> None:
                  'utilisation at start; pass chip_free_memory_mb to check it here' % ctx.req['platform'])
 
 
+_PARSER_KINDS = (('reasoning', 'reasoning_parser', REASONING_FLAG, 'reasoning parser'),
+                 ('tool_call', 'tool_call_parser', TOOL_CALL_FLAG, 'tool-call parser'))
+# How vLLM 0.23.0 fails on a name it does not have (chat_parsers.py [V0230]).
+_UNKNOWN_PARSER = {
+    'reasoning': 'its engine stops after loading the model with KeyError "Reasoning parser \'%s\' not found" '
+                 '(v1/structured_output/__init__.py)',
+    'tool_call': 'it stops at start with "invalid tool call parser: %s" (entrypoints/openai/api_server.py)',
+}
+
+
+def _parser_registry(ctx: Context) -> Optional[Dict[str, Any]]:
+    """The parser names of the vLLM in the image (chat_parsers.REGISTRY), with 'vllm' set; None when unknown."""
+    tag = ctx.req['image_tag']
+    vllm = image_vllm(tag)
+    registry = registry_for(vllm) if vllm else None
+    if registry is not None:
+        registry['vllm'] = vllm
+        registry['image_tag'] = tag
+    return registry
+
+
+def rule_chat_parsers(ctx: Context) -> None:
+    """The reasoning and tool-call parsers: the model's own by default, names the model and the image's vLLM have.
+
+    ``auto`` takes the model's (models.py; none for a model without one) unless extra_args names the parser
+    itself, which is then judged the same way; ``none`` passes nothing; a name must be the model's and
+    registered in the vLLM of the image (chat_parsers.py). vLLM itself stops at start on an unknown name
+    (``invalid tool call parser``) and on --enable-auto-tool-choice without --tool-call-parser. A tool-call
+    parser serves tool calls only with --enable-auto-tool-choice, which goes with it unless the option is none
+    or extra_args turns it off."""
+    req, model = ctx.req, ctx.model
+    registry = _parser_registry(ctx)
+    extra = parser_flags(ctx.extra or [])
+    chat: Dict[str, Any] = {'reasoning_field': (registry or {}).get('reasoning_field', 'reasoning'),
+                            'reasoning': None, 'tool_call': None}
+    refused = False
+    for kind, option, flag, what in _PARSER_KINDS:
+        wanted, own, in_extra = req[option], (model or {}).get(option), extra[kind]
+        chat['emit_' + kind] = False
+        if not isinstance(wanted, str) or not wanted.strip():
+            ctx.violation(option, wanted, '%s must be auto, none or a vLLM %s name' % (option, what),
+                          'set %s to auto (the model\'s: %s) or none' % (ctx.name_of(option), own or 'none'))
+            refused = True
+            continue
+        if in_extra is not None and wanted not in (AUTO, NONE):
+            ctx.violation('extra_args', '%s %s' % (flag, in_extra),
+                          'extra_args passes %s while %s sets it (%s)' % (flag, ctx.name_of(option), wanted),
+                          'remove %s from %s, or set %s to auto to take the one in extra_args'
+                          % (flag, ctx.name_of('extra_args'), ctx.name_of(option)))
+            refused = True
+            continue
+        if in_extra is not None:
+            name, where = in_extra, 'extra_args'
+        else:
+            name, where = (own if wanted == AUTO else None if wanted == NONE else wanted), option
+        if name is not None and _parser_problem(ctx, kind, option, flag, what, name, own, where, registry):
+            refused = True
+            continue
+        chat[kind] = name
+        chat['emit_' + kind] = name is not None and where == option
+    # --enable-auto-tool-choice: with the tool-call parser, unless the option is none (a --tool-call-parser in
+    # extra_args alone then stays without it, as vLLM has it) or extra_args says --no-enable-auto-tool-choice.
+    auto_choice = (chat['tool_call'] is not None and extra['auto_tool_choice'] is not False
+                   and (req['tool_call_parser'] != NONE or extra['auto_tool_choice'] is True))
+    chat['emit_auto_tool_choice'] = auto_choice and extra['auto_tool_choice'] is None
+    if not auto_choice:
+        chat['tool_call'] = None
+        chat['emit_tool_call'] = False
+    if extra['auto_tool_choice'] and chat['tool_call'] is None and not refused:
+        ctx.violation('extra_args', AUTO_TOOL_CHOICE_FLAG,
+                      'extra_args passes %s without a tool-call parser; vLLM stops at start with "Error: '
+                      '--enable-auto-tool-choice requires --tool-call-parser"' % AUTO_TOOL_CHOICE_FLAG,
+                      'remove it from %s and set %s to auto (the model\'s: %s)'
+                      % (ctx.name_of('extra_args'), ctx.name_of('tool_call_parser'),
+                         (model or {}).get('tool_call_parser') or 'none'))
+    if registry is None and req['image_tag'] and (chat['reasoning'] or chat['tool_call']):
+        ctx.warn('the parser names of the vLLM in image %s were not read (contracts/chat_parsers.py has %s); '
+                 '%s not checked against it' % (req['image_tag'], ', '.join(sorted(REGISTRY)),
+                                                ', '.join(filter(None, (chat['reasoning'], chat['tool_call'])))))
+    ctx.chat = chat
+
+
+def _parser_problem(ctx: Context, kind: str, option: str, flag: str, what: str, name: str, own: Optional[str],
+                    where: str, registry: Optional[Dict[str, Any]]) -> bool:
+    """Report a parser name the image's vLLM or the model does not have; True when one was reported."""
+    shown = name if where == option else '%s %s' % (flag, name)
+    model_name = (ctx.model or {}).get('name') or ctx.req['model']
+    if registry is not None and name not in registry[kind]:
+        ctx.violation(where, shown,
+                      'vLLM %s (in image %s) has no %s named %s%s; %s (registered names: %s)'
+                      % (registry['vllm'].lstrip('v'), registry['image_tag'], what, name,
+                         _did_you_mean(name, list(registry[kind])), _UNKNOWN_PARSER[kind] % name, registry['source']),
+                      'set %s to auto (%s\'s: %s) or none' % (ctx.name_of(option), model_name, own or 'none')
+                      if where == option else
+                      'remove %s from %s and set %s to auto (%s\'s: %s)'
+                      % (flag, ctx.name_of('extra_args'), ctx.name_of(option), model_name, own or 'none'))
+        return True
+    if ctx.model is not None and name != own:
+        ctx.violation(where, shown,
+                      '%s %s; %s is not the one its documentation gives (%s)'
+                      % (model_name, 'uses the %s %s' % (what, own) if own else 'names no %s' % what, name,
+                         'the model cards, vLLM\'s recipe: contracts/models.py' if own else 'its catalog entry or model_spec'),
+                      'set %s to auto (%s) or none%s; if the checkpoint really needs %s, say so in %s.%s'
+                      % (ctx.name_of(option), own or 'none', ' and remove %s from %s' % (flag, ctx.name_of('extra_args'))
+                         if where != option else '', name, ctx.name_of('model_spec'), option))
+        return True
+    return False
+
+
 # The order problems and warnings are reported in.
 RULES = (
     rule_platform, rule_model, rule_dtype, rule_quantization, rule_tensor_parallel_size, rule_tp_divides_heads, rule_speculative,
     rule_max_num_seqs, rule_cudagraph_mode, rule_batch_sizes, rule_batch_sizes_with_tp, rule_capture_sizes,
     rule_max_model_len, rule_utilization_and_port, rule_names, rule_switches, rule_memory_figures,
-    rule_extra_args, rule_image_tag, rule_release_issues, rule_memory_fit,
+    rule_extra_args, rule_image_tag, rule_release_issues, rule_chat_parsers, rule_memory_fit,
 )

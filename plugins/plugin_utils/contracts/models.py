@@ -46,6 +46,15 @@ copy it was checked against.  Sources:
          248320, untied embeddings, max positions 262144, one MTP layer.  Third-party pages
          give 27.78B parameters and about 33 GB for the Eco-Tech w8a8 checkpoint; the plan
          takes 33 GB, the larger of that and the tutorial's ~30 GB.
+[QCARD]  The Qwen3.5 dense model cards (Hugging Face Qwen/Qwen3.5-9B and siblings, section
+         "vLLM", as quoted in public copies; no model hub is reachable from here): the standard
+         command ``vllm serve Qwen/Qwen3.5-9B ... --reasoning-parser qwen3`` and for tool use
+         ``... --reasoning-parser qwen3 --enable-auto-tool-choice --tool-call-parser qwen3_coder``.
+[RECIPE] vLLM recipes, ``Qwen/Qwen3.5.md`` (vllm-project/recipes at 5d7daec2): every command passes
+         ``--reasoning-parser qwen3``; "To enable tool calling, add ``--enable-auto-tool-choice
+         --tool-call-parser qwen3_coder``"; ``Qwen/Qwen3.6.md`` says the same for Qwen3.6 ("shares
+         the same architecture family as Qwen3.5").  Both names are registered in vLLM 0.23.0
+         (chat_parsers.py).
 """
 
 from __future__ import annotations
@@ -77,6 +86,9 @@ _QWEN35_COMMON: Dict[str, Any] = {
     'min_image_tag': 'v0.23.0rc1-310p',
     # [GUIDE] section 4.1: the minimum the guide asks for; older tags get a warning.
     'guide_min_image_tag': 'v0.23.0-310p',
+    # [QCARD], [RECIPE]: the parsers the model's own documentation passes to vllm serve.
+    'reasoning_parser': 'qwen3',
+    'tool_call_parser': 'qwen3_coder',
 }
 
 
@@ -168,8 +180,12 @@ _OPTIONAL_TAG_FIELDS = ('guide_min_image_tag',)
 # allowed_tp: {platform: [TP sizes]} when the model runs only on those platforms, with
 # those sizes (its tutorial's), instead of every platform with the platform's sizes;
 # source: the document the model's rules come from, quoted in messages;
-# tp_cudagraph_batch_sizes: requests per graph at TP > 1 when none are given (the guide's [1, 8]).
-_OPTIONAL_FIELDS = ('weight_bytes', 'quantization', 'allowed_tp', 'source', 'tp_cudagraph_batch_sizes')
+# tp_cudagraph_batch_sizes: requests per graph at TP > 1 when none are given (the guide's [1, 8]);
+# reasoning_parser / tool_call_parser: the vLLM --reasoning-parser / --tool-call-parser names that suit
+# the model (None: it has none), which vllm_serve_reasoning_parser / vllm_serve_tool_call_parser "auto" pass.
+PARSER_FIELDS = ('reasoning_parser', 'tool_call_parser')
+_OPTIONAL_FIELDS = ('weight_bytes', 'quantization', 'allowed_tp', 'source', 'tp_cudagraph_batch_sizes') + PARSER_FIELDS
+MODELS_EXAMPLE_PARSERS = {'reasoning_parser': 'qwen3', 'tool_call_parser': 'qwen3_coder'}
 REQUIRED_FIELDS = _POSITIVE_INT_FIELDS + _NON_NEGATIVE_INT_FIELDS + _BOOL_FIELDS + _TAG_FIELDS
 ALL_FIELDS = REQUIRED_FIELDS + _OPTIONAL_TAG_FIELDS + _OPTIONAL_FIELDS + ('guide_defaults',)
 
@@ -271,6 +287,12 @@ def _optional_problems(model: Dict[str, Any]) -> List[Any]:
                                   and all(_is_int(size) and size >= 1 for size in sizes)):
         bad.append(('tp_cudagraph_batch_sizes', sizes, 'one or two requests-per-graph sizes, e.g. [1, 8] '
                     '(TP allows at most two capture sizes)'))
+    for key in PARSER_FIELDS:
+        value = model.get(key)
+        if value is not None and not (isinstance(value, str) and value and value.strip() == value
+                                      and value.lower() not in ('auto', 'none')):
+            bad.append((key, value, 'a vLLM parser name such as %s, or null (the model has none)'
+                        % MODELS_EXAMPLE_PARSERS[key]))
     source = model.get('source')
     if source is not None and not isinstance(source, str):
         bad.append(('source', source, 'a text naming the document the model\'s rules come from'))

@@ -69,6 +69,12 @@ OPTIONS = (
             instance=True, var_type='float'),
     _option('served_model_name', 'str', "Name the API serves; unset takes the model's guide default, qwen3.5.",
             instance=True),
+    _option('reasoning_parser', 'str', "vLLM --reasoning-parser: auto takes the model's (qwen3 for the catalog models, "
+            'from the Qwen3.5 model cards), none leaves it off, or a parser name the model and the vLLM of the image '
+            'have.', default='auto', instance=True),
+    _option('tool_call_parser', 'str', "vLLM --tool-call-parser with --enable-auto-tool-choice: auto takes the model's "
+            '(qwen3_coder for the catalog models, from the Qwen3.5 model cards), none leaves tool calling off, or a '
+            'parser name the model and the vLLM of the image have.', default='auto', instance=True),
     _option('host', 'str', 'Address vllm serve listens on.', default='127.0.0.1'),
     _option('port', 'raw', 'Port vllm serve listens on.', default=1025),
     _option('trust_remote_code', 'bool', 'Pass --trust-remote-code.', default=True, instance=True),

@@ -250,7 +250,8 @@ def named(instances, configured, source):
 
     ``served_model_name``, the name the API serves the model under (the instance's vllm_config result's; where
     that result failed, and the plan stops, its own option or the guide's qwen3.5), and ``runs_as``, what runs
-    it on the node: its container, or its systemd unit with the source install method."""
+    it on the node: its container, or its systemd unit with the source install method; and ``smoke_chat``, what the
+    smoke tests ask of its chat parsers (``smoke_chat``)."""
     out = []
     for entry in instances:
         config = configured.get(entry['name'])
@@ -258,8 +259,17 @@ def named(instances, configured, source):
         out.append(dict(entry, served_model_name=(settings.get('served_model_name')
                                                   or (entry.get('options') or {}).get('served_model_name')
                                                   or GUIDE_DEFAULTS['served_model_name']),
-                        runs_as=unit_name(entry['container_name']) if source else entry['container_name']))
+                        runs_as=unit_name(entry['container_name']) if source else entry['container_name'],
+                        smoke_chat=smoke_chat(settings)))
     return out
+
+
+def smoke_chat(settings):
+    """What the smoke tests ask of an instance's chat parsers (vllm_ready's reasoning, reasoning_field and
+    tool_call): a reasoning answer when it runs with a reasoning parser, a tool call with a tool-call parser."""
+    return {'reasoning': bool(settings.get('reasoning_parser')),
+            'reasoning_field': settings.get('reasoning_field') or 'reasoning',
+            'tool_call': bool(settings.get('tool_call_parser'))}
 
 
 def balancer(request, plan):

@@ -385,3 +385,107 @@ def test_the_hub_switched_off_finds_a_model_id_only_in_the_cache(tmp_path, devro
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text("{}")
     server(HF_HUB_OFFLINE="1", HF_HOME=str(home)).wait_ready()
+
+
+# ---------------------------------------------------------------------------- chat parsers (reasoning, tool calls)
+PARSERS = ("--reasoning-parser", "qwen3", "--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder")
+TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city.",
+                                         "parameters": {"type": "object", "required": ["city"],
+                                                        "properties": {"city": {"type": "string"}}}}}
+
+
+def chat(port, **fields):
+    body = dict({"model": "qwen3.5", "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+                 "max_completion_tokens": 64}, **fields)
+    status, text = http(port, "/v1/chat/completions", body)
+    return status, json.loads(text)
+
+
+def test_with_a_reasoning_parser_the_thinking_is_in_the_reasoning_field(server):
+    port = server(*PARSERS).wait_ready().port
+    status, out = chat(port, chat_template_kwargs={"enable_thinking": True})
+    message = out["choices"][0]["message"]
+    assert status == 200 and message["reasoning"] and message["content"]
+    assert "reasoning_content" not in message and "</think>" not in message["content"]
+    # The evaluation's enable_thinking false: no reasoning, the whole answer in the content.
+    status, out = chat(port, chat_template_kwargs={"enable_thinking": False})
+    message = out["choices"][0]["message"]
+    assert status == 200 and message["reasoning"] is None and message["content"]
+
+
+def test_without_a_reasoning_parser_the_thinking_stays_in_the_content(server):
+    port = server().wait_ready().port
+    status, out = chat(port, chat_template_kwargs={"enable_thinking": True})
+    message = out["choices"][0]["message"]
+    assert status == 200 and message["reasoning"] is None and "\n</think>\n\n" in message["content"]
+
+
+def test_with_a_tool_call_parser_a_tool_call_comes_back_shaped_as_vllms(server):
+    port = server(*PARSERS).wait_ready().port
+    status, out = chat(port, tools=[TOOL], tool_choice="auto", chat_template_kwargs={"enable_thinking": False})
+    choice = out["choices"][0]
+    assert status == 200 and choice["finish_reason"] == "tool_calls"
+    assert choice["message"]["content"] is None and choice["message"]["reasoning"] is None
+    (call,) = choice["message"]["tool_calls"]
+    assert re.match(r"^chatcmpl-tool-[0-9a-f]{16}$", call["id"]) and call["type"] == "function"
+    assert call["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    # tools without tool_choice: vLLM takes auto.
+    status, out = chat(port, tools=[TOOL])
+    assert status == 200 and out["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
+def test_a_streamed_answer_carries_reasoning_and_tool_call_deltas(server):
+    port = server(*PARSERS).wait_ready().port
+    body = {"model": "qwen3.5", "messages": [{"role": "user", "content": "Weather in Paris?"}], "stream": True,
+            "tools": [TOOL], "chat_template_kwargs": {"enable_thinking": True}}
+    status, text = http(port, "/v1/chat/completions", body)
+    deltas = [json.loads(line[6:])["choices"][0]["delta"] for line in text.splitlines()
+              if line.startswith("data: {")]
+    assert status == 200 and deltas[0]["role"] == "assistant"
+    assert any("reasoning" in d for d in deltas) and deltas[-1]["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
+@pytest.mark.parametrize("flags, message", [
+    ((), '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
+    (("--tool-call-parser", "qwen3_coder"), '"auto" tool choice requires --enable-auto-tool-choice and '
+                                            '--tool-call-parser to be set'),
+])
+def test_auto_tool_choice_without_the_flags_is_vllms_400(server, flags, message):
+    port = server(*flags).wait_ready().port
+    status, out = chat(port, tools=[TOOL], tool_choice="auto")
+    assert status == 400 and out["error"] == {"message": message, "type": "BadRequestError", "param": None,
+                                              "code": 400}
+
+
+def test_required_tool_choice_without_a_parser_and_tool_choice_without_tools(server):
+    port = server().wait_ready().port
+    status, out = chat(port, tools=[TOOL], tool_choice="required")
+    assert status == 400 and out["error"]["message"] == 'tool_choice="required" requires --tool-call-parser to be set'
+    status, out = chat(port, tool_choice="auto")
+    assert status == 400 and out["error"]["message"] == "When using `tool_choice`, `tools` must be set."
+
+
+def test_auto_tool_choice_without_a_parser_stops_at_start(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, serve_args(free_port(), "--enable-auto-tool-choice")[2:])
+    assert proc.returncode == 1
+    assert proc.stdout.rstrip().endswith("TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser")
+    assert "Application startup complete." not in proc.stdout
+
+
+def test_an_unknown_tool_call_parser_stops_at_start_like_vllm(tmp_path, devroot):
+    proc = run_cli(tmp_path, devroot, serve_args(free_port(), "--enable-auto-tool-choice", "--tool-call-parser",
+                                                 "qwen3_codr")[2:])
+    assert proc.returncode == 1
+    last = proc.stdout.rstrip().splitlines()[-1]
+    assert "KeyError: 'invalid tool call parser: qwen3_codr (chose from { apertus," in last
+    assert "vLLM API server version" in proc.stdout and "Starting to load model" not in proc.stdout
+
+
+def test_an_unknown_reasoning_parser_ends_the_engine_after_the_model_loaded(tmp_path, devroot):
+    """vLLM 0.23's validate_api_server_args does not see --reasoning-parser yet; the engine looks it up last."""
+    proc = run_cli(tmp_path, devroot, serve_args(free_port(), "--reasoning-parser", "qwen35")[2:])
+    assert proc.returncode == 1
+    out = proc.stdout
+    assert "Available KV cache memory:" in out and "Application startup complete." not in out
+    assert ("KeyError: \"Reasoning parser 'qwen35' not found. Available parsers: cohere_command3, cohere_command4,"
+            in out)

@@ -43,6 +43,8 @@ GUIDE_ARGV = [
     '--speculative-config', '{"method":"qwen3_5_mtp","num_speculative_tokens":1}',
     '--compilation-config', '{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,4,8,16]}',
     '--additional-config', '{"ascend_compilation_config":{"enable_npugraph_ex":false}}',
+    # The Qwen3.5 model cards' parsers (contracts/models.py), on by default.
+    '--reasoning-parser', 'qwen3', '--enable-auto-tool-choice', '--tool-call-parser', 'qwen3_coder',
 ]
 
 

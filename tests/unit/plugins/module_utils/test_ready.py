@@ -379,6 +379,115 @@ def test_smoke_test_http_error_after_a_crash_is_a_crash():
     assert result['error'] == 'POST /v1/completions answered 500: Internal Server Error'
 
 
+# ------------------------------------------------------------------ the chat parsers' smoke tests
+# Answers shaped as vLLM 0.23's (ChatMessage: reasoning, tool_calls [{id, type, function {name, arguments}}]).
+THINKING = {'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': 'AI will help.', 'tool_calls': [],
+                                                 'reasoning': 'The user asks about AI.'}}]}
+TOOL_CALL = {'choices': [{'index': 0, 'finish_reason': 'tool_calls', 'message': {
+    'role': 'assistant', 'content': None, 'reasoning': None, 'tool_calls': [
+        {'id': 'chatcmpl-tool-0123456789abcdef', 'type': 'function',
+         'function': {'name': 'get_weather', 'arguments': '{"city": "Paris"}'}}]}}]}
+
+
+def chat_node(clock, reasoning_answer=None, tool_answer=None):
+    reasoning_answer, tool_answer = reasoning_answer or THINKING, tool_answer or TOOL_CALL
+    node = Node(clock, ready_at=0.0)
+    plain = node.post
+
+    def post(path, body, timeout):
+        if 'tools' in body:
+            node.posts.append((path, body))
+            return 200, json.dumps(tool_answer)
+        if (body.get('chat_template_kwargs') or {}).get('enable_thinking'):
+            node.posts.append((path, body))
+            return 200, json.dumps(reasoning_answer)
+        return plain(path, body, timeout)
+    node.post = post
+    return node
+
+
+def test_with_the_parsers_on_the_smoke_tests_ask_for_thinking_and_a_tool_call():
+    clock = Clock()
+    node = chat_node(clock)
+    result = watch(node, clock, smoke_test=True, reasoning=True, tool_call=True)
+    assert result['state'] == 'ready', result
+    assert result['reasoning'] == 'The user asks about AI.'
+    assert result['tool_call'] == 'get_weather({"city": "Paris"})'
+    thinking, tools = node.posts[2][1], node.posts[3][1]
+    assert thinking['chat_template_kwargs'] == {'enable_thinking': True}
+    assert thinking['max_completion_tokens'] == 50 and tools['max_completion_tokens'] == 1024
+    assert thinking['messages'] == [{'role': 'user', 'content': 'The future of AI is'}]
+    assert tools['tool_choice'] == 'auto' and tools['tools'][0]['function']['name'] == 'get_weather'
+    assert tools['chat_template_kwargs'] == {'enable_thinking': False}
+
+
+def test_without_the_parsers_only_the_guides_two_requests_are_sent():
+    clock = Clock()
+    node = chat_node(clock)
+    result = watch(node, clock, smoke_test=True)
+    assert result['state'] == 'ready' and len(node.posts) == 2
+    assert (result['reasoning'], result['tool_call']) == ('', '')
+
+
+@pytest.mark.parametrize('answer, says', [
+    # vLLM without --reasoning-parser: the thinking stays in the content.
+    ({'choices': [{'message': {'role': 'assistant', 'content': 'Hmm.</think>\n\nAI will help.', 'reasoning': None}}]},
+     'the server ran without --reasoning-parser'),
+    # Another field name than the one asked for (vLLM 0.8's docs name it reasoning_content).
+    ({'choices': [{'message': {'role': 'assistant', 'content': 'AI.', 'reasoning_content': 'thinking'}}]},
+     'no reasoning in message.reasoning'),
+    ({'choices': [{'message': {'role': 'assistant', 'content': 'AI.', 'reasoning': '  '}}]},
+     'no reasoning in message.reasoning'),
+])
+def test_a_reasoning_answer_not_in_the_reasoning_field_fails(answer, says):
+    clock = Clock()
+    result = watch(chat_node(clock, reasoning_answer=answer), clock, smoke_test=True, reasoning=True)
+    assert result['state'] == 'smoke_failed' and says in result['error'], result['error']
+    assert 'enable_thinking true' in result['task']
+
+
+def test_the_reasoning_field_is_a_parameter():
+    clock = Clock()
+    answer = {'choices': [{'message': {'role': 'assistant', 'content': 'AI.', 'reasoning_content': 'thinking'}}]}
+    result = watch(chat_node(clock, reasoning_answer=answer), clock, smoke_test=True, reasoning=True,
+                   reasoning_field='reasoning_content')
+    assert result['state'] == 'ready' and result['reasoning'] == 'thinking'
+
+
+def _tool_answer(message):
+    return {'choices': [{'index': 0, 'message': dict({'role': 'assistant', 'content': None}, **message)}]}
+
+
+@pytest.mark.parametrize('answer, says', [
+    (_tool_answer({'content': '<tool_call>\n<function=get_weather>', 'tool_calls': []}), 'no tool call came back'),
+    (_tool_answer({'content': 'It is sunny.'}), 'no tool call came back'),
+    (_tool_answer({'tool_calls': [{'type': 'function', 'function': {'name': 'get_time', 'arguments': '{}'}}]}),
+     'not a call of get_weather'),
+    (_tool_answer({'tool_calls': [{'type': 'function', 'function': {'name': 'get_weather', 'arguments': 'Paris'}}]}),
+     'not a call of get_weather with JSON object arguments'),
+    (_tool_answer({'tool_calls': [{'type': 'function', 'function': {'name': 'get_weather', 'arguments': '"Paris"'}}]}),
+     'JSON object arguments'),
+])
+def test_a_tool_call_not_returned_as_a_tool_call_fails(answer, says):
+    clock = Clock()
+    result = watch(chat_node(clock, tool_answer=answer), clock, smoke_test=True, tool_call=True)
+    assert result['state'] == 'smoke_failed' and says in result['error'], result['error']
+    assert result['task'].startswith('Send a chat request with the tool get_weather')
+
+
+def test_vllms_400_for_auto_tool_choice_without_the_flag_is_reported():
+    clock = Clock()
+    node = chat_node(clock)
+    error = {'error': {'message': '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+                       'type': 'BadRequestError', 'param': None, 'code': 400}}
+    plain = node.post
+    node.post = lambda path, body, timeout: (400, json.dumps(error)) if 'tools' in body else plain(path, body, timeout)
+    result = watch(node, clock, smoke_test=True, tool_call=True)
+    assert result['state'] == 'smoke_failed'
+    assert result['error'].startswith('POST /v1/chat/completions answered 400')
+    assert 'tool choice requires --enable-auto-tool-choice and --tool-call-parser' in result['error']
+
+
 def test_bearer():
     assert _ready.bearer('sk-1') == {'Authorization': 'Bearer sk-1'}
     assert _ready.bearer(None) == {} and _ready.bearer('') == {}

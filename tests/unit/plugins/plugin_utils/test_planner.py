@@ -21,8 +21,12 @@ MODELS = ['Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B', 'Qwen/Qwen3.5-9B']
 PLATFORMS = ['atlas_300i_duo', 'atlas_200i_pro', 'atlas_200i_pro_openeuler']
 
 
-def guide_argv(model_path):
-    """Section 5.1 of the guide, with the JSON values written compactly."""
+# Not in the guide's command: the parsers of the Qwen3.5 model cards, on by default (contracts/models.py).
+MODEL_CARD_PARSERS = ['--reasoning-parser', 'qwen3', '--enable-auto-tool-choice', '--tool-call-parser', 'qwen3_coder']
+
+
+def guide_argv(model_path, parsers=True):
+    """Section 5.1 of the guide, with the JSON values written compactly (and the model card's parsers)."""
     return [
         'vllm', 'serve', model_path,
         '--host', '127.0.0.1',
@@ -38,7 +42,7 @@ def guide_argv(model_path):
         '--speculative-config', '{"method":"qwen3_5_mtp","num_speculative_tokens":1}',
         '--compilation-config', '{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,4,8,16]}',
         '--additional-config', '{"ascend_compilation_config":{"enable_npugraph_ex":false}}',
-    ]
+    ] + (MODEL_CARD_PARSERS if parsers else [])
 
 
 def request(**changes):
@@ -70,6 +74,14 @@ def test_guide_inputs_give_the_guide_command(model, platform):
     assert result['cudagraph_capture_sizes'] == [2, 4, 8, 16]
     assert result['api_key_env'] is None
     assert result['settings']['port'] == 1025 and result['settings']['served_model_name'] == 'qwen3.5'
+
+
+@pytest.mark.parametrize('model', MODELS)
+def test_parsers_off_give_exactly_the_guide_command(model):
+    result = plan({'platform': 'atlas_300i_duo', 'model': model, 'max_model_len': 16384,
+                   'reasoning_parser': 'none', 'tool_call_parser': 'none'})
+    assert result['argv'] == guide_argv(model, parsers=False)
+    assert result['settings']['reasoning_parser'] is None and result['settings']['tool_call_parser'] is None
 
 
 def test_defaults_are_the_guide_values():
@@ -632,7 +644,7 @@ def tutorial_27b_argv(model_path, served):
         '--speculative-config', '{"method":"qwen3_5_mtp","num_speculative_tokens":1}',
         '--compilation-config', '{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,8]}',
         '--additional-config', '{"ascend_compilation_config":{"enable_npugraph_ex":false}}',
-    ]
+    ] + MODEL_CARD_PARSERS
 
 
 TUTORIAL_27B = [('Eco-Tech/Qwen3.5-27B-w8a8-mtp', 'qwen3.5'), ('Eco-Tech/Qwen3.6-27B-w8a8', 'qwen3.6')]

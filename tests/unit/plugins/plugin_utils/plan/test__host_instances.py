@@ -348,3 +348,21 @@ def test_a_container_name_built_from_an_instance_name_names_what_the_user_typed(
                      'made from it and vllm_serve_container_name="vllm-ascend" is not a Docker container name. Fix: '
                      'give ascend_vllm_instances[0].name only letters, digits, _, . and -, or set '
                      'ascend_vllm_instances[0].container_name']
+
+
+def test_each_instance_turns_the_chat_parsers_on_or_off_and_the_smoke_tests_follow():
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import configs, named
+    merged = dict(DEFAULTS, vllm_serve_offline=False, vllm_serve_platform_overrides={}, vllm_serve_host='0.0.0.0', vllm_serve_instances=[
+        {'name': 'chat', 'chips': [0]},
+        {'name': 'batch', 'chips': [1], 'port': 8081, 'reasoning_parser': 'none', 'tool_call_parser': 'none'}])
+    request = variables_request(merged)
+    out = plan_of(request)
+    assert out['problems'] == []
+    configured = configs(out['plan'], request, {}, 'v0.23.0-310p')
+    argv = dict((name, config['argv']) for name, config in configured.items())
+    assert argv['chat'][-5:] == ['--reasoning-parser', 'qwen3', '--enable-auto-tool-choice', '--tool-call-parser',
+                                 'qwen3_coder']
+    assert '--reasoning-parser' not in argv['batch'] and '--tool-call-parser' not in argv['batch']
+    smoke = dict((entry['name'], entry['smoke_chat']) for entry in named(out['plan'], configured, False))
+    assert smoke == {'chat': {'reasoning': True, 'reasoning_field': 'reasoning', 'tool_call': True},
+                     'batch': {'reasoning': False, 'reasoning_field': 'reasoning', 'tool_call': False}}
