@@ -36,7 +36,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models impor
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import BOUNDS, Bounds
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
     DEFAULT_VERSION as DEFAULT_FLAGS_VERSION, FlagTable, flags_for, versions as flag_versions)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
