@@ -24,6 +24,7 @@ from ansible.utils.display import Display
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, ready_notes, restore_note
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import SMOKE_KEYS
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
 
 display = Display()
@@ -39,6 +40,12 @@ class ActionModule(ActionBase):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
         args = dict(self._task.args)
+        # The plan's smoke settings of the instance, one dict (module_utils/serve/_ready.SMOKE_KEYS): the task's
+        # own options win.
+        smoke = args.pop('smoke', None) or {}
+        if not isinstance(smoke, dict) or set(smoke) - set(SMOKE_KEYS):
+            return {'failed': True, 'msg': 'smoke must be a dict of %s, got %r' % (', '.join(SMOKE_KEYS), smoke)}
+        args = dict(smoke, **args)
         kept = str(args.pop('kept', '') or '')
         restoring = boolean(args.pop('restoring', False) or False, strict=False)
         not_started = boolean(args.pop('not_started', False) or False, strict=False)

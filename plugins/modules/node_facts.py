@@ -132,7 +132,7 @@ options:
         carries one of its O(serving[].digests) and has no kept C(-previous) is asked at once, as
         M(ascend.vllm.vllm_ready) with O(ascend.vllm.vllm_ready#module:just_started=false) asks it (C(GET /health),
         C(GET /v1/models)), without waiting; see RV(serving).
-      - The read only reads - no inference request is sent: the smoke tests belong to the phases that start a
+      - The read only reads and sends no inference request. The smoke tests belong to the phases that start a
         service (the deploy's readiness check) or verify one (C(ascend.vllm.verify)).
       - So a re-run that changes nothing checks its instances in the node read's round trip (the
         C(ascend.vllm.host_plan) action asks for this); an instance that does not answer at once is left to

@@ -182,6 +182,13 @@ options:
     type: bool
     default: false
     version_added: 0.3.0
+  smoke:
+    description:
+      - The smoke tests' settings as one dict, as the host plan gives each instance (C(smoke)) - any of O(smoke_test),
+        O(prompt), O(max_tokens), O(chat_max_tokens), O(smoke_timeout), O(reasoning), O(reasoning_field),
+        O(tool_call). The action plugin spreads them into those options; an option the task also sets wins.
+    type: dict
+    version_added: 0.4.0
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -375,7 +382,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import served_model_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
-    MARKER, POLL_INTERVAL, HttpClient, NodeProbe, SystemdUnit, Watch, bearer, save_log,
+    MARKER, POLL_INTERVAL, SMOKE, HttpClient, NodeProbe, SystemdUnit, Watch, bearer, save_log,
 )
 
 # Failures whose container (and so log) may still be there to save.
@@ -394,10 +401,10 @@ ARGUMENT_SPEC = dict(
     log_lines=dict(type='int', default=50),
     save_log_dir=dict(type='path'),
     smoke_test=dict(type='bool', default=False),
-    prompt=dict(type='str', default='The future of AI is'),
-    max_tokens=dict(type='int', default=50, no_log=False),
-    chat_max_tokens=dict(type='int', default=1024, no_log=False),
-    smoke_timeout=dict(type='float', default=600),
+    prompt=dict(type='str', default=SMOKE['prompt']),
+    max_tokens=dict(type='int', default=SMOKE['max_tokens'], no_log=False),
+    chat_max_tokens=dict(type='int', default=SMOKE['chat_max_tokens'], no_log=False),
+    smoke_timeout=dict(type='float', default=SMOKE['smoke_timeout']),
     reasoning=dict(type='bool', default=False),
     reasoning_field=dict(type='str', default='reasoning'),
     tool_call=dict(type='bool', default=False),
@@ -408,6 +415,7 @@ ARGUMENT_SPEC = dict(
     # The action plugin's (it removes them before the module runs): accepted here for the documentation's sake.
     kept=dict(type='str', default=''),
     restoring=dict(type='bool', default=False),
+    smoke=dict(type='dict'),
     not_started=dict(type='bool', default=False),
 )
 

@@ -39,6 +39,13 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import wo
 MARKER = 'Application startup complete.'
 # Seconds between two looks at the container and the server.
 POLL_INTERVAL = 0.25
+# What the smoke tests send, by default: the guide's prompt and its two requests' max_completion_tokens
+# (vllm-ascend docs, "Qwen3.5-Dense" tutorial, 5.1), and how long each may take. The one declaration: vllm_ready's
+# option defaults are these, and a test keeps the vllm_serve role's vllm_serve_smoke_* defaults equal to them.
+SMOKE = {'prompt': 'The future of AI is', 'max_tokens': 50, 'chat_max_tokens': 1024, 'smoke_timeout': 600.0}
+# What a smoke test of an instance may say: the above, whether it runs, and what it asks of the chat parsers.
+SMOKE_KEYS = ('smoke_test', 'prompt', 'max_tokens', 'chat_max_tokens', 'smoke_timeout', 'reasoning',
+              'reasoning_field', 'tool_call')
 LOG_LINES = 50
 CAUSE_LIMIT = 300
 

@@ -245,13 +245,14 @@ def configs(plan, request, var_names, tag, node=None, record=None):
     return instance_configs(results)
 
 
-def named(instances, configured, source):
+def named(instances, configured, source, smoke=None):
     """The instances with the two names every phase knows them by, worked out here once:
 
     ``served_model_name``, the name the API serves the model under (the instance's vllm_config result's; where
     that result failed, and the plan stops, its own option or the guide's qwen3.5), and ``runs_as``, what runs
-    it on the node: its container, or its systemd unit with the source install method; and ``smoke_chat``, what the
-    smoke tests ask of its chat parsers (``smoke_chat``)."""
+    it on the node: its container, or its systemd unit with the source install method; and ``smoke``, everything its
+    smoke tests send (``smoke``: the request's vllm_serve_smoke_* settings, ``smoke_settings``) with what they ask of
+    its chat parsers (``smoke_chat``): vllm_ready takes it as one option, wherever an instance is checked."""
     out = []
     for entry in instances:
         config = configured.get(entry['name'])
@@ -260,8 +261,17 @@ def named(instances, configured, source):
                                                   or (entry.get('options') or {}).get('served_model_name')
                                                   or GUIDE_DEFAULTS['served_model_name']),
                         runs_as=unit_name(entry['container_name']) if source else entry['container_name'],
-                        smoke_chat=smoke_chat(settings)))
+                        smoke=dict(smoke or {}, **smoke_chat(settings))))
     return out
+
+
+def smoke_settings(request):
+    """What the smoke tests of every instance of the host send (the vllm_serve_smoke_* variables), as vllm_ready's
+    options."""
+    return {'smoke_test': bool(request.get(PREFIX + 'smoke_test')), 'prompt': request.get(PREFIX + 'smoke_prompt'),
+            'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
+            'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
+            'smoke_timeout': request.get(PREFIX + 'smoke_timeout')}
 
 
 def smoke_chat(settings):
@@ -500,7 +510,7 @@ def host_plan(request, specs, isfile, figures=None):
     install = source_install(request, planned['image_tag'])
     configured = (configs(planned['plan'], request, var_names, planned['image_tag'], figures, release['record'])
                   if platform_set else {})
-    planned['plan'] = named(planned['plan'], configured, bool(install))
+    planned['plan'] = named(planned['plan'], configured, bool(install), smoke_settings(request))
     front = balancer(request, planned['plan']) if platform_set else {'enabled': False, 'frontends': [], 'problems': []}
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned['plan'], configured, cache_dir)

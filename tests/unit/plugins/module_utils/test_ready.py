@@ -622,3 +622,18 @@ def test_units_of_the_source_install_method_are_found_like_containers():
              'other.service': {'exists': False}}
     assert _ready.found_serving(units=units) == {
         'vllm-ascend.service': {'running': True, 'digest': 'd1', 'previous': False}}
+
+
+# ------------------------------------------------------------------ smoke-test settings: one declaration
+def test_the_roles_smoke_defaults_are_the_modules():
+    """vllm_ready's option defaults are _ready.SMOKE; the vllm_serve role's defaults must say the same."""
+    import yaml  # pylint: disable=import-outside-toplevel
+    from ansible_collections.ascend.vllm.plugins.modules import vllm_ready  # pylint: disable=import-outside-toplevel
+    path = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'vllm_serve', 'defaults', 'main.yml')
+    with open(path) as handle:
+        defaults = yaml.safe_load(handle)
+    # vllm_serve_smoke_prompt, _max_tokens, _chat_max_tokens, _timeout (600 == 600.0).
+    assert dict((key, defaults['vllm_serve_smoke_' + key.replace('smoke_', '')]) for key in _ready.SMOKE) == _ready.SMOKE
+    assert dict((key, vllm_ready.ARGUMENT_SPEC[key]['default']) for key in _ready.SMOKE) == _ready.SMOKE
+    assert set(_ready.SMOKE) | {'smoke_test', 'reasoning', 'reasoning_field', 'tool_call'} == set(_ready.SMOKE_KEYS)
+    assert set(_ready.SMOKE_KEYS) <= set(vllm_ready.ARGUMENT_SPEC)
