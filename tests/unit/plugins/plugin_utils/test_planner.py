@@ -386,7 +386,8 @@ def test_the_known_issues_of_the_release_record_are_warned_with_their_source(tag
         assert 'issue vllm-project/vllm-ascend#14339' in found[0] and '--no-enable-prefix-caching' in found[0]
 
 
-@pytest.mark.parametrize('tag, warned', [('v0.23.0-310p', False), ('v0.25.1rc1-310p', True), ('v0.30.0-310p', True)])
+# v0.25.1rc1 runs vLLM 0.25.1, which has its own generated table; v0.30.0's vLLM was not read.
+@pytest.mark.parametrize('tag, warned', [('v0.23.0-310p', False), ('v0.25.1rc1-310p', False), ('v0.30.0-310p', True)])
 def test_extra_args_of_a_release_whose_flags_were_not_read_are_said_to_be_judged_by_vllm_023(tag, warned):
     result = plan(request(image_tag=tag, extra_args=['--enable-chunked-prefill']))
     found = [text for text in result['warnings'] if 'were checked against the flags of vLLM 0.23.0' in text]

@@ -363,6 +363,7 @@ def test_each_instance_turns_the_chat_parsers_on_or_off_and_the_smoke_tests_foll
     assert argv['chat'][-5:] == ['--reasoning-parser', 'qwen3', '--enable-auto-tool-choice', '--tool-call-parser',
                                  'qwen3_coder']
     assert '--reasoning-parser' not in argv['batch'] and '--tool-call-parser' not in argv['batch']
-    smoke = dict((entry['name'], entry['smoke_chat']) for entry in named(out['plan'], configured, False))
+    smoke = dict((entry['name'], dict((key, entry['smoke'][key]) for key in ('reasoning', 'reasoning_field', 'tool_call')))
+                 for entry in named(out['plan'], configured, False))
     assert smoke == {'chat': {'reasoning': True, 'reasoning_field': 'reasoning', 'tool_call': True},
                      'batch': {'reasoning': False, 'reasoning_field': 'reasoning', 'tool_call': False}}
