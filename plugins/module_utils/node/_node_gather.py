@@ -13,7 +13,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_dock
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
     NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
 
-SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses')
+SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses', 'system')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
 
 
@@ -62,6 +62,8 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         out['memory'] = _node_probe.memory(proc=proc)
     if 'addresses' in subsets:
         out['addresses'] = _node_probe.addresses(proc=proc)
+    if 'system' in subsets:
+        out['system'] = _node_probe.system()
     if 'manifests' in subsets:
         out['manifests'] = _node_registry.tag_digests(params.get('manifests') or [], params.get('registry_timeout', 10))
     return out

@@ -474,3 +474,22 @@ def test_the_image_config_the_read_found_reaches_each_container_only_when_nothin
     out = node_plan(request, planned, {'docker': docker})
     for run in out['containers'].values():
         assert run['container_run_image_config'] == (dict(config, image=ref) if used else None)
+
+
+@pytest.mark.parametrize('machine', ['x86_64', 'aarch64'])
+@pytest.mark.parametrize('image_arch', ['amd64', 'arm64'])
+@pytest.mark.parametrize('user', [{}, {'image_pull_policy': 'always'}, {'image_pull_archive': '/srv/vllm-ascend.tar'}])
+def test_the_image_the_node_runs_as_it_is_must_be_built_for_the_node(machine, image_arch, user):
+    """An image the node has is run without a pull (policy not_present): an aarch64 node with an amd64 image is
+    refused. A pull or a tarball load replaces it first, so a present image of another architecture is no problem."""
+    request = read_request_for(user)
+    planned = host_plan(request, _roles(DataLoader())[0], lambda path: True)
+    ref = planned['image']['candidates'][0]
+    docker = {'reachable': True, 'images': [ref], 'image_ids': {ref: 'sha256:1'},
+              'image_configs': {ref: {'id': 'sha256:1', 'env': [], 'architecture': image_arch}}, 'containers': []}
+    out = node_plan(request, planned, {'docker': docker, 'system': {'machine': machine}})
+    wrong = {'x86_64': 'amd64', 'aarch64': 'arm64'}[machine] != image_arch and not user
+    found = [p for p in out['problems'] if p['check'] == 'image' and 'linux/' in p['msg']]
+    assert len(found) == (1 if wrong else 0), out['problems']
+    if wrong:
+        assert found[0]['msg'].startswith('image %s on the node is linux/%s, the node is %s' % (ref, image_arch, machine))
