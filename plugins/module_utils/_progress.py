@@ -132,6 +132,8 @@ def load_line(host: str, archive: str, progress: Optional[Dict[str, Any]], elaps
     total, read = progress.get('size'), progress.get('read')
     if read is None:
         what = 'the archive is not being read (not opened yet, or sent whole while the Docker Engine registers its layers)'
+    elif total and read >= total:
+        what = 'all %s sent; the Docker Engine registers its layers' % size(total)
     elif total:
         what = '%s of %s sent to the Docker Engine (%d%%)' % (size(read), size(total), 100 * read // total)
     else:

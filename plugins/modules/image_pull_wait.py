@@ -34,13 +34,14 @@ options:
     type: path
     required: true
   name:
-    description: The image reference the job pulls (registry, repository and tag or digest); required unless
-      O(archive) is given.
+    description:
+      - The image reference the job pulls (registry, repository and tag or digest); required unless O(archive) is
+        given.
     type: str
   archive:
     description:
       - The archive on the node that the job loads (M(community.docker.docker_image_load) as an async job) instead of
-        a pull. RV(progress) then says how many bytes of it the Docker Engine has been sent (C(size), C(read)): the
+        a pull. RV(progress) then says how many bytes of it the Docker Engine has been sent (C(size), C(read)) - the
         offset of the open archive in C(/proc/PID/fdinfo) of the process that sends it.
     type: path
     version_added: 0.4.0

@@ -263,12 +263,15 @@ def test_a_load_prints_how_much_of_the_archive_the_engine_has_been_sent():
     args = {'candidates': ['mirror/haproxy:2.6'], 'archive': '/srv/haproxy.tar', 'archive_dir': '/var/tmp/x',
             'report_after': 5}
     waits = [{'archive': '/var/tmp/x/haproxy.tar', 'size': 8000000000, 'read': 2000000000},
+             {'archive': '/var/tmp/x/haproxy.tar', 'size': 8000000000, 'read': 8000000000},
              {'archive': '/var/tmp/x/haproxy.tar', 'size': 8000000000, 'read': None}]
     shown = []
     with mock.patch.object(action_module.display, 'display', lambda msg, **kwargs: shown.append(msg)):
         result, _calls = _run(args, {}, node={'load_waits': waits})
     assert result['ref'] == 'mirror/haproxy:2.6' and result['changed']
-    assert len(shown) == 2
+    assert len(shown) == 3
     assert shown[0].startswith('[n1] loading /var/tmp/x/haproxy.tar: 2 GB of 8 GB sent to the Docker Engine (25%); ')
-    assert 'sent whole while the Docker Engine registers its layers' in shown[1]
+    assert shown[1].startswith('[n1] loading /var/tmp/x/haproxy.tar: all 8 GB sent; the Docker Engine registers its '
+                               'layers; ')
+    assert 'sent whole while the Docker Engine registers its layers' in shown[2]
     assert all('elapsed, timeout in' in line for line in shown)
