@@ -141,6 +141,14 @@ def load_line(host: str, archive: str, progress: Optional[Dict[str, Any]], elaps
     return '[%s] loading %s: %s; %s' % (host, archive, what, times)
 
 
+def job_line(host: str, what: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
+    """One progress line of a long job on the node (a build, an evaluation): the time spent and left, and the newest
+    line of its log (``progress``: node/_pull_watch.newest_line)."""
+    line = '[%s] %s: %s elapsed, timeout in %s' % (host, what, duration(elapsed), duration(max(0.0, timeout - elapsed)))
+    newest = ' '.join(str((progress or {}).get('newest') or '').split())
+    return line + ('; newest line: %s' % truncate(newest, LINE_LIMIT) if newest else '; no output yet')
+
+
 def ready_line(host: str,
                name: str,
                waited: float,

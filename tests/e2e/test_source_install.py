@@ -229,9 +229,13 @@ def built(tmp_path_factory):
 
 
 def test_the_deploy_builds_vllm_and_vllm_ascend_from_the_release_tags_and_serves(built):
-    proc, recap = run_site(built, BUILD_NODE, GROUP, BUILD)
+    proc, recap = run_site(built, BUILD_NODE, GROUP, dict(BUILD, vllm_serve_ready_poll_interval=1))
     assert proc.returncode == 0, proc.stdout[-6000:]
     assert recap[BUILD_NODE]["failed"] == 0
+    # The vllm-ascend build is an async job whose log was asked each second: each line names its newest output line.
+    lines = re.findall(r"^\[%s\] building vllm-ascend 0\.23\.0: .*$" % BUILD_NODE, proc.stderr, re.M)
+    print("build progress lines:", lines)
+    assert all(re.search(r"\d+s elapsed, timeout in \S+; (newest line: .+|no output yet)$", line) for line in lines)
     assert ("vLLM 0.23.0 and vllm-ascend 0.23.0: built from file:///srv/src/vllm.git v0.23.0 and "
             "file:///srv/src/vllm-ascend.git v0.23.0 into %s, dependencies from the wheelhouse %s" % (VENV, WHEELHOUSE)
             in re.sub(r"\s+", " ", proc.stdout)), proc.stdout[-6000:]

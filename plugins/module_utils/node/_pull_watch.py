@@ -250,3 +250,35 @@ class ArchiveObserver(object):
 
     def snapshot(self) -> Dict[str, Any]:
         return archive_read(self.path, self.proc)
+
+
+def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
+    """``{log, size, newest}``: a job's log file, its size and its last line that is not blank (None while the file
+    does not exist or holds none). Only the last ``tail`` bytes are read; a carriage return ends a line too (pip's
+    and ninja's progress bars rewrite one line)."""
+    try:
+        with open(path, 'rb') as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - tail))
+            text = handle.read().decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return {'log': path, 'size': None, 'newest': None}
+    lines = [line.strip() for line in text.replace('\r', '\n').split('\n') if line.strip()]
+    return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
+
+
+class LogObserver(object):
+    """watch_pull's observer for a job that writes a log: its newest line when asked."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def snapshot(self) -> Dict[str, Any]:
+        return newest_line(self.path)

@@ -209,3 +209,25 @@ def test_an_archive_nobody_reads_has_no_offset(tmp_path):
     proc = _proc_with(tmp_path, [('41', '3', str(tmp_path / 'elsewhere'), 5)])
     assert w.archive_read(str(archive), proc) == {'archive': str(archive), 'size': 10, 'read': None}
     assert w.archive_read(str(tmp_path / 'gone.tar'), proc)['size'] is None
+
+
+@pytest.mark.parametrize('text, newest', [
+    ('', None),
+    ('Collecting vllm\n  Downloading x.whl\n\n', 'Downloading x.whl'),
+    ('[1/9] Building\r[2/9] Building\r[3/9] Linking', '[3/9] Linking'),  # one line rewritten with \r
+])
+def test_a_jobs_log_gives_its_newest_line(tmp_path, text, newest):
+    log = tmp_path / 'job.log'
+    log.write_text(text)
+    assert w.newest_line(str(log)) == {'log': str(log), 'size': len(text.encode()), 'newest': newest}
+    assert w.LogObserver(str(log)).snapshot()['newest'] == newest
+
+
+def test_a_log_not_written_yet_has_no_line(tmp_path):
+    assert w.newest_line(str(tmp_path / 'none.log')) == {'log': str(tmp_path / 'none.log'), 'size': None, 'newest': None}
+
+
+def test_only_the_tail_of_a_long_log_is_read(tmp_path):
+    log = tmp_path / 'big.log'
+    log.write_text('x' * 100000 + '\nlast line\n')
+    assert w.newest_line(str(log), tail=64)['newest'] == 'last line'
