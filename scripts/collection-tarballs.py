@@ -102,7 +102,7 @@ def tarballs(output, root=ROOT, search=None, also=()):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n', maxsplit=1)[0])
     parser.add_argument('--output', default='collections-offline', help='directory for the tarballs')
     parser.add_argument('--also', action='append', default=[], metavar='NAMESPACE.NAME',
                         help='another installed collection to bring, with its dependencies (awx.awx)')
