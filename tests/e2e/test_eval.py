@@ -161,6 +161,18 @@ def test_a_relative_report_dir_lands_where_the_command_ran(site, tmp_path):
     assert "Report: %s" % (tmp_path / "rel-reports" / "here") in proc.stdout
 
 
+def test_a_long_run_prints_its_progress(site):
+    """300 requests at concurrency 1 (about 30 ms each) outlast a progress interval of 1 s: each line says how many of
+    the level's requests are done."""
+    proc = site.evaluate("progress", eval_datasets=["gsm8k"], eval_concurrency=[1], eval_perf_requests=300,
+                         eval_poll_interval=1)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    lines = re.findall(r"^\[(\S+)\] evaluating the instances of \1: \d+s elapsed, timeout in \S+; newest line: "
+                       r"default: performance at concurrency 1, (\d+)/300 requests done$", proc.stderr, re.M)
+    print("evaluation progress lines:", lines)
+    assert sorted(set(host for host, _done in lines)) == NODES, proc.stderr[-3000:]
+
+
 def test_gate_fails_at_a_stricter_tolerance_and_names_it(site):
     proc = site.evaluate("strict", eval_tolerance=2.0, eval_performance=False)
     assert proc.returncode != 0

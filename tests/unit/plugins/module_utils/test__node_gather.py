@@ -299,7 +299,7 @@ def test_system_reads_the_machine_and_which_modules_this_python_imports():
     class Uname(object):
         machine = 'aarch64'
 
-    out = _node_probe.system(('present', 'absent', 'broken'), importer, lambda: Uname())
+    out = _node_probe.system(('present', 'absent', 'broken'), importer, Uname)
     assert out['machine'] == 'aarch64'
     assert out['python']['executable'] and out['python']['version']
     assert out['python']['modules'] == {
