@@ -123,3 +123,24 @@ def test_an_image_present_for_another_architecture_is_refused_before_any_change(
         assert sim.exec_node(NODE, ["docker", "ps", "-aq", "--filter", MANAGED]).stdout.split() == []
     finally:
         sim.exec_node(NODE, ["docker", "rmi", "-f", ref])
+
+
+def test_an_archive_saved_for_another_architecture_is_refused_before_it_is_copied(node, tmp_path):
+    """The air-gapped page's trap: `docker save` on a machine of another architecture than the nodes'."""
+    ref = "%s/ascend/vllm-ascend:v0.23.0-310p" % node
+    saved = subprocess.run(["docker", "exec", "ascend-sim-" + NODE, "sh", "-c",
+                            "docker pull -q %s >/dev/null && docker save %s" % (ref, ref)],
+                           capture_output=True, check=True, timeout=600).stdout
+    archive = tmp_path / "vllm-ascend-v0.23.0-310p.tar"
+    archive.write_bytes(_as_arm64(saved))
+    sim.exec_node(NODE, ["docker", "rmi", "-f", ref])
+    before = docker_state()
+    proc, recap = site(node, tmp_path, image_pull_archive=str(archive))
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode != 0 and recap == (0, 0, 1), (recap, proc.stdout[-6000:])
+    assert ('image_pull_archive="%s" holds %s (linux/arm64), the node is x86_64 (linux/amd64): loaded, its containers '
+            'cannot run there' % (archive, ref)) in out, proc.stdout[-6000:]
+    assert "docker pull --platform linux/amd64 %s" % ref in out
+    # Refused before the copy: nothing on the node.
+    assert docker_state() == before
+    assert sim.exec_node(NODE, ["ls", "/var/tmp/ascend-vllm"]).stdout.strip() == ""

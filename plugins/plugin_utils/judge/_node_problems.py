@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import tarfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
@@ -290,6 +291,40 @@ def image_architecture_problems(image_configs: Optional[Dict[str, Any]], refs: L
             '(docker pull --platform linux/%s %s, then docker save) and load that archive (image_pull_archive; '
             'docs/air-gapped.md)' % (ref, wanted, ref)))
     return out
+
+
+def archive_architectures(path: Any) -> Dict[str, str]:
+    """{image name: architecture} of the images in a `docker save` archive on the controller (its manifest.json and
+    each image's config), {} when it cannot be read that way (missing, compressed, not an archive of images).
+
+    Only an uncompressed tar is read: tarfile skips over the layers by seeking, so a multi-GB archive costs a scan of
+    its headers; a compressed one would have to be decompressed whole and is left unjudged.
+    """
+    try:
+        with tarfile.open(str(path), 'r:') as tar:
+            manifest = json.load(tar.extractfile('manifest.json'))
+            out = {}
+            for entry in manifest:
+                config = json.load(tar.extractfile(entry['Config']))
+                for name in entry.get('RepoTags') or [entry['Config']]:
+                    out[name] = str(config.get('architecture') or '')
+            return out
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, tarfile.TarError):
+        return {}
+
+
+def archive_architecture_problems(archive: str, found: Dict[str, str], machine: Any) -> List[Dict[str, str]]:
+    """The images of ``archive`` (``found``: archive_architectures) built for another architecture than the node's:
+    loaded, they would not run there."""
+    wanted = docker_architecture(machine)
+    wrong = sorted((name, arch) for name, arch in (found or {}).items() if wanted and arch and arch != wanted)
+    if not wrong:
+        return []
+    return [_problem(
+        'image', 'image_pull_archive=%s holds %s, the node is %s (linux/%s): loaded, its containers cannot run there'
+        % (json.dumps(archive), ', '.join('%s (linux/%s)' % pair for pair in wrong), machine, wanted),
+        'save the image for the node on a machine with access (docker pull --platform linux/%s %s, then docker save) '
+        'and set image_pull_archive to that tarball (docs/air-gapped.md)' % (wanted, wrong[0][0]))]
 
 
 def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> List[Dict[str, str]]:

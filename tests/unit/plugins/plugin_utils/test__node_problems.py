@@ -611,3 +611,55 @@ def test_an_image_the_node_lacks_or_another_reference_is_not_judged():
 def test_the_result_carries_the_machine(capture):
     assert np.node_problems(dict(healthy(capture), system=_system('aarch64')), settings())['result']['machine'] \
         == 'aarch64'
+
+
+def _saved(path, images):
+    """A `docker save` archive (manifest.json, one config per image, no layers): images = {name: architecture}."""
+    import io
+    import json
+    import tarfile
+    with tarfile.open(str(path), 'w') as tar:
+        manifest = []
+        for index, (name, arch) in enumerate(sorted(images.items())):
+            config = json.dumps({'architecture': arch, 'os': 'linux'}).encode()
+            member = tarfile.TarInfo('%d.json' % index)
+            member.size = len(config)
+            tar.addfile(member, io.BytesIO(config))
+            manifest.append({'Config': '%d.json' % index, 'RepoTags': [name], 'Layers': []})
+        data = json.dumps(manifest).encode()
+        member = tarfile.TarInfo('manifest.json')
+        member.size = len(data)
+        tar.addfile(member, io.BytesIO(data))
+    return str(path)
+
+
+@pytest.mark.parametrize('machine', ['x86_64', 'aarch64'])
+@pytest.mark.parametrize('archs', [('amd64',), ('arm64',), ('amd64', 'arm64')])
+def test_an_archive_saved_for_another_architecture_is_refused_before_it_is_copied(tmp_path, machine, archs):
+    images = dict(('ascend/vllm-ascend:%d' % index, arch) for index, arch in enumerate(archs))
+    archive = _saved(tmp_path / 'v.tar', images)
+    found = np.archive_architectures(archive)
+    assert found == images
+    problems = np.archive_architecture_problems(archive, found, machine)
+    wanted = {'x86_64': 'amd64', 'aarch64': 'arm64'}[machine]
+    wrong = [name for name, arch in sorted(images.items()) if arch != wanted]
+    if not wrong:
+        assert problems == []
+        return
+    [problem] = problems
+    assert problem['msg'].startswith('image_pull_archive="%s" holds %s (linux/' % (archive, wrong[0]))
+    assert 'the node is %s (linux/%s)' % (machine, wanted) in problem['msg']
+    assert 'docker pull --platform linux/%s %s' % (wanted, wrong[0]) in problem['fix']
+
+
+@pytest.mark.parametrize('content', [None, b'not a tar', 'gzip'])
+def test_an_archive_that_cannot_be_read_as_saved_images_is_not_judged(tmp_path, content):
+    import gzip
+    path = tmp_path / 'v.tar'
+    if content == 'gzip':
+        raw = _saved(tmp_path / 'raw.tar', {'a:1': 'arm64'})
+        path.write_bytes(gzip.compress(open(raw, 'rb').read()))
+    elif content is not None:
+        path.write_bytes(content)
+    assert np.archive_architectures(str(path)) == {}
+    assert np.archive_architecture_problems(str(path), {}, 'aarch64') == []

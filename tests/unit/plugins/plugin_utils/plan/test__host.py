@@ -493,3 +493,18 @@ def test_the_image_the_node_runs_as_it_is_must_be_built_for_the_node(machine, im
     assert len(found) == (1 if wrong else 0), out['problems']
     if wrong:
         assert found[0]['msg'].startswith('image %s on the node is linux/%s, the node is %s' % (ref, image_arch, machine))
+
+
+@pytest.mark.parametrize('machine, arch, refused', [('aarch64', 'amd64', True), ('aarch64', 'arm64', False),
+                                                    ('x86_64', 'amd64', False)])
+def test_the_controllers_tarball_must_be_built_for_the_node(machine, arch, refused):
+    """An x86 workstation's `docker save` without --platform, for an aarch64 Atlas 200I Pro: refused before the copy."""
+    request = read_request_for({'image_pull_archive': '/srv/vllm-ascend.tar'})
+    planned = host_plan(request, _roles(DataLoader())[0], lambda path: True)
+    docker = {'reachable': True, 'images': [], 'image_ids': {}, 'image_configs': {}, 'containers': []}
+    read = []
+    out = node_plan(request, planned, {'docker': docker, 'system': {'machine': machine}},
+                    read_archive=lambda path: read.append(path) or {'quay.io/ascend/vllm-ascend:v0.23.0-310p': arch})
+    assert read == ['/srv/vllm-ascend.tar']
+    found = [p for p in out['problems'] if p['msg'].startswith('image_pull_archive="/srv/vllm-ascend.tar" holds')]
+    assert len(found) == (1 if refused else 0), out['problems']
