@@ -47,9 +47,19 @@ options:
     description: The environment file the unit names (V(started)).
     type: path
   env:
-    description: The instance's environment, written to O(env_file) (V(started)); values are never logged.
+    description:
+      - The instance's environment, written to O(env_file) (V(started)), without its secrets (O(secret_env)).
     type: dict
     default: {}
+  secret_env:
+    description:
+      - The secrets of the instance's environment (C(VLLM_API_KEY), variables named like a secret), written to
+        O(env_file) with O(env) and over it; never logged, and hidden in the diff.
+      - Apart from O(env) so that only these values are hidden in the output; a short value of O(env) such as C(0)
+        would otherwise be hidden wherever it appears (in the unit's C(RestartSec=10) too).
+    type: dict
+    default: {}
+    version_added: 0.4.0
   launcher:
     description: The launcher's path (V(started)).
     type: path
@@ -208,7 +218,7 @@ def _env_file_of(text):
 def started(module, params, result):
     unit_path = os.path.join(params['unit_dir'], params['name'])
     env_path = params['env_file']
-    unit_new, env_new = params['unit'], env_text(params['env'])
+    unit_new, env_new = params['unit'], env_text(dict(params['env'], **params['secret_env']))
     unit_old, env_old = _read(unit_path), _read(env_path)
     if unit_old is not None and not managed(unit_old):
         module.fail_json(msg='%s exists and was not written by ascend.vllm (no %s=%s line): it is left alone'
@@ -328,7 +338,8 @@ def main():
             state=dict(type='str', default='started', choices=['started', 'stopped', 'restored', 'dropped', 'absent']),
             unit=dict(type='str'),
             env_file=dict(type='path'),
-            env=dict(type='dict', default={}, no_log=True),
+            env=dict(type='dict', default={}),
+            secret_env=dict(type='dict', default={}, no_log=True),
             launcher=dict(type='path'),
             launcher_text=dict(type='str'),
             keep_previous=dict(type='bool', default=True),

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -165,6 +166,26 @@ def test_a_re_run_changes_nothing(node):
     assert "install | Install vLLM and vllm-ascend" not in proc.stdout
 
 
+def test_check_diff_shows_the_unit_a_change_would_write_and_changes_nothing(node):
+    """--check --diff: vllm_service shows the unit file before and after (the new --max-model-len), the unit and its
+    files stay as they are."""
+    before = node_sh(NODE, "cat %s" % UNIT).stdout
+    pid = main_pid(NODE)
+    run_site(node, NODE, GROUP, BASE)  # writes the inventory of BASE
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
+    proc = subprocess.run([str(Path(sys.executable).parent / "ansible-playbook"), "ascend.vllm.site", "-i",
+                           str(node / "inventory.yml"), "--check", "--diff", "-e", "vllm_serve_max_model_len=4096"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+    out = proc.stdout
+    assert "--- before: %s" % UNIT in out and "+++ after: %s" % UNIT in out, out[-6000:]
+    assert re.search(r"^\+ExecStart=.*--max-model-len 4096", out, re.M), out[-6000:]
+    assert re.search(r"^-ExecStart=.*--max-model-len 16384", out, re.M), out[-6000:]
+    # Only the secrets are hidden: the unit's own figures print as they are.
+    assert re.search(r"^ RestartSec=\d+$", out, re.M) and "********" not in out.split("--- before: %s" % UNIT)[1].split(
+        "--- before:")[0], out[-6000:]
+    assert node_sh(NODE, "cat %s" % UNIT).stdout == before and main_pid(NODE) == pid
+
+
 def test_a_change_that_crashes_is_rolled_back_to_the_unit_that_served(node):
     before = node_sh(NODE, "cat %s" % UNIT).stdout
     proc, _recap = run_site(node, NODE, GROUP, dict(BASE, vllm_serve_max_model_len=4096,
@@ -180,7 +201,6 @@ def test_a_change_that_crashes_is_rolled_back_to_the_unit_that_served(node):
 
 def test_the_teardown_removes_the_service(node):
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"))
-    import subprocess  # pylint: disable=import-outside-toplevel
     proc = subprocess.run([str(Path(sys.executable).parent / "ansible-playbook"), "playbooks/teardown.yml", "-i",
                            str(node / "inventory.yml")], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600, check=False)

@@ -44,7 +44,7 @@ def _args(root, model='Qwen/Qwen3.5-2B', key='secret-one', **extra):
     env_file = str(root / 'instances' / 'vllm-ascend.env')
     launcher = str(root / 'bin' / 'launch')
     args = {'name': 'vllm-ascend.service', 'unit_dir': str(root / 'units'), 'env_file': env_file,
-            'env': {'VLLM_API_KEY': key, 'ASCEND_RT_VISIBLE_DEVICES': '0'}, 'launcher': launcher,
+            'env': {'ASCEND_RT_VISIBLE_DEVICES': '0'}, 'secret_env': {'VLLM_API_KEY': key}, 'launcher': launcher,
             'launcher_text': '#!/bin/sh\nexec vllm serve %s "$@"\n' % model,
             'unit': UNIT % (model, env_file, launcher)}
     args.update(extra)
@@ -93,7 +93,7 @@ def test_a_change_shows_before_and_after_and_the_kept_files(node):
     assert diff[first['env_file']]['before'] == diff[first['env_file']]['after']
     assert 'secret-' not in repr(result)
     with open(first['env_file']) as handle:
-        assert handle.read() == env_text(changed['env'])
+        assert handle.read() == env_text(dict(changed['env'], **changed['secret_env']))
 
 
 def test_absent_shows_every_file_it_removes(node):
@@ -110,3 +110,17 @@ def test_absent_shows_every_file_it_removes(node):
 
 def test_without_diff_mode_there_is_no_diff(node):
     assert 'diff' not in run(_args(node['root']), diff=False)
+
+
+def test_only_the_secrets_are_hidden_from_the_output(node, monkeypatch):
+    """A secret_env value is no_log; env's are not, so a short one ("0") does not blank out the unit's figures
+    (RestartSec=10) in the diff Ansible prints."""
+    seen = {}
+
+    def exit_json(self, **kwargs):
+        seen['no_log'] = set(self.no_log_values)
+        raise ExitJson(kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
+    run(_args(node['root']))
+    assert 'secret-one' in seen['no_log'] and '0' not in seen['no_log']
