@@ -178,8 +178,9 @@ def test_check_diff_shows_the_unit_a_change_would_write_and_changes_nothing(node
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
     out = proc.stdout
     assert "--- before: %s" % UNIT in out and "+++ after: %s" % UNIT in out, out[-6000:]
-    assert re.search(r"^\+ExecStart=.*--max-model-len 4096", out, re.M), out[-6000:]
-    assert re.search(r"^-ExecStart=.*--max-model-len 16384", out, re.M), out[-6000:]
+    # systemd's quoting of each ExecStart word (plan/serve/_source.py).
+    assert re.search(r'^\+ExecStart=.*"--max-model-len" "4096"', out, re.M), out[-6000:]
+    assert re.search(r'^-ExecStart=.*"--max-model-len" "16384"', out, re.M), out[-6000:]
     # Only the secrets are hidden: the unit's own figures print as they are.
     assert re.search(r"^ RestartSec=\d+$", out, re.M) and "********" not in out.split("--- before: %s" % UNIT)[1].split(
         "--- before:")[0], out[-6000:]
