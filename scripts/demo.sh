@@ -12,8 +12,8 @@ export ANSIBLE_CONFIG="$root/ansible.cfg"
 echo "==> Simulated Atlas 300I DUO node 'atlas-demo' and the local registry"
 tests/sim/simctl up --node atlas-demo:atlas_300i_duo
 
-echo "==> ansible-playbook site.yml -i inventories/demo"
-ansible-playbook site.yml -i inventories/demo
+echo "==> ansible-playbook ascend.vllm.site -i inventories/demo"
+ansible-playbook ascend.vllm.site -i inventories/demo
 
 echo "==> A completion from the deployed service (the guide's request)"
 reply=$(ANSIBLE_LOAD_CALLBACK_PLUGINS=true ANSIBLE_STDOUT_CALLBACK=ansible.posix.json \

@@ -25,7 +25,7 @@ from ansible.utils.display import Display
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
     classify_failure, failure_message, problem_report, resolve)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_pull
 
 display = Display()
 
@@ -73,13 +73,44 @@ class ActionModule(ActionBase):
 
     def _background_pull(self, ref, policy, timeout, task_vars):
         """Start docker_image_pull as an async job on the node (its limit: ``timeout``)."""
+        return self._background('community.docker.docker_image_pull', {'name': ref, 'pull': policy}, timeout,
+                                task_vars)
+
+    def _background(self, module, args, timeout, task_vars):
+        """Start ``module`` as an async job on the node (its limit: ``timeout``)."""
         saved = self._task.async_val
         self._task.async_val = int(math.ceil(timeout))
         try:
-            return self._execute_module(module_name='community.docker.docker_image_pull', task_vars=task_vars,
-                                        module_args={'name': ref, 'pull': policy}, wrap_async=True)
+            return self._execute_module(module_name=module, task_vars=task_vars, module_args=args, wrap_async=True)
         finally:
             self._task.async_val = saved
+
+    def _load_archive(self, path, conf, task_vars):
+        """docker_image_load of ``path`` as an async job, with a progress line every ``report_after`` seconds (how
+        much of the archive the Engine has been sent); its result, or why it did not end."""
+        job = self._background('community.docker.docker_image_load', {'path': path}, conf['timeout'], task_vars)
+        if job.get('failed') or not job.get('results_file'):
+            return job
+        host = task_vars.get('inventory_hostname', '?')
+
+        def call(seconds):
+            return self._module('ascend.vllm.image_pull_wait', {
+                'results_file': job['results_file'], 'archive': path, 'timeout': conf['timeout'],
+                'report_after': seconds}, task_vars)
+
+        def show(result, elapsed):
+            display.display(load_line(host, path, result.get('progress'), elapsed, conf['timeout']), stderr=True)
+
+        try:
+            waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
+        finally:
+            self._cleanup(job, task_vars)
+        if waited.get('failed'):
+            return waited
+        if not waited.get('finished'):
+            return {'failed': True, 'msg': 'docker load of %s did not end within image_pull_timeout (%s s)'
+                                           % (path, seconds_text(conf['timeout']))}
+        return waited.get('answer') or {'failed': True, 'msg': 'the load job of %s left no result' % path}
 
     def _cleanup(self, job, task_vars):
         jid = job.get('ansible_job_id')
@@ -143,7 +174,7 @@ class ActionModule(ActionBase):
                 return made
             self._transfer_file(self._find_needle('files', archive), path)
             self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
-        loaded = self._module('community.docker.docker_image_load', {'path': path}, task_vars)
+        loaded = self._load_archive(path, conf, task_vars)
         if not on_node and boolean(args.get('archive_cleanup', True), strict=False):
             self._module('ansible.legacy.file', {'path': path, 'state': 'absent'}, task_vars)
         if loaded.get('failed'):

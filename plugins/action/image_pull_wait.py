@@ -18,7 +18,7 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_pull
 
 display = Display()
 
@@ -43,14 +43,16 @@ class ActionModule(ActionBase):
             if numbers[option] <= 0:
                 return {'failed': True, 'changed': False,
                         'msg': '%s=%s: must be a number of seconds more than 0' % (option, args.get(option))}
-        name = str(args.get('name'))
+        archive = args.get('archive')
+        name = str(archive or args.get('name'))
+        line = load_line if archive else pull_line
 
         def call(seconds):
             return self._execute_module(module_name='ascend.vllm.image_pull_wait', task_vars=task_vars,
                                         module_args=dict(args, report_after=seconds))
 
         def show(result, elapsed):
-            display.display(pull_line(host, name, result.get('progress'), elapsed, numbers['timeout']), stderr=True)
+            display.display(line(host, name, result.get('progress'), elapsed, numbers['timeout']), stderr=True)
 
         start = time.monotonic()
         try:
@@ -59,6 +61,6 @@ class ActionModule(ActionBase):
             self._remove_tmp_path(self._connection._shell.tmpdir)
         result = dict(result, seconds=round(time.monotonic() - start, 3))
         if not result.get('finished') and not result.get('failed'):
-            result.update(failed=True, msg=args.get('msg') or 'the pull of %s did not end within the timeout (%s s)' % (
-                name, seconds_text(numbers['timeout'])))
+            result.update(failed=True, msg=args.get('msg') or 'the %s of %s did not end within the timeout (%s s)' % (
+                'load' if archive else 'pull', name, seconds_text(numbers['timeout'])))
         return result

@@ -124,6 +124,31 @@ def pull_line(host: str, ref: str, progress: Optional[Dict[str, Any]], elapsed: 
     return '[%s] pulling %s: %s; %s' % (host, ref, what, times)
 
 
+def load_line(host: str, archive: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
+    """One progress line of a `docker load`: how much of the archive the Engine has been sent, the time spent
+    and the time left (``progress``: node/_pull_watch.archive_read)."""
+    times = '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
+    progress = progress or {}
+    total, read = progress.get('size'), progress.get('read')
+    if read is None:
+        what = 'the archive is not being read (not opened yet, or sent whole while the Docker Engine registers its layers)'
+    elif total and read >= total:
+        what = 'all %s sent; the Docker Engine registers its layers' % size(total)
+    elif total:
+        what = '%s of %s sent to the Docker Engine (%d%%)' % (size(read), size(total), 100 * read // total)
+    else:
+        what = '%s sent to the Docker Engine' % size(read)
+    return '[%s] loading %s: %s; %s' % (host, archive, what, times)
+
+
+def job_line(host: str, what: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
+    """One progress line of a long job on the node (a build, an evaluation): the time spent and left, and the newest
+    line of its log (``progress``: node/_pull_watch.newest_line)."""
+    line = '[%s] %s: %s elapsed, timeout in %s' % (host, what, duration(elapsed), duration(max(0.0, timeout - elapsed)))
+    newest = ' '.join(str((progress or {}).get('newest') or '').split())
+    return line + ('; newest line: %s' % truncate(newest, LINE_LIMIT) if newest else '; no output yet')
+
+
 def ready_line(host: str,
                name: str,
                waited: float,

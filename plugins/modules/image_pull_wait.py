@@ -34,9 +34,17 @@ options:
     type: path
     required: true
   name:
-    description: The image reference the job pulls (registry, repository and tag or digest).
+    description:
+      - The image reference the job pulls (registry, repository and tag or digest); required unless O(archive) is
+        given.
     type: str
-    required: true
+  archive:
+    description:
+      - The archive on the node that the job loads (M(community.docker.docker_image_load) as an async job) instead of
+        a pull. RV(progress) then says how many bytes of it the Docker Engine has been sent (C(size), C(read)) - the
+        offset of the open archive in C(/proc/PID/fdinfo) of the process that sends it.
+    type: path
+    version_added: 0.4.0
   timeout:
     description:
       - Seconds (the controller's clock) the whole wait may take; then the task fails with
@@ -112,6 +120,8 @@ progress:
     - What the Engine's stream said in the last run - C(layers) (layer id to C(status), C(current), C(total) bytes),
       C(status) (the Engine's last C(Status:) or C(Digest:) line) and C(error) (why the Engine reported nothing);
       null when the job had ended before the run looked.
+    - With O(archive), C(archive), C(size) (its bytes) and C(read) (the bytes sent to the Engine so far; null while no
+      process has it open).
   returned: always
   type: dict
 seconds:
@@ -124,12 +134,13 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
-    PullObserver, job_answer, read_docker_config, read_file, registry_auth, watch_pull,
+    ArchiveObserver, PullObserver, job_answer, read_docker_config, read_file, registry_auth, watch_pull,
 )
 
 ARGUMENT_SPEC = dict(
     results_file=dict(type='path', required=True),
-    name=dict(type='str', required=True),
+    name=dict(type='str'),
+    archive=dict(type='path'),
     timeout=dict(type='float', default=3600),
     msg=dict(type='str'),
     report_after=dict(type='float', default=15),
@@ -138,15 +149,19 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
+                           required_one_of=[('name', 'archive')], mutually_exclusive=[('name', 'archive')])
     params = module.params
     for option in ('timeout', 'report_after'):
         if params[option] <= 0:
             module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
-    host = engine_host(params['docker_host'])
-    registry = parse(params['name']).registry
-    observer = PullObserver(DockerApi(host, timeout=max(30.0, params['report_after'] + 10)), params['name'],
-                            registry_auth(registry, read_docker_config()))
+    if params['archive']:
+        observer = ArchiveObserver(params['archive'])
+    else:
+        host = engine_host(params['docker_host'])
+        registry = parse(params['name']).registry
+        observer = PullObserver(DockerApi(host, timeout=max(30.0, params['report_after'] + 10)), params['name'],
+                                registry_auth(registry, read_docker_config()))
     path = params['results_file']
     result = watch_pull(lambda: job_answer(read_file(path)), observer, params['report_after'])
     module.exit_json(changed=False, **result)

@@ -27,6 +27,9 @@ description:
     memory (C(MemAvailable)).
   - The node's own IPv4 and IPv6 addresses (what C(ip addr) lists, read from C(/proc/net)), which
     a publish address must be one of.
+  - The node's architecture (C(uname -m)), which an image present on the node must match, and the Python
+    that runs the modules there, with whether it imports C(requests), which the C(community.docker) modules
+    the roles run on the node need.
   - The module only reads. What the node lacks (no npu-smi, no engine, a missing file)
     is returned as data, never as a failure; the controller turns it into problems.
   - With O(checks) (what the C(ascend.vllm.npu_check) role does), the action plugin on the controller also
@@ -115,8 +118,8 @@ options:
         leaves the node.
     type: list
     elements: str
-    choices: [paths, npu, docker, ports, disk, memory, addresses, units, manifests, source, serving]
-    default: [paths, npu, docker, ports, disk, memory, addresses, units]
+    choices: [paths, npu, docker, ports, disk, memory, addresses, units, system, manifests, source, serving]
+    default: [paths, npu, docker, ports, disk, memory, addresses, units, system]
   source:
     description:
       - What the source install method needs read (only with V(source) in O(gather)) -- C(python) (the interpreter
@@ -356,6 +359,22 @@ addresses:
   type: list
   elements: str
   sample: [127.0.0.1, 192.168.1.20, "::1"]
+system:
+  description:
+    - C(machine) (C(uname -m) - C(aarch64), C(x86_64), ...) and C(python) - the interpreter that runs the modules
+      (C(executable), C(version)) and C(modules), per Python module the roles' modules import on the node
+      (C(requests), which the C(community.docker) modules need), C(found), C(version) and C(error) (why it did not
+      import).
+  returned: when V(system) is gathered
+  type: dict
+  version_added: 0.4.0
+  sample:
+    machine: aarch64
+    python:
+      executable: /usr/bin/python3
+      version: 3.11.2
+      modules:
+        requests: {found: true, version: 2.28.1, error: null}
 source:
   description:
     - What the source install method needs of the node -- C(systemd) (it is the init system), C(python) (C(version)
@@ -410,7 +429,7 @@ result:
   description:
     - With O(checks), what the node has, for the roles that plan with it (C(npu_check_result)) - C(platform),
       C(profile), C(driver_version), C(firmware_versions), C(versions), C(npu_smi_version), C(chip_count),
-      C(docker_version), C(chip_free_mb) and C(chip_total_mb) (per instance), C(own_running), C(image_present),
+      C(docker_version), C(machine) (the node's C(uname -m)), C(chip_free_mb) and C(chip_total_mb) (per instance), C(own_running), C(image_present),
       C(disk), C(rc_mode), C(host_memory_available_mb) (after a page-cache drop, measured again), C(images),
       C(image_ids), C(paths) (C(exists), C(isdir), C(isreg) of the C(paths) of O(checks)) and C(containers).
     - Also set as the fact C(npu_check_result).

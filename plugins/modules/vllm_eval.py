@@ -90,6 +90,13 @@ options:
     description: Seconds one request may take.
     type: int
     default: 600
+  progress_file:
+    description:
+      - With V(run), a file on the node the module empties when it starts and appends a line to after each request
+        ends (the instance, the dataset or the concurrency level, how many requests of how many are done), for
+        M(ascend.vllm.job_wait) to show while the module runs as an async job (the eval role does).
+    type: path
+    version_added: 0.4.0
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -231,22 +238,38 @@ def probe_all(params, headers):
     return out, problems
 
 
+def progress_writer(path):
+    """``say(line)`` appending one line to the progress file ``path`` (what job_wait shows), or one that does
+    nothing without a path."""
+    def say(line):
+        if path:
+            with open(path, 'a') as handle:
+                handle.write(line + '\n')
+    return say
+
+
 def evaluate(params, entry, headers):
     """Accuracy and performance of one instance."""
     target = {'host': params['host'], 'port': entry['port'], 'served': entry['served'], 'headers': headers}
     accuracy = {}
+    say = progress_writer(params.get('progress_file'))
+    instance = entry.get('name') or entry['served']
     settings = {'max_out_len': params['max_out_len'], 'batch_size': params['batch_size'], 'timeout': params['timeout']}
     for name, prompt, score in (('gsm8k', lambda i: gsm8k_prompt(i['question']), gsm8k_score),
                                 ('textvqa', textvqa_content, textvqa_score)):
         items = (params['datasets'] or {}).get(name)
         if items:
+            settings['done'] = lambda count, total, name=name: say(
+                '%s: %s %d/%d answered' % (instance, name, count, total))
             replies, errors, duration = accuracy_replies(target, [prompt(i) for i in items], settings)
             accuracy[name] = dict(score(items, replies), errors=sorted(set(errors))[:5], duration_s=round(duration, 3))
     performance = []
     if params['concurrency']:
         performance = performance_sweep(target, {
             'concurrency': params['concurrency'], 'requests': params['requests'], 'input_len': params['input_len'],
-            'output_len': params['output_len'], 'timeout': params['timeout']})
+            'output_len': params['output_len'], 'timeout': params['timeout'],
+            'progress': lambda level, count, total: say('%s: performance at concurrency %d, %d/%d requests done'
+                                                        % (instance, level, count, total))})
     return dict(entry, accuracy=accuracy, performance=performance)
 
 
@@ -265,6 +288,7 @@ def main():
             input_len=dict(type='int', default=128),
             output_len=dict(type='int', default=128),
             timeout=dict(type='int', default=600),
+            progress_file=dict(type='path'),
             docker_host=dict(type='str'),
         ),
         supports_check_mode=True,
@@ -277,6 +301,9 @@ def main():
         module.exit_json(changed=False, instances=[], problems=[], message='', provenance=provenance_of(params))
     headers = {'Authorization': 'Bearer %s' % params['api_key']} if params['api_key'] else {}
     instances, problems = probe_all(params, headers)
+    if params['action'] == 'run' and params['progress_file'] and not module.check_mode:
+        with open(params['progress_file'], 'w') as handle:  # this run's lines only
+            handle.write('probed %d instance(s)\n' % len(instances))
     if params['action'] == 'run' and not problems and not module.check_mode:
         instances = [evaluate(params, entry, headers) for entry in instances]
     module.exit_json(changed=False, instances=instances, problems=problems,

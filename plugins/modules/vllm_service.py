@@ -47,9 +47,19 @@ options:
     description: The environment file the unit names (V(started)).
     type: path
   env:
-    description: The instance's environment, written to O(env_file) (V(started)); values are never logged.
+    description:
+      - The instance's environment, written to O(env_file) (V(started)), without its secrets (O(secret_env)).
     type: dict
     default: {}
+  secret_env:
+    description:
+      - The secrets of the instance's environment (C(VLLM_API_KEY), variables named like a secret), written to
+        O(env_file) with O(env) and over it; never logged, and hidden in the diff.
+      - Apart from O(env) so that only these values are hidden in the output; a short value of O(env) such as C(0)
+        would otherwise be hidden wherever it appears (in the unit's C(RestartSec=10) too).
+    type: dict
+    default: {}
+    version_added: 0.4.0
   launcher:
     description: The launcher's path (V(started)).
     type: path
@@ -77,7 +87,10 @@ attributes:
   check_mode:
     support: full
   diff_mode:
-    support: none
+    support: full
+    details: Each file written or removed (the unit, its environment file, the launcher, the kept C(.previous) files)
+      is shown before and after; in the environment file the value of a variable named like a secret (C(*_KEY),
+      C(*_TOKEN), ...) shows as C(********).
   platform:
     platforms: posix
 notes:
@@ -115,6 +128,13 @@ restarted:
   description: Whether the task (re)started the unit.
   returned: always
   type: bool
+diff:
+  description: With C(--diff), per file written or removed, its path (C(before_header), C(after_header)) and its text
+    C(before) and C(after) (empty when it did not or will not exist).
+  returned: in diff mode, when a file changes
+  type: list
+  elements: dict
+  version_added: 0.4.0
 removed:
   description: The units removed (V(absent)).
   returned: always
@@ -132,8 +152,11 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
     MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, env_text, managed)
+
+HIDDEN = '********'
 
 
 def _read(path):
@@ -154,6 +177,24 @@ def _write(module, path, text, mode):
     os.chmod(temp, mode)
     module.atomic_move(temp, path)
     os.chmod(path, mode)
+
+
+def _shown(text, env):
+    """A file's text as a diff shows it: in an environment file (``env``), secret-named values hidden."""
+    if text is None or not env:
+        return text or ''
+    lines = []
+    for line in text.splitlines(True):
+        name = line.split('=', 1)[0]
+        lines.append('%s=%s\n' % (name, HIDDEN) if '=' in line and secret_name(name) else line)
+    return ''.join(lines)
+
+
+def _diff(module, result, path, before, after, env=False):
+    """Add one file's change to the result's diff (in diff mode, and when it changes); ``env``: an environment file."""
+    if module._diff and before != after:  # pylint: disable=protected-access
+        result.setdefault('diff', []).append({'before_header': path, 'after_header': path,
+                                              'before': _shown(before, env), 'after': _shown(after, env)})
 
 
 def _systemctl(module, *args, **kwargs):
@@ -177,7 +218,7 @@ def _env_file_of(text):
 def started(module, params, result):
     unit_path = os.path.join(params['unit_dir'], params['name'])
     env_path = params['env_file']
-    unit_new, env_new = params['unit'], env_text(params['env'])
+    unit_new, env_new = params['unit'], env_text(dict(params['env'], **params['secret_env']))
     unit_old, env_old = _read(unit_path), _read(env_path)
     if unit_old is not None and not managed(unit_old):
         module.fail_json(msg='%s exists and was not written by ascend.vllm (no %s=%s line): it is left alone'
@@ -187,12 +228,19 @@ def started(module, params, result):
     differs = unit_old != unit_new or env_old != env_new or launcher_old != params['launcher_text']
     running = _active(module, params['name']) if unit_old is not None else False
     result['changed'] = differs or not running
+    keep = differs and unit_old is not None and params['keep_previous'] and running
+    _diff(module, result, params['launcher'], launcher_old, params['launcher_text'])
+    _diff(module, result, env_path, env_old, env_new, env=True)
+    _diff(module, result, unit_path, unit_old, unit_new)
+    if keep:
+        _diff(module, result, unit_path + PREVIOUS_SUFFIX, _read(unit_path + PREVIOUS_SUFFIX), unit_old)
+        _diff(module, result, env_path + PREVIOUS_SUFFIX, _read(env_path + PREVIOUS_SUFFIX), env_old or '', env=True)
     if module.check_mode:
         result.update(active=running, restarted=result['changed'])
         return
     if launcher_old != params['launcher_text']:
         _write(module, params['launcher'], params['launcher_text'], 0o755)
-    if differs and unit_old is not None and params['keep_previous'] and running:
+    if keep:
         _write(module, unit_path + PREVIOUS_SUFFIX, unit_old, 0o644)
         _write(module, env_path + PREVIOUS_SUFFIX, env_old or '', 0o600)
         result['previous'] = params['name']
@@ -214,9 +262,14 @@ def restored(module, params, result):
     if kept is None:
         module.fail_json(msg='no kept unit %s%s to put back' % (unit_path, PREVIOUS_SUFFIX))
     result['changed'] = True
+    env_path = _env_file_of(kept)
+    _diff(module, result, unit_path, _read(unit_path), kept)
+    _diff(module, result, unit_path + PREVIOUS_SUFFIX, kept, None)
+    if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX):
+        _diff(module, result, env_path, _read(env_path), _read(env_path + PREVIOUS_SUFFIX), env=True)
+        _diff(module, result, env_path + PREVIOUS_SUFFIX, _read(env_path + PREVIOUS_SUFFIX), None, env=True)
     if module.check_mode:
         return
-    env_path = _env_file_of(kept)
     os.rename(unit_path + PREVIOUS_SUFFIX, unit_path)
     if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX):
         os.rename(env_path + PREVIOUS_SUFFIX, env_path)
@@ -228,9 +281,10 @@ def restored(module, params, result):
 def dropped(module, params, result):
     unit_path = os.path.join(params['unit_dir'], params['name'])
     kept = _read(unit_path + PREVIOUS_SUFFIX)
-    for path in (unit_path + PREVIOUS_SUFFIX, _env_file_of(kept) + PREVIOUS_SUFFIX if kept else ''):
+    for path, env in ((unit_path + PREVIOUS_SUFFIX, False), (_env_file_of(kept) + PREVIOUS_SUFFIX if kept else '', True)):
         if path and os.path.exists(path):
             result['changed'] = True
+            _diff(module, result, path, _read(path), None, env=env)
             if not module.check_mode:
                 os.remove(path)
     result['active'] = _active(module, params['name'])
@@ -260,13 +314,18 @@ def absent(module, params, result):
             continue
         result['removed'].append(name)
         result['changed'] = True
+        env_path = _env_file_of(text)
+        leftovers = [(leftover, env) for leftover, env in ((path, False), (path + PREVIOUS_SUFFIX, False),
+                                                           (env_path, True),
+                                                           (env_path + PREVIOUS_SUFFIX if env_path else '', True))
+                     if leftover and os.path.exists(leftover)]
+        for leftover, env in leftovers:
+            _diff(module, result, leftover, _read(leftover), None, env=env)
         if module.check_mode:
             continue
         _systemctl(module, 'disable', '--now', '--quiet', name, check=False)
-        env_path = _env_file_of(text)
-        for leftover in (path, path + PREVIOUS_SUFFIX, env_path, env_path + PREVIOUS_SUFFIX if env_path else ''):
-            if leftover and os.path.exists(leftover):
-                os.remove(leftover)
+        for leftover, _env in leftovers:
+            os.remove(leftover)
     if result['removed'] and not module.check_mode:
         _systemctl(module, 'daemon-reload')
         _systemctl(module, 'reset-failed', check=False)
@@ -279,7 +338,8 @@ def main():
             state=dict(type='str', default='started', choices=['started', 'stopped', 'restored', 'dropped', 'absent']),
             unit=dict(type='str'),
             env_file=dict(type='path'),
-            env=dict(type='dict', default={}, no_log=True),
+            env=dict(type='dict', default={}),
+            secret_env=dict(type='dict', default={}, no_log=True),
             launcher=dict(type='path'),
             launcher_text=dict(type='str'),
             keep_previous=dict(type='bool', default=True),

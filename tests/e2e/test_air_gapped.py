@@ -124,8 +124,14 @@ def test_no_tarball_is_refused_once_the_node_is_read(site):
 
 
 def test_the_site_deploys_from_the_tarball_and_the_staged_weights(site):
-    proc, recap = site.run()
+    proc, recap = site.run(image_pull_poll_interval=1)
     assert proc.returncode == 0, proc.stdout[-6000:]
+    # docker load ran as a job whose progress was asked each second: any line printed names the bytes sent.
+    lines = re.findall(r"^\[%s\] loading /var/tmp/ascend-vllm/%s: .*$" % (NODE, re.escape(site.archive.name)),
+                       proc.stderr, re.M)
+    print("load progress lines:", lines)
+    assert all(re.search(r": (\S+ \S+ of \S+ \S+ sent to the Docker Engine \(\d+%\)|all \S+ \S+ sent; the Docker "
+                         r"Engine registers its layers|the archive is not being read)", line) for line in lines), lines
     assert recap[NODE]["failed"] == 0, recap
     assert "image %s: loaded from %s" % (PUBLIC_REF, site.archive) in proc.stdout, proc.stdout[-6000:]
     assert PUBLIC_REF in node_images()

@@ -18,6 +18,7 @@ each node) to answer three of each right, so the expected accuracy is exactly 75
 """
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -72,8 +73,14 @@ def test_bad_input_stops_before_any_load(site, change, words):
 
 
 def test_gate_passes_and_writes_one_report_for_both_hosts(site):
-    proc = site.evaluate("pass", eval_datasets=["gsm8k", "textvqa"])
+    proc = site.evaluate("pass", eval_datasets=["gsm8k", "textvqa"], eval_poll_interval=1)
     assert proc.returncode == 0, proc.stdout[-6000:]
+    # The run is an async job whose progress was asked each second: each line printed names the requests done.
+    lines = re.findall(r"^\[\S+\] evaluating the instances of \S+: .*$", proc.stderr, re.M)
+    print("evaluation progress lines:", lines)
+    assert all(re.search(r"; (newest line: (probed \d+ instance\(s\)|default: (gsm8k|textvqa) \d+/4 answered|"
+                         r"default: performance at concurrency \d, \d/8 requests done)|no output yet)$", line)
+               for line in lines), lines
     run = site.reports / "pass"
     raw = json.loads((run / "results.json").read_text())
     assert sorted(raw["results"]) == NODES and raw["failures"] == []
@@ -152,6 +159,18 @@ def test_a_relative_report_dir_lands_where_the_command_ran(site, tmp_path):
     assert (tmp_path / "rel-reports" / "here" / "summary.md").is_file()
     assert not (ROOT / "playbooks" / "rel-reports").exists()
     assert "Report: %s" % (tmp_path / "rel-reports" / "here") in proc.stdout
+
+
+def test_a_long_run_prints_its_progress(site):
+    """300 requests at concurrency 1 (about 30 ms each) outlast a progress interval of 1 s: each line says how many of
+    the level's requests are done."""
+    proc = site.evaluate("progress", eval_datasets=["gsm8k"], eval_concurrency=[1], eval_perf_requests=300,
+                         eval_poll_interval=1)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    lines = re.findall(r"^\[(\S+)\] evaluating the instances of \1: \d+s elapsed, timeout in \S+; newest line: "
+                       r"default: performance at concurrency 1, (\d+)/300 requests done$", proc.stderr, re.M)
+    print("evaluation progress lines:", lines)
+    assert sorted(set(host for host, _done in lines)) == NODES, proc.stderr[-3000:]
 
 
 def test_gate_fails_at_a_stricter_tolerance_and_names_it(site):

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -167,6 +168,27 @@ def test_a_re_run_changes_nothing(node):
     assert "install | Install vLLM and vllm-ascend" not in proc.stdout
 
 
+def test_check_diff_shows_the_unit_a_change_would_write_and_changes_nothing(node):
+    """--check --diff: vllm_service shows the unit file before and after (the new --max-model-len), the unit and its
+    files stay as they are."""
+    before = node_sh(NODE, "cat %s" % UNIT).stdout
+    pid = main_pid(NODE)
+    run_site(node, NODE, GROUP, BASE)  # writes the inventory of BASE
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0")
+    proc = subprocess.run([str(Path(sys.executable).parent / "ansible-playbook"), "ascend.vllm.site", "-i",
+                           str(node / "inventory.yml"), "--check", "--diff", "-e", "vllm_serve_max_model_len=4096"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+    out = proc.stdout
+    assert "--- before: %s" % UNIT in out and "+++ after: %s" % UNIT in out, out[-6000:]
+    # systemd's quoting of each ExecStart word (plan/serve/_source.py).
+    assert re.search(r'^\+ExecStart=.*"--max-model-len" "4096"', out, re.M), out[-6000:]
+    assert re.search(r'^-ExecStart=.*"--max-model-len" "16384"', out, re.M), out[-6000:]
+    # Only the secrets are hidden: the unit's own figures print as they are.
+    assert re.search(r"^ RestartSec=\d+$", out, re.M) and "********" not in out.split("--- before: %s" % UNIT)[1].split(
+        "--- before:")[0], out[-6000:]
+    assert node_sh(NODE, "cat %s" % UNIT).stdout == before and main_pid(NODE) == pid
+
+
 def test_a_change_that_crashes_is_rolled_back_to_the_unit_that_served(node):
     before = node_sh(NODE, "cat %s" % UNIT).stdout
     proc, _recap = run_site(node, NODE, GROUP, dict(BASE, vllm_serve_max_model_len=4096,
@@ -182,7 +204,6 @@ def test_a_change_that_crashes_is_rolled_back_to_the_unit_that_served(node):
 
 def test_the_teardown_removes_the_service(node):
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"))
-    import subprocess  # pylint: disable=import-outside-toplevel
     proc = subprocess.run([str(Path(sys.executable).parent / "ansible-playbook"), "playbooks/teardown.yml", "-i",
                            str(node / "inventory.yml")], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600, check=False)
@@ -268,9 +289,13 @@ def built(tmp_path_factory):
 
 
 def test_the_deploy_builds_vllm_and_vllm_ascend_from_the_release_tags_and_serves(built):
-    proc, recap = run_site(built, BUILD_NODE, GROUP, BUILD)
+    proc, recap = run_site(built, BUILD_NODE, GROUP, dict(BUILD, vllm_serve_ready_poll_interval=1))
     assert proc.returncode == 0, proc.stdout[-6000:]
     assert recap[BUILD_NODE]["failed"] == 0
+    # The vllm-ascend build is an async job whose log was asked each second: each line names its newest output line.
+    lines = re.findall(r"^\[%s\] building vllm-ascend 0\.23\.0: .*$" % BUILD_NODE, proc.stderr, re.M)
+    print("build progress lines:", lines)
+    assert all(re.search(r"\d+s elapsed, timeout in \S+; (newest line: .+|no output yet)$", line) for line in lines)
     assert ("vLLM 0.23.0 and vllm-ascend 0.23.0: built from file:///srv/src/vllm.git v0.23.0 and "
             "file:///srv/src/vllm-ascend.git v0.23.0 into %s, dependencies from the wheelhouse %s" % (VENV, WHEELHOUSE)
             in re.sub(r"\s+", " ", proc.stdout)), proc.stdout[-6000:]

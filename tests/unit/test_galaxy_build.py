@@ -107,3 +107,84 @@ def test_development_files_do_not_ship(entries, path):
 def test_no_caches_or_archives_ship(entries):
     leaked = [name for name in entries if '__pycache__' in name or name.endswith(('.pyc', '.tar.gz'))]
     assert leaked == []
+
+
+# ---------------------------------------------------------------- the offline controller install (README "Install")
+SCRIPT = os.path.join(ROOT, 'scripts', 'collection-tarballs.py')
+PLAYBOOK_NAMES = sorted(name[:-4] for name in os.listdir(os.path.join(ROOT, 'playbooks')) if name.endswith('.yml'))
+
+
+def _no_network():
+    """The argv prefix that runs a command with no network (a new network namespace), or [] where none can be made."""
+    unshare = shutil.which('unshare')
+    if unshare and subprocess.run([unshare, '-n', 'true'], capture_output=True, check=False).returncode == 0:
+        return [unshare, '-n']
+    return []
+
+
+@pytest.fixture(scope='module')
+def offline_tarballs(tmp_path_factory):
+    """What README "Install" has a connected machine run: every tarball the offline controller needs."""
+    out = tmp_path_factory.mktemp('offline') / 'dist'
+    proc = subprocess.run([sys.executable, SCRIPT, '--output', str(out)], check=True, capture_output=True, text=True)
+    return proc.stdout.split()
+
+
+def _controller(tmp_path):
+    """An empty controller: its own collections path, none of this Python's bundled collections, an index that
+    does not answer, and no ansible.cfg of this checkout."""
+    (tmp_path / 'ansible.cfg').write_text('[defaults]\n')
+    return dict(os.environ, ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'),
+                ANSIBLE_COLLECTIONS_PATH=str(tmp_path / 'collections'), ANSIBLE_COLLECTIONS_SCAN_SYS_PATH='false',
+                ANSIBLE_GALAXY_SERVER='http://127.0.0.1:9/', ANSIBLE_FORCE_COLOR='0')
+
+
+def test_the_offline_tarballs_are_ascend_vllm_and_every_dependency(offline_tarballs):
+    import yaml
+    with open(os.path.join(ROOT, 'galaxy.yml')) as handle:
+        meta = yaml.safe_load(handle)
+    names = [os.path.basename(path) for path in offline_tarballs]
+    assert names[0] == 'ascend-vllm-%s.tar.gz' % meta['version']
+    # Each dependency, and each of theirs, read from what is installed (community.docker's MANIFEST.json).
+    wanted, seen = list(meta['dependencies']), []
+    while wanted:
+        fqcn = wanted.pop(0)
+        namespace, name = fqcn.split('.', 1)
+        with tarfile.open(offline_tarballs[names.index(
+                next(n for n in names if n.startswith('%s-%s-' % (namespace, name))))]) as tar:
+            info = json.load(tar.extractfile('MANIFEST.json'))['collection_info']
+        seen.append(fqcn)
+        wanted += [dep for dep in info.get('dependencies') or {} if dep not in seen]
+    assert 'community.library_inventory_filtering_v1' in seen  # community.docker's own dependency
+    assert len(names) == 1 + len(seen)
+
+
+def test_offline_install_of_the_tarballs_runs_the_plan_with_no_index_and_no_network(offline_tarballs, tmp_path):
+    env = _controller(tmp_path)
+    galaxy = [GALAXY, 'collection', 'install', '--offline', '-p', str(tmp_path / 'collections')]
+    isolated = _no_network()
+    # Without community.docker's own dependency the install stops: it is one of the tarballs for that reason.
+    partial = subprocess.run(isolated + galaxy + [p for p in offline_tarballs if 'library_inventory' not in p],
+                             env=env, cwd=str(tmp_path), capture_output=True, text=True, check=False)
+    assert partial.returncode != 0 and 'community.library_inventory_filtering_v1' in partial.stdout + partial.stderr
+    subprocess.run(isolated + galaxy + offline_tarballs, env=env, cwd=str(tmp_path), check=True, capture_output=True)
+    listed = subprocess.run([GALAXY, 'collection', 'list', '--format', 'json'], env=env, cwd=str(tmp_path),
+                            check=True, capture_output=True, text=True).stdout
+    found = set(name for path in json.loads(listed).values() for name in path)
+    assert {'ascend.vllm', 'community.docker', 'community.library_inventory_filtering_v1'} <= found, found
+
+    bindir = os.path.dirname(GALAXY)
+    installed = tmp_path / 'collections' / 'ansible_collections' / 'ascend' / 'vllm'
+    # Every playbook resolves by its name in the installed collection.
+    syntax = subprocess.run(isolated + [os.path.join(bindir, 'ansible-playbook'), '--syntax-check', '-i', 'localhost,']
+                            # awx_objects needs awx.awx, which README "Install" brings with --also awx.awx.
+                            + ['ascend.vllm.' + name for name in PLAYBOOK_NAMES if name not in ('hosts', 'awx_objects')],
+                            env=env, cwd=str(tmp_path), capture_output=True, text=True, check=False)
+    assert syntax.returncode == 0, syntax.stdout[-3000:] + syntax.stderr[-3000:]
+    # The plan of an example inventory, from the install: no host contacted (there is no network to contact one).
+    plan = subprocess.run(isolated + [os.path.join(bindir, 'ansible-playbook'), 'ascend.vllm.plan', '-i',
+                                      str(installed / 'inventories' / 'examples' / 'atlas_300i_duo')],
+                          env=env, cwd=str(tmp_path), capture_output=True, text=True, check=False)
+    assert plan.returncode == 0, plan.stdout[-3000:] + plan.stderr[-3000:]
+    assert plan.stdout.count('vllm serve Qwen/Qwen3.5-2B ') == 3 and 'problems: none' in plan.stdout
+    assert 'unreachable=0' in plan.stdout and 'unreachable=1' not in plan.stdout

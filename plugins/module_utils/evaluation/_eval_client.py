@@ -111,11 +111,13 @@ def chat(host, port, body, timeout, headers=None):
     return record
 
 
-def run_pool(jobs, workers, work):
-    """Run work(job) for every job with at most workers threads; results in job order, and the wall time."""
+def run_pool(jobs, workers, work, done=None):
+    """Run work(job) for every job with at most workers threads; results in job order, and the wall time.
+    ``done(count, total)``, when given, is called after each job ends (one call at a time)."""
     results = [None] * len(jobs)
     lock = threading.Lock()
     cursor = [0]
+    finished = [0]
 
     def worker():
         while True:
@@ -125,6 +127,10 @@ def run_pool(jobs, workers, work):
             if index >= len(jobs):
                 return
             results[index] = work(jobs[index])
+            if done is not None:
+                with lock:
+                    finished[0] += 1
+                    done(finished[0], len(jobs))
 
     started = time.monotonic()
     threads = [threading.Thread(target=worker) for _index in range(max(1, min(workers, len(jobs))))]
@@ -145,7 +151,7 @@ def accuracy_replies(target, prompts, settings):
     def work(prompt):
         body = chat_body(target['served'], prompt, settings['max_out_len'])
         return chat(target['host'], target['port'], body, settings['timeout'], target.get('headers'))
-    records, duration = run_pool(prompts, settings['batch_size'], work)
+    records, duration = run_pool(prompts, settings['batch_size'], work, settings.get('done'))
     errors = [r['error'] for r in records if not r['ok']]
     return [r['text'] if r['ok'] else None for r in records], errors, duration
 
@@ -162,7 +168,10 @@ def performance_sweep(target, settings):
             record = chat(target['host'], target['port'], body, settings['timeout'], target.get('headers'))
             record.pop('text', None)
             return record
-        records, duration = run_pool(prompts, concurrency, work)
+        progress = settings.get('progress')
+        records, duration = run_pool(prompts, concurrency, work,
+                                     (lambda count, total, level=concurrency: progress(level, count, total))
+                                     if progress else None)
         summary = level_summary(concurrency, records, duration)
         summary['errors'] = sorted(set(r['error'] for r in records if r.get('error')))[:5]
         summary['records'] = records

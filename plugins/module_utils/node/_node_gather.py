@@ -13,7 +13,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_dock
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
     NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
 
-SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses', 'units')
+SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses', 'units', 'system')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
 
 
@@ -65,6 +65,8 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
     if 'units' in subsets:
         # Every systemd unit of ours, whatever the install method: the plan's desired state names which stay.
         out['units'] = _node_source.managed_units(run_command)
+    if 'system' in subsets:
+        out['system'] = _node_probe.system()
     if 'manifests' in subsets:
         out['manifests'] = _node_registry.tag_digests(params.get('manifests') or [], params.get('registry_timeout', 10))
     return out

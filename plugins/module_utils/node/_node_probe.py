@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Read-only probes of the node for the preflight: paths, TCP listeners, disk and memory.
+"""Read-only probes of the node for the preflight: paths, TCP listeners, disk, memory, and the system.
 
 Each function reads ``/proc`` or the filesystem under a root it is given (``/`` on a
 node, a temporary tree in the unit tests) and returns plain data; nothing is changed.
@@ -9,10 +9,13 @@ The text parsers (``parse_*``) are pure.
 
 from __future__ import annotations
 
+import importlib
 import os
+import platform
 import re
 import socket
 import stat
+import sys
 
 _LISTEN = '0A'
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
@@ -207,3 +210,34 @@ def memory(proc='/proc'):
     total = info.get('MemTotal')
     return {'available_mb': available // 1024 if available is not None else None,
             'total_mb': total // 1024 if total is not None else None}
+
+
+# What the community.docker modules the roles run on a node import there: their API-based modules
+# (docker_container, docker_image_pull, docker_image_load, docker_login, ...) list `requests` as their
+# requirement (community.docker's docker.api_documentation doc fragment) and fail at their first run
+# without it (module_utils/_api/_import_helper.py). The collection's own modules use the standard library.
+NODE_PYTHON_MODULES = ('requests',)
+
+
+def python_modules(names, importer=importlib.import_module):
+    """Per module name whether this Python imports it: {found, version, error}. A module that is there but
+    fails to import (a broken install) is not found, with the error."""
+    out = {}
+    for name in names:
+        try:
+            found = importer(name)
+        except Exception as exc:  # pylint: disable=broad-except
+            # ImportError, or whatever a broken package raises while it is imported.
+            out[name] = {'found': False, 'version': None, 'error': '%s: %s' % (type(exc).__name__, exc)}
+            continue
+        version = getattr(found, '__version__', None)
+        out[name] = {'found': True, 'version': str(version) if version else None, 'error': None}
+    return out
+
+
+def system(modules=NODE_PYTHON_MODULES, importer=importlib.import_module, uname=os.uname):
+    """{machine, python: {executable, version, modules}}: the node's architecture (``uname -m``) and the Python
+    that runs the modules (this one), with the modules the roles' modules need there."""
+    return {'machine': uname().machine,
+            'python': {'executable': sys.executable, 'version': platform.python_version(),
+                       'modules': python_modules(modules, importer)}}

@@ -195,3 +195,90 @@ def read_file(path: str) -> Optional[str]:
             return handle.read()
     except (IOError, OSError):
         return None
+
+
+def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
+    """How far a `docker load` has read its archive: ``{archive, size, read}``.
+
+    community.docker's docker_image_load sends the archive as the body of ``POST /images/load`` from an open file;
+    that file's offset (``pos`` in ``/proc/PID/fdinfo/FD`` of the process holding it) is how many bytes the Engine
+    has been sent. ``read`` is the largest offset of any process that has the archive open, None when none has
+    (not yet opened, or already sent and closed while the Engine registers the layers).
+    """
+    real = os.path.realpath(path)
+    try:
+        size: Optional[int] = os.stat(real).st_size
+    except OSError:
+        size = None
+    read: Optional[int] = None
+    try:
+        pids = [name for name in os.listdir(proc) if name.isdigit()]
+    except OSError:
+        pids = []
+    for pid in pids:
+        fds = os.path.join(proc, pid, 'fd')
+        try:
+            names = os.listdir(fds)
+        except OSError:
+            continue  # gone, or not ours to read
+        for fd in names:
+            try:
+                if os.readlink(os.path.join(fds, fd)) != real:
+                    continue
+                with open(os.path.join(proc, pid, 'fdinfo', fd)) as handle:
+                    info = handle.read()
+            except OSError:
+                continue
+            for line in info.splitlines():
+                if line.startswith('pos:'):
+                    pos = int(line.split(':', 1)[1].strip() or 0)
+                    read = pos if read is None else max(read, pos)
+    return {'archive': path, 'size': size, 'read': read}
+
+
+class ArchiveObserver(object):
+    """watch_pull's observer for a `docker load`: nothing to start, the archive's read offset when asked."""
+
+    def __init__(self, path: str, proc: str = '/proc') -> None:
+        self.path, self.proc = path, proc
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def snapshot(self) -> Dict[str, Any]:
+        return archive_read(self.path, self.proc)
+
+
+def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
+    """``{log, size, newest}``: a job's log file, its size and its last line that is not blank (None while the file
+    does not exist or holds none). Only the last ``tail`` bytes are read; a carriage return ends a line too (pip's
+    and ninja's progress bars rewrite one line)."""
+    try:
+        with open(path, 'rb') as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - tail))
+            text = handle.read().decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return {'log': path, 'size': None, 'newest': None}
+    lines = [line.strip() for line in text.replace('\r', '\n').split('\n') if line.strip()]
+    return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
+
+
+class LogObserver(object):
+    """watch_pull's observer for a job that writes a log: its newest line when asked."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def snapshot(self) -> Dict[str, Any]:
+        return newest_line(self.path)

@@ -50,6 +50,8 @@ RANGES = {
     'eval_perf_input_len': Range(1, None, 128),
     'eval_perf_output_len': Range(1, None, 128),
     'eval_request_timeout': Range(1, None, 600),
+    'eval_run_timeout': Range(1, None, 86400),
+    'eval_poll_interval': Range(1, None, 30),
     # image_pull: attempts, seconds between them, seconds for one pull, seconds between looks.
     'image_pull_retries': Range(1, None, 3),
     'image_pull_delay': Range(0, None, 10),
@@ -63,6 +65,7 @@ RANGES = {
     'vllm_serve_metrics_npu_exporter_port': Range(PORT[0], PORT[1], 8082),
     'vllm_serve_ready_timeout': Range(1, None, 1800),
     'vllm_serve_ready_poll_interval': Range(1, None, 30),
+    'vllm_serve_source_build_timeout': Range(1, None, 7200),
     'vllm_serve_smoke_timeout': Range(1, None, 600),
     'vllm_serve_smoke_max_tokens': Range(1, None, 50),
     'vllm_serve_smoke_chat_max_tokens': Range(1, None, 1024),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import tarfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
@@ -45,6 +46,15 @@ DISK_FIX = ("free space (`docker system prune`, old images), move Docker's data-
             'or lower npu_check_disk_min_free_gb if you know the image fits')
 MEMORY_FIX = ('stop other memory users, set npu_check_drop_page_cache: true to drop the page cache first, '
               'or lower max_model_len / max_num_seqs / gpu_memory_utilization')
+# The Python modules the community.docker modules the roles run on a node import there (their doc fragment
+# docker.api_documentation: requirements), with the package that brings each per distribution. Debian and Ubuntu
+# (python3-requests) and openEuler (python3-requests) name it the same.
+NODE_PYTHON_PACKAGES = {'requests': 'python3-requests'}
+# `uname -m` of a node -> the architecture Docker records in an image's config (Go's GOARCH), as Docker maps them
+# for `--platform`: linux/amd64 runs on x86_64, linux/arm64 on aarch64.
+DOCKER_ARCHITECTURES = {'x86_64': 'amd64', 'amd64': 'amd64', 'aarch64': 'arm64', 'arm64': 'arm64',
+                        'armv7l': 'arm', 'i686': '386', 'i386': '386', 'ppc64le': 'ppc64le', 's390x': 's390x',
+                        'riscv64': 'riscv64'}
 
 
 def _problem(check: str, msg: str, fix: str) -> Dict[str, str]:
@@ -220,6 +230,97 @@ def docker_problems(docker: Dict[str, Any], settings: Dict[str, Any]) -> List[Di
         return []
     return [_problem('docker', 'Docker Engine %s is older than %s' % (version, minimum),
                      'upgrade Docker Engine to %s or newer' % minimum)]
+
+
+def python_problems(system: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
+    """The node's Python (the one that runs the modules) cannot import what community.docker's modules need.
+
+    ``system``: node_facts' ``system``; None (not read) judges nothing.
+    """
+    python = (system or {}).get('python') or {}
+    out = []
+    for name, found in sorted((python.get('modules') or {}).items()):
+        if found.get('found'):
+            continue
+        package = NODE_PYTHON_PACKAGES.get(name, 'python3-' + name)
+        executable = python.get('executable') or 'python3'
+        out.append(_problem(
+            'python', 'the Python that runs the modules on the node (%s %s) cannot import %s (%s); the '
+            'community.docker modules (the image pull or load, the containers) need it on the node'
+            % (executable, python.get('version') or '', name, found.get('error') or 'not found'),
+            'install %s on the node (Ubuntu/Debian: apt-get install %s; openEuler: dnf install %s), or `%s -m pip '
+            'install %s` when ansible_python_interpreter is a virtualenv' % (package, package, package, executable,
+                                                                             name)))
+    return out
+
+
+def docker_modules_run(settings: Dict[str, Any]) -> bool:
+    """Whether the roles run community.docker's modules on the node: the image and the containers of the image
+    install method, or the balancer's container of the source install method."""
+    return (settings.get('install') or {}).get('method') != 'source' or bool(settings.get('needs_docker'))
+
+
+def docker_architecture(machine: Any) -> Optional[str]:
+    """The architecture Docker names for a node's ``uname -m`` (aarch64 -> arm64, x86_64 -> amd64); None if unknown."""
+    return DOCKER_ARCHITECTURES.get(str(machine or '').strip().lower())
+
+
+def image_architecture_problems(image_configs: Optional[Dict[str, Any]], refs: List[str],
+                                machine: Any) -> List[Dict[str, str]]:
+    """An image of ``refs`` present on the node (node_facts' ``docker.image_configs``) built for another
+    architecture than the node's: a container of it would fail with `exec format error`.
+
+    Judged only when both are known (an image config without ``architecture``, a ``machine`` Docker has no name
+    for, or no system read, judge nothing).
+    """
+    wanted = docker_architecture(machine)
+    out = []
+    for ref in refs:
+        found = (image_configs or {}).get(ref) or {}
+        have = str(found.get('architecture') or '')
+        if not wanted or not have or have == wanted:
+            continue
+        out.append(_problem(
+            'image', 'image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot run there'
+            % (ref, have, machine, wanted),
+            'remove it on the node (docker rmi %s) and pull it there, or save the image for the node '
+            '(docker pull --platform linux/%s %s, then docker save) and load that archive (image_pull_archive; '
+            'docs/air-gapped.md)' % (ref, wanted, ref)))
+    return out
+
+
+def archive_architectures(path: Any) -> Dict[str, str]:
+    """{image name: architecture} of the images in a `docker save` archive on the controller (its manifest.json and
+    each image's config), {} when it cannot be read that way (missing, compressed, not an archive of images).
+
+    Only an uncompressed tar is read: tarfile skips over the layers by seeking, so a multi-GB archive costs a scan of
+    its headers; a compressed one would have to be decompressed whole and is left unjudged.
+    """
+    try:
+        with tarfile.open(str(path), 'r:') as tar:
+            manifest = json.load(tar.extractfile('manifest.json'))
+            out = {}
+            for entry in manifest:
+                config = json.load(tar.extractfile(entry['Config']))
+                for name in entry.get('RepoTags') or [entry['Config']]:
+                    out[name] = str(config.get('architecture') or '')
+            return out
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, tarfile.TarError):
+        return {}
+
+
+def archive_architecture_problems(archive: str, found: Dict[str, str], machine: Any) -> List[Dict[str, str]]:
+    """The images of ``archive`` (``found``: archive_architectures) built for another architecture than the node's:
+    loaded, they would not run there."""
+    wanted = docker_architecture(machine)
+    wrong = sorted((name, arch) for name, arch in (found or {}).items() if wanted and arch and arch != wanted)
+    if not wrong:
+        return []
+    return [_problem(
+        'image', 'image_pull_archive=%s holds %s, the node is %s (linux/%s): loaded, its containers cannot run there'
+        % (json.dumps(archive), ', '.join('%s (linux/%s)' % pair for pair in wrong), machine, wanted),
+        'save the image for the node on a machine with access (docker pull --platform linux/%s %s, then docker save) '
+        'and set image_pull_archive to that tarball (docs/air-gapped.md)' % (wanted, wrong[0][0]))]
 
 
 def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> List[Dict[str, str]]:
@@ -591,6 +692,7 @@ def node_result(facts: Dict[str, Any],
         'npu_smi_version': npu.get('npu_smi_version'),
         'chip_count': npu.get('chip_count', 0),
         'docker_version': docker.get('version'),
+        'machine': (facts.get('system') or {}).get('machine'),
         'chip_free_mb': memory['free'],
         'chip_total_mb': memory['total'],
         'own_running': own,
@@ -633,6 +735,8 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
         problems = platform_problems(settings) + path_problems(facts, settings, profile, instances)
         problems += foreign_problems(facts.get('containers'), instances)
         problems += docker_problems(facts.get('docker') or {}, settings)
+    if docker_modules_run(settings):
+        problems += python_problems(facts.get('system'))
     problems += npu_smi_problems(facts, settings)
     found, found_versions = version_problems(facts, settings)
     problems += found

@@ -24,7 +24,8 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS as NODE_SUBSETS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import (
-    node_problems, node_query as _node_query, report as node_report, summary as node_summary)
+    archive_architecture_problems, archive_architectures, image_architecture_problems, node_problems,
+    node_query as _node_query, report as node_report, summary as node_summary)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report, unwritable_dir)
@@ -154,7 +155,7 @@ def node_query(request, planned):
                             (planned.get('configs') or {}).values() if isinstance(config, dict)), None)
         query['containers'] = []
         query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
-        query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'source']
+        query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'system', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     if install.get('method') != SOURCE:
         # The image's own environment, which container_ensure builds the containers' on: read here once.
@@ -291,11 +292,12 @@ def release_lines(release):
     return [head] + ['  not checked: %s' % line for line in release.get('not_checked') or []]
 
 
-def node_plan(request, planned, node, drop=None, memory_again=None, registry=None):
+def node_plan(request, planned, node, drop=None, memory_again=None, registry=None, read_archive=archive_architectures):
     """The plan with the node's figures, and every problem of the plan and the node at once.
 
     ``node``: node_facts' answer; ``drop``/``memory_again``: the page-cache drop and the memory
-    read after it (RC mode, opt-in); ``registry``: node_facts' ``manifests`` for the digest pins.
+    read after it (RC mode, opt-in); ``registry``: node_facts' ``manifests`` for the digest pins;
+    ``read_archive``: the images' architectures of the controller's tarball (image_pull_archive).
     """
     node = plain(node or {})
     settings = npu_settings(request, planned, drop, memory_again)
@@ -326,6 +328,19 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                                       paths)
                 + publish_address_problems(request.get(PREFIX + 'publish_address'), node.get('addresses'))
                 + pin_problems(image.get('pins') or [], (registry or {}).get('manifests') or {}))
+    # What image_pull's main entry point has to do: a pull or load unless the image is there and the policy
+    # is not_present; a tarball is always loaded (its content may differ from the image of the same name).
+    needed = (not (found['present'] and request.get('image_pull_policy') == 'not_present')
+              or bool(request.get('image_pull_archive')))
+    machine = (node.get('system') or {}).get('machine')
+    if not source and not needed:
+        # The image the node has is the one its containers will run: it must be built for the node.
+        problems += image_architecture_problems((node.get('docker') or {}).get('image_configs'), [found['ref']],
+                                                machine)
+    archive = request.get('image_pull_archive')
+    if not source and archive and not request.get('image_pull_archive_on_node'):
+        # The tarball the controller copies and loads: its images must be built for the node too.
+        problems += archive_architecture_problems(archive, read_archive(archive), machine)
     problems = with_origins(problems, request)
     out = dict(planned, configs=configured, problems=problems, stage='node',
                report=report(problems, request.host) if problems else '')
@@ -333,10 +348,6 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                    'summary': node_summary(verdict['result'], verdict['problems']),
                    'drop_page_cache': verdict['drop_page_cache'],
                    'report': node_report(request.host, verdict['problems'])}
-    # What image_pull's main entry point has to do: a pull or load unless the image is there and the policy
-    # is not_present; a tarball is always loaded (its content may differ from the image of the same name).
-    needed = (not (found['present'] and request.get('image_pull_policy') == 'not_present')
-              or bool(request.get('image_pull_archive')))
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
     front = planned.get('balancer') or {}
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))

@@ -47,6 +47,11 @@ def _run(args, answers, check_mode=False, present=(), node=None):
         calls.append((name, dict(module_args)))
         if name == 'community.docker.docker_image_pull':
             return outcome(module_args['name'])
+        if name == 'ascend.vllm.image_pull_wait' and module_args.get('archive'):
+            waits = (node or {}).get('load_waits') or []
+            if waits:
+                return {'finished': False, 'progress': waits.pop(0)}
+            return {'finished': True, 'answer': {'changed': True, 'image_names': ['haproxy:2.6', 'mirror/haproxy:2.6']}}
         if name == 'ascend.vllm.image_pull_wait':
             return {'finished': True, 'answer': outcome(module_args['name'])}
         if name == 'community.docker.docker_image_info':
@@ -63,8 +68,13 @@ def _run(args, answers, check_mode=False, present=(), node=None):
 
     action = _action(args, check_mode)
     action._module = module
-    action._background_pull = lambda ref, policy, timeout, task_vars: (
-        calls.append(('start', {'name': ref})) or {'ansible_job_id': 'j1', 'results_file': '/r/j1'})
+    def background(name, module_args, timeout, task_vars):
+        # The async jobs the action starts: a pull ('start'), or a load under its module's name.
+        calls.append(('start', {'name': module_args['name']}) if name == 'community.docker.docker_image_pull'
+                     else (name, dict(module_args)))
+        return {'ansible_job_id': 'j1', 'results_file': '/r/j1'}
+
+    action._background = background
     action._cleanup = lambda job, task_vars: calls.append(('cleanup', {'jid': job['ansible_job_id']}))
     action._transfer_file = lambda local, remote: calls.append(('transfer', {'src': local, 'dest': remote}))
     action._find_needle = lambda kind, path: path
@@ -121,7 +131,9 @@ def test_a_tarball_is_copied_loaded_and_removed_unless_the_image_is_there():
     assert result['ref'] == 'mirror/haproxy:2.6' and result['changed']
     names = [name for name, _args in calls]
     assert names == ['community.docker.docker_image_info', 'ansible.legacy.file', 'transfer', 'ansible.legacy.file',
-                     'community.docker.docker_image_load', 'ansible.legacy.file']
+                     'community.docker.docker_image_load', 'ascend.vllm.image_pull_wait', 'cleanup',
+                     'ansible.legacy.file']
+    assert calls[5][1]['archive'] == '/var/tmp/x/haproxy.tar' and calls[5][1]['results_file'] == '/r/j1'
     assert calls[2][1] == {'src': '/srv/haproxy.tar', 'dest': '/var/tmp/x/haproxy.tar'}
     assert calls[-1][1] == {'path': '/var/tmp/x/haproxy.tar', 'state': 'absent'}
     again, calls = _run(args, {}, present=['mirror/haproxy:2.6'])
@@ -244,3 +256,22 @@ def test_inputs_pull_only_what_is_missing_for_any_node(on_node, policy, answers)
         assert _starts(calls) == [] and not result['changed'] and not result['needed']
     else:
         assert _starts(calls)[0] == M and result['needed']
+
+
+def test_a_load_prints_how_much_of_the_archive_the_engine_has_been_sent():
+    """docker load runs as an async job; each unfinished wait prints one line with the bytes sent so far."""
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': '/srv/haproxy.tar', 'archive_dir': '/var/tmp/x',
+            'report_after': 5}
+    waits = [{'archive': '/var/tmp/x/haproxy.tar', 'size': 8000000000, 'read': 2000000000},
+             {'archive': '/var/tmp/x/haproxy.tar', 'size': 8000000000, 'read': 8000000000},
+             {'archive': '/var/tmp/x/haproxy.tar', 'size': 8000000000, 'read': None}]
+    shown = []
+    with mock.patch.object(action_module.display, 'display', lambda msg, **kwargs: shown.append(msg)):
+        result, _calls = _run(args, {}, node={'load_waits': waits})
+    assert result['ref'] == 'mirror/haproxy:2.6' and result['changed']
+    assert len(shown) == 3
+    assert shown[0].startswith('[n1] loading /var/tmp/x/haproxy.tar: 2 GB of 8 GB sent to the Docker Engine (25%); ')
+    assert shown[1].startswith('[n1] loading /var/tmp/x/haproxy.tar: all 8 GB sent; the Docker Engine registers its '
+                               'layers; ')
+    assert 'sent whole while the Docker Engine registers its layers' in shown[2]
+    assert all('elapsed, timeout in' in line for line in shown)

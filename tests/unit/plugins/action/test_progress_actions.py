@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from unittest import mock
 
-from ansible_collections.ascend.vllm.plugins.action import image_pull_wait, vllm_ready
+from ansible_collections.ascend.vllm.plugins.action import image_pull_wait, job_wait, vllm_ready
 
 
 def run_action(plugin, args, answers, no_log=False):
@@ -163,3 +163,34 @@ def test_every_outcome_has_the_same_keys_even_a_refused_option():
                                        [{'failed': True, 'msg': 'timeout=0: must be more than 0'}])
     assert (result['state'], result['task'], result['log_tail'], result['completion']) == ('error', '', [], '')
     assert result['reason'] == 'timeout=0: must be more than 0' and result['after'] == 'none'
+
+
+JOB_ARGS = {'results_file': '/root/.ansible_async/j1', 'log': '/var/tmp/build.log', 'what': 'building vllm-ascend',
+            'timeout': 7200, 'report_after': 30}
+
+
+def test_job_wait_prints_the_newest_log_line_and_returns_the_jobs_own_result():
+    answers = [{'finished': False, 'progress': {'log': '/var/tmp/build.log', 'size': 10, 'newest': None}},
+               {'finished': False, 'progress': {'log': '/var/tmp/build.log', 'size': 99,
+                                                'newest': '[12/480]   Building CXX object  csrc/x.o'}},
+               {'finished': True, 'answer': {'changed': True, 'rc': 0, 'stdout': 'Successfully installed vllm-ascend',
+                                             'ansible_job_id': 'j1', 'finished': 1}}]
+    with mock.patch.object(job_wait.time, 'monotonic', return_value=0):
+        result, sent, shown = run_action(job_wait, JOB_ARGS, answers)
+    assert [msg.split(': ', 1)[1] for msg, _kw in shown] == [
+        '0s elapsed, timeout in 2h00m; no output yet',
+        '0s elapsed, timeout in 2h00m; newest line: [12/480] Building CXX object csrc/x.o']
+    assert all(msg.startswith('[n1] building vllm-ascend: ') for msg, _kw in shown)
+    # Registered as the build's own result: stdout and rc at the top.
+    assert result['stdout'] == 'Successfully installed vllm-ascend' and result['rc'] == 0 and result['changed']
+    assert not result['failed'] and 'ansible_job_id' not in result
+    assert [args['log'] for _name, args in sent] == ['/var/tmp/build.log'] * 3
+
+
+def test_job_wait_fails_as_the_job_failed_and_at_its_timeout():
+    failed, _sent, _shown = run_action(job_wait, JOB_ARGS, [{'finished': True, 'answer': {
+        'failed': True, 'rc': 1, 'msg': 'non-zero return code', 'stdout': 'error: ninja failed'}}])
+    assert failed['failed'] and failed['rc'] == 1 and failed['stdout'] == 'error: ninja failed'
+    with mock.patch.object(job_wait.time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
+        late, _sent, _shown = run_action(job_wait, dict(JOB_ARGS, timeout=2), [{'finished': False, 'progress': None}])
+    assert late['failed'] and late['msg'] == 'building vllm-ascend did not end within the timeout (2 s)'

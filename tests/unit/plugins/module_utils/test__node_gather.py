@@ -286,3 +286,31 @@ def test_npu_facts_module_reads_no_board_view(tmp_path, capture):
     smi = _npu_smi(tmp_path, 'npu-smi')
     facts = _node_npu.read_npu(lambda argv, **kw: (0, text, ''), smi, '', '/nonexistent', lambda msg: None)
     assert 'boards' not in facts
+
+
+def test_system_reads_the_machine_and_which_modules_this_python_imports():
+    def importer(name):
+        if name == 'broken':
+            raise SyntaxError('bad package')
+        if name == 'absent':
+            raise ImportError("No module named 'absent'")
+        return type('Module', (), {'__version__': '2.28.1'})
+
+    class Uname(object):
+        machine = 'aarch64'
+
+    out = _node_probe.system(('present', 'absent', 'broken'), importer, Uname)
+    assert out['machine'] == 'aarch64'
+    assert out['python']['executable'] and out['python']['version']
+    assert out['python']['modules'] == {
+        'present': {'found': True, 'version': '2.28.1', 'error': None},
+        'absent': {'found': False, 'version': None, 'error': "ImportError: No module named 'absent'"},
+        'broken': {'found': False, 'version': None, 'error': 'SyntaxError: bad package'}}
+
+
+def test_system_asks_this_python_for_requests():
+    """The module's own Python: the test's has requests (the controller's dependencies), so it is found."""
+    out = _node_probe.system()
+    assert list(out['python']['modules']) == ['requests']
+    assert out['python']['modules']['requests']['found'] is True
+    assert out['machine'] == os.uname().machine

@@ -178,3 +178,56 @@ def test_observer_reports_a_refusal_as_its_error():
 def test_observer_without_an_engine_reports_why():
     result = w.watch_pull(lambda: None, w.PullObserver(DockerApi('unix:///nonexistent/docker.sock'), 'x/y:1'), 0.6)
     assert 'No such file or directory' in result['progress']['error']
+
+
+def _proc_with(tmp_path, holders):
+    """A /proc tree where each (pid, fd, target, pos) of ``holders`` is an open file with its offset."""
+    proc = tmp_path / 'proc'
+    for pid, fd, target, pos in holders:
+        (proc / pid / 'fd').mkdir(parents=True, exist_ok=True)
+        (proc / pid / 'fdinfo').mkdir(parents=True, exist_ok=True)
+        (proc / pid / 'fd' / fd).symlink_to(target)
+        (proc / pid / 'fdinfo' / fd).write_text('pos:\t%d\nflags:\t0100000\nmnt_id:\t25\n' % pos)
+    (proc / 'self').mkdir(parents=True, exist_ok=True)
+    return str(proc)
+
+
+def test_the_load_progress_is_the_offset_of_the_open_archive(tmp_path):
+    archive = tmp_path / 'v.tar'
+    archive.write_bytes(b'x' * 1000)
+    other = tmp_path / 'other'
+    other.write_text('')
+    proc = _proc_with(tmp_path, [('41', '3', str(archive), 250), ('41', '4', str(other), 900),
+                                 ('42', '7', str(archive), 600)])
+    assert w.archive_read(str(archive), proc) == {'archive': str(archive), 'size': 1000, 'read': 600}
+    assert w.ArchiveObserver(str(archive), proc).snapshot()['read'] == 600
+
+
+def test_an_archive_nobody_reads_has_no_offset(tmp_path):
+    archive = tmp_path / 'v.tar'
+    archive.write_bytes(b'x' * 10)
+    proc = _proc_with(tmp_path, [('41', '3', str(tmp_path / 'elsewhere'), 5)])
+    assert w.archive_read(str(archive), proc) == {'archive': str(archive), 'size': 10, 'read': None}
+    assert w.archive_read(str(tmp_path / 'gone.tar'), proc)['size'] is None
+
+
+@pytest.mark.parametrize('text, newest', [
+    ('', None),
+    ('Collecting vllm\n  Downloading x.whl\n\n', 'Downloading x.whl'),
+    ('[1/9] Building\r[2/9] Building\r[3/9] Linking', '[3/9] Linking'),  # one line rewritten with \r
+])
+def test_a_jobs_log_gives_its_newest_line(tmp_path, text, newest):
+    log = tmp_path / 'job.log'
+    log.write_text(text)
+    assert w.newest_line(str(log)) == {'log': str(log), 'size': len(text.encode()), 'newest': newest}
+    assert w.LogObserver(str(log)).snapshot()['newest'] == newest
+
+
+def test_a_log_not_written_yet_has_no_line(tmp_path):
+    assert w.newest_line(str(tmp_path / 'none.log')) == {'log': str(tmp_path / 'none.log'), 'size': None, 'newest': None}
+
+
+def test_only_the_tail_of_a_long_log_is_read(tmp_path):
+    log = tmp_path / 'big.log'
+    log.write_text('x' * 100000 + '\nlast line\n')
+    assert w.newest_line(str(log), tail=64)['newest'] == 'last line'

@@ -123,3 +123,38 @@ def test_an_engine_that_does_not_answer_leaves_everything_unknown(tmp_path, node
     (inst,) = out['provenance']['instances']
     assert [inst[k] for k in ('image', 'digest', 'argv', 'cann')] == ['unknown'] * 4
     assert out['provenance']['node']['driver'] == '24.1.rc2.2'
+
+
+# ------------------------------------------------------------------ progress lines of a run (job_wait shows them)
+def test_each_request_that_ends_adds_a_progress_line(tmp_path, monkeypatch):
+    progress = tmp_path / 'eval.progress'
+    progress.write_text('an older run\n')
+
+    def replies(target, prompts, settings):
+        for count in range(1, len(prompts) + 1):
+            settings['done'](count, len(prompts))
+        return ['#### 1'] * len(prompts), [], 0.1
+
+    def sweep(target, settings):
+        for level in settings['concurrency']:
+            settings['progress'](level, settings['requests'], settings['requests'])
+        return []
+
+    monkeypatch.setattr(vllm_eval, 'accuracy_replies', replies)
+    monkeypatch.setattr(vllm_eval, 'performance_sweep', sweep)
+    params = {'host': '127.0.0.1', 'max_out_len': 16, 'batch_size': 2, 'timeout': 5, 'concurrency': [1, 4],
+              'requests': 3, 'input_len': 8, 'output_len': 8, 'progress_file': str(progress),
+              'datasets': {'gsm8k': [{'question': 'q1', 'answer': '#### 1'}, {'question': 'q2', 'answer': '#### 1'}]}}
+    progress.write_text('')  # main() empties it when a run starts
+    vllm_eval.evaluate(params, {'name': 'default', 'port': 8080, 'served': 'qwen3.5'}, {})
+    assert progress.read_text().splitlines() == [
+        'default: gsm8k 1/2 answered', 'default: gsm8k 2/2 answered',
+        'default: performance at concurrency 1, 3/3 requests done',
+        'default: performance at concurrency 4, 3/3 requests done']
+
+
+def test_the_pool_says_when_each_job_ends():
+    from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_client import run_pool
+    seen = []
+    results, _duration = run_pool(list(range(5)), 3, lambda job: job * 2, lambda count, total: seen.append((count, total)))
+    assert results == [0, 2, 4, 6, 8] and seen == [(count, 5) for count in range(1, 6)]

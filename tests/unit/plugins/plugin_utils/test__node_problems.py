@@ -551,3 +551,134 @@ def test_a_board_view_that_failed_is_a_note(capture):
     out = np.node_problems(facts, versions_settings())
     assert out['problems'] == [] and out['result']['versions']['notes'] == [
         'NPU 2: firmware not read (npu-smi info -t board -i 2 failed with rc=255: busy)']
+
+
+# The node's prerequisites that community.docker and the image bring: the node's Python must import requests,
+# and an image the node has must be built for the node's architecture.
+def _system(machine='x86_64', **modules):
+    found = dict((name, {'found': ok, 'version': '2.28.1' if ok else None,
+                         'error': None if ok else "ModuleNotFoundError: No module named '%s'" % name})
+                 for name, ok in (modules or {'requests': True}).items())
+    return {'machine': machine, 'python': {'executable': '/usr/bin/python3', 'version': '3.11.2', 'modules': found}}
+
+
+@pytest.mark.parametrize('install, needs_docker, runs', [
+    ({}, False, True),                      # containers: community.docker runs on the node
+    ({'method': 'image'}, False, True),
+    ({'method': 'source'}, False, False),   # the source install without a balancer runs no community.docker module
+    ({'method': 'source'}, True, True),     # ... with a balancer it does (HAProxy's container)
+])
+def test_community_docker_runs_on_the_node_unless_a_source_install_has_no_balancer(install, needs_docker, runs):
+    assert np.docker_modules_run({'install': install, 'needs_docker': needs_docker}) is runs
+
+
+def test_a_node_python_without_requests_is_refused_with_the_package(capture):
+    facts = dict(healthy(capture), system=_system(requests=False))
+    out = np.node_problems(facts, settings())
+    [problem] = [p for p in out['problems'] if p['check'] == 'python']
+    assert "(/usr/bin/python3 3.11.2) cannot import requests (ModuleNotFoundError: No module named 'requests')" \
+        in problem['msg']
+    assert 'community.docker' in problem['msg']
+    assert 'apt-get install python3-requests' in problem['fix'] and 'dnf install python3-requests' in problem['fix']
+    assert '/usr/bin/python3 -m pip install requests' in problem['fix']
+
+
+@pytest.mark.parametrize('system', [None, _system(), _system('aarch64')])
+def test_a_node_python_with_requests_or_not_read_is_no_problem(capture, system):
+    facts = dict(healthy(capture), system=system)
+    assert [p for p in np.node_problems(facts, settings())['problems'] if p['check'] == 'python'] == []
+
+
+def test_every_module_that_does_not_import_is_named(capture):
+    problems = np.python_problems(_system(requests=False, urllib3=False))
+    assert [p['msg'].split(' cannot import ')[1].split(' ')[0] for p in problems] == ['requests', 'urllib3']
+    assert 'install python3-urllib3' in problems[1]['fix']
+
+
+MACHINES = {'x86_64': 'amd64', 'aarch64': 'arm64'}
+REF = 'quay.io/ascend/vllm-ascend:v0.23.0-310p'
+
+
+@pytest.mark.parametrize('machine', sorted(MACHINES) + ['riscv64', 'unknown', '', None])
+@pytest.mark.parametrize('image_arch', ['amd64', 'arm64', 'riscv64', ''])
+def test_an_image_of_another_architecture_is_refused(machine, image_arch):
+    problems = np.image_architecture_problems({REF: {'id': 'sha256:1', 'env': [], 'architecture': image_arch}},
+                                              [REF], machine)
+    wanted = np.docker_architecture(machine)
+    if not wanted or not image_arch or wanted == image_arch:
+        assert problems == []
+        return
+    [problem] = problems
+    assert problem['check'] == 'image'
+    assert problem['msg'] == ('image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot '
+                              'run there' % (REF, image_arch, machine, wanted))
+    assert 'docker pull --platform linux/%s %s' % (wanted, REF) in problem['fix']
+    assert 'docker rmi %s' % REF in problem['fix']
+
+
+@pytest.mark.parametrize('machine, arch', sorted(MACHINES.items()) + [('AARCH64 ', 'arm64'), ('arm64', 'arm64')])
+def test_docker_names_the_node_architectures_as_docker_does(machine, arch):
+    assert np.docker_architecture(machine) == arch
+
+
+def test_an_image_the_node_lacks_or_another_reference_is_not_judged():
+    configs = {'other:1': {'architecture': 'arm64'}}
+    assert np.image_architecture_problems(configs, [REF], 'x86_64') == []
+    assert np.image_architecture_problems(None, [REF], 'x86_64') == []
+
+
+def test_the_result_carries_the_machine(capture):
+    assert np.node_problems(dict(healthy(capture), system=_system('aarch64')), settings())['result']['machine'] \
+        == 'aarch64'
+
+
+def _saved(path, images):
+    """A `docker save` archive (manifest.json, one config per image, no layers): images = {name: architecture}."""
+    import io
+    import json
+    import tarfile
+    with tarfile.open(str(path), 'w') as tar:
+        manifest = []
+        for index, (name, arch) in enumerate(sorted(images.items())):
+            config = json.dumps({'architecture': arch, 'os': 'linux'}).encode()
+            member = tarfile.TarInfo('%d.json' % index)
+            member.size = len(config)
+            tar.addfile(member, io.BytesIO(config))
+            manifest.append({'Config': '%d.json' % index, 'RepoTags': [name], 'Layers': []})
+        data = json.dumps(manifest).encode()
+        member = tarfile.TarInfo('manifest.json')
+        member.size = len(data)
+        tar.addfile(member, io.BytesIO(data))
+    return str(path)
+
+
+@pytest.mark.parametrize('machine', ['x86_64', 'aarch64'])
+@pytest.mark.parametrize('archs', [('amd64',), ('arm64',), ('amd64', 'arm64')])
+def test_an_archive_saved_for_another_architecture_is_refused_before_it_is_copied(tmp_path, machine, archs):
+    images = dict(('ascend/vllm-ascend:%d' % index, arch) for index, arch in enumerate(archs))
+    archive = _saved(tmp_path / 'v.tar', images)
+    found = np.archive_architectures(archive)
+    assert found == images
+    problems = np.archive_architecture_problems(archive, found, machine)
+    wanted = {'x86_64': 'amd64', 'aarch64': 'arm64'}[machine]
+    wrong = [name for name, arch in sorted(images.items()) if arch != wanted]
+    if not wrong:
+        assert problems == []
+        return
+    [problem] = problems
+    assert problem['msg'].startswith('image_pull_archive="%s" holds %s (linux/' % (archive, wrong[0]))
+    assert 'the node is %s (linux/%s)' % (machine, wanted) in problem['msg']
+    assert 'docker pull --platform linux/%s %s' % (wanted, wrong[0]) in problem['fix']
+
+
+@pytest.mark.parametrize('content', [None, b'not a tar', 'gzip'])
+def test_an_archive_that_cannot_be_read_as_saved_images_is_not_judged(tmp_path, content):
+    import gzip
+    path = tmp_path / 'v.tar'
+    if content == 'gzip':
+        raw = _saved(tmp_path / 'raw.tar', {'a:1': 'arm64'})
+        path.write_bytes(gzip.compress(open(raw, 'rb').read()))
+    elif content is not None:
+        path.write_bytes(content)
+    assert np.archive_architectures(str(path)) == {}
+    assert np.archive_architecture_problems(str(path), {}, 'aarch64') == []

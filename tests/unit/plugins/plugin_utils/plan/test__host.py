@@ -513,3 +513,37 @@ def test_the_300i_duo_container_takes_the_shm_size_of_the_chosen_release(tag, sh
 def test_the_users_own_shm_size_wins_over_the_release_record():
     planned = plan_for({'image_pull_tag': 'v0.30.0', 'ascend_vllm_platform_overrides': {'shm_size': '4g'}})
     assert planned['configs']['default']['profile']['shm_size'] == '4g'
+
+
+@pytest.mark.parametrize('machine', ['x86_64', 'aarch64'])
+@pytest.mark.parametrize('image_arch', ['amd64', 'arm64'])
+@pytest.mark.parametrize('user', [{}, {'image_pull_policy': 'always'}, {'image_pull_archive': '/srv/vllm-ascend.tar'}])
+def test_the_image_the_node_runs_as_it_is_must_be_built_for_the_node(machine, image_arch, user):
+    """An image the node has is run without a pull (policy not_present): an aarch64 node with an amd64 image is
+    refused. A pull or a tarball load replaces it first, so a present image of another architecture is no problem."""
+    request = read_request_for(user)
+    planned = host_plan(request, _roles(DataLoader())[0], lambda path: True)
+    ref = planned['image']['candidates'][0]
+    docker = {'reachable': True, 'images': [ref], 'image_ids': {ref: 'sha256:1'},
+              'image_configs': {ref: {'id': 'sha256:1', 'env': [], 'architecture': image_arch}}, 'containers': []}
+    out = node_plan(request, planned, {'docker': docker, 'system': {'machine': machine}})
+    wrong = {'x86_64': 'amd64', 'aarch64': 'arm64'}[machine] != image_arch and not user
+    found = [p for p in out['problems'] if p['check'] == 'image' and 'linux/' in p['msg']]
+    assert len(found) == (1 if wrong else 0), out['problems']
+    if wrong:
+        assert found[0]['msg'].startswith('image %s on the node is linux/%s, the node is %s' % (ref, image_arch, machine))
+
+
+@pytest.mark.parametrize('machine, arch, refused', [('aarch64', 'amd64', True), ('aarch64', 'arm64', False),
+                                                    ('x86_64', 'amd64', False)])
+def test_the_controllers_tarball_must_be_built_for_the_node(machine, arch, refused):
+    """An x86 workstation's `docker save` without --platform, for an aarch64 Atlas 200I Pro: refused before the copy."""
+    request = read_request_for({'image_pull_archive': '/srv/vllm-ascend.tar'})
+    planned = host_plan(request, _roles(DataLoader())[0], lambda path: True)
+    docker = {'reachable': True, 'images': [], 'image_ids': {}, 'image_configs': {}, 'containers': []}
+    read = []
+    out = node_plan(request, planned, {'docker': docker, 'system': {'machine': machine}},
+                    read_archive=lambda path: read.append(path) or {'quay.io/ascend/vllm-ascend:v0.23.0-310p': arch})
+    assert read == ['/srv/vllm-ascend.tar']
+    found = [p for p in out['problems'] if p['msg'].startswith('image_pull_archive="/srv/vllm-ascend.tar" holds')]
+    assert len(found) == (1 if refused else 0), out['problems']

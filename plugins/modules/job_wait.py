@@ -1,0 +1,126 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: job_wait
+short_description: Wait for a long background job on the node and print the newest line of its log
+version_added: 0.4.0
+description:
+  - Waits for a job started as an Ansible async job (C(async) and C(poll=0)) that writes what it does to a log file on
+    the node - the source build of vllm-ascend, the built-in evaluation - and returns the job's result as RV(answer)
+    once the job has ended. It never changes anything itself.
+  - On the controller, the module's action plugin runs it on the node again and again, each run returning after at
+    most O(report_after) seconds, and prints one progress line after each run (O(what), the time spent and the time
+    left, the newest line of O(log)) at every verbosity, until the job ends or O(timeout) seconds have passed.
+  - The job's result is read from its results file twice a second, so the wait ends within about half a second of the
+    job.
+author:
+  - ascend.vllm maintainers (!UNKNOWN)
+options:
+  results_file:
+    description: The async job's results file (the C(results_file) that the async task which started it returns).
+    type: path
+    required: true
+  log:
+    description: The file the job writes its progress or output to; a carriage return ends a line too.
+    type: path
+    required: true
+  what:
+    description: What the job does, as the progress line starts (C(building vllm-ascend)).
+    type: str
+    default: running
+  timeout:
+    description:
+      - Seconds (the controller's clock) the whole wait may take; then the task fails with C(WHAT did not end within
+        the timeout).
+      - The job has its own limit, its C(async) value.
+    type: float
+    default: 3600
+  report_after:
+    description: Seconds between two progress lines; also the longest one run of the module on the node takes.
+    type: float
+    default: 15
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The module only reads.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  platform:
+    description: Target OS/families that can be operated against.
+    support: N/A
+    platforms: posix
+seealso:
+  - module: ascend.vllm.image_pull_wait
+'''
+
+EXAMPLES = r'''
+- name: Build in the background, writing its output to a log
+  ansible.builtin.command:
+    argv: [/bin/sh, -c, '"$@" > "$0" 2>&1; rc=$?; cat "$0"; exit $rc', /var/tmp/build.log, make, -j4]
+  async: 7200
+  poll: 0
+  register: build_job
+
+- name: Wait for it, with a progress line every 30 seconds
+  ascend.vllm.job_wait:
+    results_file: "{{ build_job.results_file }}"
+    log: /var/tmp/build.log
+    what: building
+    timeout: 7200
+    report_after: 30
+  register: built
+'''
+
+RETURN = r'''
+answer:
+  description: The job's result (the module's return values, or the job's failure), once the job has ended.
+  returned: success
+  type: dict
+finished:
+  description: Whether the job has ended (false only from a run of the module itself, before the action plugin calls
+    it again).
+  returned: always
+  type: bool
+progress:
+  description: C(log), C(size) (its bytes, null while it does not exist) and C(newest) (its last line that is not
+    blank) in the last run; null when the job had ended before the run looked.
+  returned: always
+  type: dict
+seconds:
+  description: Seconds the whole wait took (the action plugin), or the last run (the module).
+  returned: always
+  type: float
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
+    LogObserver, job_answer, read_file, watch_pull)
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(
+        results_file=dict(type='path', required=True),
+        log=dict(type='path', required=True),
+        what=dict(type='str', default='running'),
+        timeout=dict(type='float', default=3600),
+        report_after=dict(type='float', default=15),
+    ), supports_check_mode=True)
+    params = module.params
+    for option in ('timeout', 'report_after'):
+        if params[option] <= 0:
+            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
+    path = params['results_file']
+    result = watch_pull(lambda: job_answer(read_file(path)), LogObserver(params['log']), params['report_after'])
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == '__main__':
+    main()
