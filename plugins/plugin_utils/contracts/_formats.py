@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The format of every role variable that names an image, declared once.
+"""The format of every role variable that names an image (or a dataset), declared once.
 
 The argument specs say such a variable is a ``str`` (or a list of them); this table says which
 grammar its value must follow -- Docker's reference grammar, simplified: a registry address, a
@@ -9,6 +9,9 @@ repository path, an image reference, a digest, a tag -- whichever role pulls it 
 vllm-ascend, the balancer for HAProxy). One generic check (``format_problem``) judges every entry in
 the variables stage of the host plan, before any host is contacted, with the same message for the
 same kind of value. A unit test fails when a variable named like one of these kinds has no entry.
+The evaluation's dataset names are here too: preflight refuses an unknown one with the eval role's words,
+whichever playbook runs (the role's argument spec leaves them out of ``choices``, which Ansible's own
+role validation would judge first, in its words).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import collections
 import json
 import re
 from typing import Any, Dict, List, Optional
+
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS
 
 # What a registry, a repository and an image reference may look like (Docker's
 # reference grammar, simplified): no scheme, no spaces, lower-case repositories.
@@ -45,6 +50,7 @@ FORMATS = {
     'vllm_serve_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', 'the image image_pull pulls'),
     'vllm_serve_image_tag': Format('tag', 'v0.23.0-310p', None),
     'npu_check_image_tag': Format('tag', 'v0.23.0-310p', None),
+    'eval_datasets': Format('dataset', 'gsm8k', None),
 }
 # The suffixes a variable of each kind is named with: a new one without an entry fails a unit test.
 NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_image', 'digest': '_digest',
@@ -75,6 +81,13 @@ def registry_problems(name: str, registries: Any) -> List[Dict[str, str]]:
     return out
 
 
+def unknown_dataset(name: str, dataset: Any) -> Optional[Dict[str, str]]:
+    """{msg, fix} when ``dataset`` is not a dataset the evaluation reads (the eval role's words), else None."""
+    if isinstance(dataset, str) and dataset in DATASETS:
+        return None
+    return {'msg': '%s: unknown dataset %r' % (name, dataset), 'fix': 'use one of: %s' % ', '.join(DATASETS)}
+
+
 def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dict[str, str]]:
     """{msg, fix} when ``name`` has a format and ``value`` does not follow it, else None (the first problem of
     a list). An empty value means "not set" unless ``empty_ok`` is false."""
@@ -84,6 +97,9 @@ def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dic
     if spec.kind == 'registry':
         found = registry_problems(name, value)
         return found[0] if found else None
+    if spec.kind == 'dataset':
+        found = [unknown_dataset(name, item) for item in (value if isinstance(value, (list, tuple)) else [])]
+        return next((item for item in found if item is not None), None)
     if spec.kind == 'repository' and not _match(REPOSITORY_RE, value):
         return {'msg': '%s=%s is not a repository path' % (name, _json(value)),
                 'fix': 'set %s to lower-case path components, e.g. %s' % (name, spec.example)}

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS, RUNNERS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import arrived
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import FORMATS, NAMED
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import PORT, RANGES
@@ -70,6 +71,7 @@ def test_every_kind_of_value_is_covered():
     for needed in ('port', 'int range', 'float range', 'bool', 'enum', 'list of str', 'list of int range', 'path',
                    'str', 'registry', 'repository', 'image', 'digest', 'tag'):
         assert KINDS.get(needed), needed
+    assert KINDS.get('dataset') == ['eval_datasets']
 
 
 def _number(bounds, floats=False):
@@ -117,12 +119,13 @@ _IMAGE_PARTS = {
     'repository': _REPOSITORY,
     'digest': _DIGEST,
     'tag': _TAG,
+    'dataset': st.lists(st.sampled_from(sorted(DATASETS)), min_size=1, max_size=2, unique=True),
     'image': st.tuples(_REGISTRY.filter(lambda registry: '/' not in registry and '[' not in registry), _REPOSITORY,
                        _TAG).map(lambda parts: '%s/%s:%s' % parts),
 }
 
 
-GOOD = dict.fromkeys(['registry', 'repository', 'digest', 'tag', 'image', 'port', 'int range', 'int', 'float range', 'float', 'bool', 'enum', 'list of int',
+GOOD = dict.fromkeys(['dataset', 'registry', 'repository', 'digest', 'tag', 'image', 'port', 'int range', 'int', 'float range', 'float', 'bool', 'enum', 'list of int',
                       'list of int range', 'list of float', 'list of str', 'list of str choices', 'list of path',
                       'str', 'path'])
 
@@ -191,7 +194,7 @@ def _bad(name, spec):
         options.append(st.sampled_from(['maybe', 'ja', '2', 2, -1, [True], {'on': 1}]))
     if kind_ == 'enum':
         options.append(_TEXT.filter(lambda text: text not in spec['choices']))
-    if kind_.startswith('list of'):
+    if kind_.startswith('list of') or kind_ in ('registry', 'dataset'):
         # -e key=value and a survey's text question give text: never split at commas.
         options.append(st.sampled_from(['a,b', '[1, 2]', 'x']))
     if kind_ == 'list of str choices':
@@ -211,10 +214,12 @@ def _bad(name, spec):
         options.append(st.sampled_from(['abc123', 'sha256:xyz', 'sha256:' + '0' * 63, 'md5:' + '0' * 32]))
     if kind_ == 'tag':
         options.append(st.sampled_from([':', '-latest', '.v1', 'v 1', 'v0.23.0/310p', 'x' * 129]))
+    if kind_ == 'dataset':
+        options.append(st.sampled_from([['mmlu'], ['gsm8k', 'GSM8K'], ['textvqa', 'gsm8k ']]))
     return st.one_of(options) if options else st.nothing()
 
 
-_BAD_KINDS = ('registry', 'repository', 'image', 'digest', 'tag', 'port', 'int range', 'int', 'float range', 'float', 'bool', 'enum', 'list of int', 'list of int range',
+_BAD_KINDS = ('dataset', 'registry', 'repository', 'image', 'digest', 'tag', 'port', 'int range', 'int', 'float range', 'float', 'bool', 'enum', 'list of int', 'list of int range',
               'list of str', 'list of str choices', 'list of path', 'str', 'path')
 
 
@@ -229,7 +234,7 @@ def test_a_bad_value_is_refused_naming_the_variable_its_value_and_the_fix(data):
     # The value, or (an item of a list that is wrong: NAME[i]=ITEM) the item.
     shown = [HIDDEN] if OPTIONS[name].get('no_log') else [json.dumps(item, sort_keys=True, ensure_ascii=False)
                                                           for item in [value] + (value if isinstance(value, list) else [])]
-    assert problem['msg'].startswith(('%s=' % name, '%s[' % name)), problem
+    assert problem['msg'].startswith(('%s=' % name, '%s[' % name, '%s:' % name)), problem
     assert any(text in problem['msg'] for text in shown), (value, problem)
     # A fix to follow: a value to set (an example) or what to do.
     assert problem['fix'] and ('e.g.' in problem['fix'] or name in problem['fix']), problem
@@ -250,10 +255,18 @@ def test_a_node_path_is_not_expanded_on_the_controller():
     assert arrived('vllm_serve_model_cache_dir', '~/models', OPTIONS['vllm_serve_model_cache_dir'])[0] == '~/models'
 
 
-def test_eval_datasets_choices_are_the_datasets_the_eval_role_reads():
-    from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS, RUNNERS
-    assert sorted(OPTIONS['eval_datasets']['choices']) == sorted(DATASETS)
+def test_the_eval_roles_runner_choices_are_the_runners_it_has():
     assert sorted(OPTIONS['eval_runner']['choices']) == sorted(RUNNERS)
+
+
+def test_an_unknown_dataset_is_refused_in_preflight_with_the_eval_roles_words():
+    """Preflight judges the datasets (whichever playbook runs) with the words the eval role uses."""
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import dataset_problems
+    (found,) = [problem for problem in check_role_vars({'eval_datasets': ['gsm8k', 'mmlu']}, SPECS)
+                if problem['variable'] == 'eval_datasets']
+    (role,) = dataset_problems(['gsm8k', 'mmlu'], {'gsm8k': '/'})[-1:]
+    assert (found['msg'], found['fix']) == (role['msg'], role['fix']) == (
+        "eval_datasets: unknown dataset 'mmlu'", 'use one of: %s' % ', '.join(DATASETS))
 
 
 def test_every_variable_that_names_an_image_has_a_format():
