@@ -27,8 +27,8 @@ def _matched(inventory, groups, pattern, limits):
     """The hosts ``pattern`` matches: the inventory's answer, or (no inventory at hand) the union of the
     groups and hosts a plain ``a:b:c`` pattern names."""
     if inventory is not None:
-        return sorted(host.name for host in inventory.get_hosts(pattern, ignore_limits=not limits,
-                                                                  ignore_restrictions=True))
+        hosts = inventory.get_hosts(pattern, ignore_limits=not limits, ignore_restrictions=True)
+        return sorted(host.name for host in hosts)
     names = set()
     for part in pattern.replace(',', ':').split(':'):
         names.update(groups.get(part) or ([part] if part in (groups.get('all') or ()) else []))

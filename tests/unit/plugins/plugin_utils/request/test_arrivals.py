@@ -125,8 +125,9 @@ _IMAGE_PARTS = {
 }
 
 
-GOOD = dict.fromkeys(['dataset', 'registry', 'repository', 'digest', 'tag', 'image', 'port', 'int range', 'int', 'float range', 'float', 'bool', 'enum', 'list of int',
-                      'list of int range', 'list of float', 'list of str', 'list of str choices', 'list of path',
+GOOD = dict.fromkeys(['dataset', 'registry', 'repository', 'digest', 'tag', 'image', 'port', 'int range', 'int',
+                      'float range', 'float', 'bool', 'enum', 'list of int', 'list of int range', 'list of float',
+                      'list of str', 'list of str choices', 'list of path',
                       'str', 'path'])
 
 
@@ -219,8 +220,8 @@ def _bad(name, spec):
     return st.one_of(options) if options else st.nothing()
 
 
-_BAD_KINDS = ('dataset', 'registry', 'repository', 'image', 'digest', 'tag', 'port', 'int range', 'int', 'float range', 'float', 'bool', 'enum', 'list of int', 'list of int range',
-              'list of str', 'list of str choices', 'list of path', 'str', 'path')
+_BAD_KINDS = ('dataset', 'registry', 'repository', 'image', 'digest', 'tag', 'port', 'int range', 'int', 'float range',
+              'float', 'bool', 'enum', 'list of int', 'list of int range', 'list of str', 'list of str choices', 'list of path', 'str', 'path')
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
