@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The format of every role variable that names an image (or a dataset), declared once.
+"""The format of every role variable that names an image, a dataset or a path on the node, declared once.
 
 The argument specs say such a variable is a ``str`` (or a list of them); this table says which
 grammar its value must follow -- Docker's reference grammar, simplified: a registry address, a
@@ -51,6 +51,22 @@ FORMATS = {
     'vllm_serve_image_tag': Format('tag', 'v0.23.0-310p', None),
     'npu_check_image_tag': Format('tag', 'v0.23.0-310p', None),
     'eval_datasets': Format('dataset', 'gsm8k', None),
+    # Paths on the node, which Docker bind-mounts and Ansible's file tasks create: only an absolute path
+    # means the same directory wherever the connection starts. (vllm_serve_model_cache_dir and
+    # image_pull_archive_dir are judged so by the instance and image plans, in their own words.)
+    'balancer_config_dir': Format('node path', '/etc/ascend-vllm/balancer', None),
+    'balancer_run_dir': Format('node path', '/run/ascend-vllm/balancer', None),
+    'container_run_model_cache_dir': Format('node path', '/root/.cache', None),
+    'npu_check_driver_dir': Format('node path', '/usr/local/Ascend/driver', None),
+    'npu_check_driver_version_file': Format('node path', '/usr/local/Ascend/driver/version.info', None),
+}
+# Path variables judged elsewhere (their own messages) or that live on the controller, where a relative
+# path is taken from the directory ansible-playbook runs in.
+PATHS_ELSEWHERE = {
+    'vllm_serve_model_cache_dir': 'node: serve/_instances.py',
+    'image_pull_archive_dir': 'node: contracts/_image_ref.py',
+    'eval_aisbench_venv': 'controller',
+    'eval_aisbench_tokenizer': 'controller',
 }
 # The suffixes a variable of each kind is named with: a new one without an entry fails a unit test.
 NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_image', 'digest': '_digest',
@@ -111,6 +127,9 @@ def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dic
         return {'msg': '%s=%s is not an image reference' % (name, _json(value)),
                 'fix': 'write it as registry/repository:tag, e.g. %s%s' % (
                     spec.example, ', or "" to use %s' % spec.instead if spec.instead else '')}
+    if spec.kind == 'node path' and not (isinstance(value, str) and value.startswith('/')):
+        return {'msg': '%s=%s is not an absolute path on the node' % (name, _json(value)),
+                'fix': 'set %s to an absolute path on the node, e.g. %s' % (name, spec.example)}
     if spec.kind == 'tag' and not _match(TAG_RE, str(value)):
         return {'msg': '%s=%s is not an image tag' % (name, _json(value)),
                 'fix': 'set %s to letters, digits, _, . and - (at most 128, not starting with . or -), e.g. %s'

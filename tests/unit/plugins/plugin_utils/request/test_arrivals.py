@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS, RUNNERS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import arrived
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import FORMATS, NAMED
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import FORMATS, NAMED, PATHS_ELSEWHERE
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import PORT, RANGES
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import (
     report_dir_problems, setting_problems)
@@ -119,13 +119,14 @@ _IMAGE_PARTS = {
     'repository': _REPOSITORY,
     'digest': _DIGEST,
     'tag': _TAG,
+    'node path': st.lists(_NAME, min_size=1, max_size=3).map(lambda parts: '/' + '/'.join(parts)),
     'dataset': st.lists(st.sampled_from(sorted(DATASETS)), min_size=1, max_size=2, unique=True),
     'image': st.tuples(_REGISTRY.filter(lambda registry: '/' not in registry and '[' not in registry), _REPOSITORY,
                        _TAG).map(lambda parts: '%s/%s:%s' % parts),
 }
 
 
-GOOD = dict.fromkeys(['dataset', 'registry', 'repository', 'digest', 'tag', 'image', 'port', 'int range', 'int',
+GOOD = dict.fromkeys(['node path', 'dataset', 'registry', 'repository', 'digest', 'tag', 'image', 'port', 'int range', 'int',
                       'float range', 'float', 'bool', 'enum', 'list of int', 'list of int range', 'list of float',
                       'list of str', 'list of str choices', 'list of path',
                       'str', 'path'])
@@ -215,12 +216,14 @@ def _bad(name, spec):
         options.append(st.sampled_from(['abc123', 'sha256:xyz', 'sha256:' + '0' * 63, 'md5:' + '0' * 32]))
     if kind_ == 'tag':
         options.append(st.sampled_from([':', '-latest', '.v1', 'v 1', 'v0.23.0/310p', 'x' * 129]))
+    if kind_ == 'node path':
+        options.append(st.sampled_from(['etc/ascend', './run', '~/cache', 'C:\\cache', ['/a']]))
     if kind_ == 'dataset':
         options.append(st.sampled_from([['mmlu'], ['gsm8k', 'GSM8K'], ['textvqa', 'gsm8k ']]))
     return st.one_of(options) if options else st.nothing()
 
 
-_BAD_KINDS = ('dataset', 'registry', 'repository', 'image', 'digest', 'tag', 'port', 'int range', 'int', 'float range',
+_BAD_KINDS = ('node path', 'dataset', 'registry', 'repository', 'image', 'digest', 'tag', 'port', 'int range', 'int', 'float range',
               'float', 'bool', 'enum', 'list of int', 'list of int range', 'list of str', 'list of str choices', 'list of path', 'str', 'path')
 
 
@@ -286,3 +289,17 @@ def test_the_balancer_and_image_pull_refuse_the_same_registry_with_the_same_word
         {'image_pull_registries': ['https://quay.io'], 'balancer_registries': ['https://docker.io']}, SPECS))
     assert found == {'image_pull_registries': 'image_pull_registries[0]="https://quay.io" is not a registry address',
                      'balancer_registries': 'balancer_registries[0]="https://docker.io" is not a registry address'}
+
+
+def test_every_path_variable_says_where_it_lives():
+    """A path on the node is judged absolute in preflight (contracts/_formats.py, or in its plan's own words);
+    a controller path may be relative. A new path variable cannot arrive without saying which."""
+    paths = sorted(name for name, spec in OPTIONS.items()
+                   if spec.get('type') == 'path' or spec.get('elements') == 'path')
+    undeclared = [name for name in paths if name not in FORMATS and name not in PATHS_ELSEWHERE]
+    assert not undeclared, undeclared
+    for name in paths:
+        if name in FORMATS:
+            assert FORMATS[name].kind == 'node path', name
+            assert check_role_vars({name: 'relative/dir'}, SPECS)[0]['msg'] == \
+                '%s="relative/dir" is not an absolute path on the node' % name
