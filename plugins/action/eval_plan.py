@@ -11,14 +11,26 @@ controller. No node is contacted.
 
 from __future__ import annotations
 
+import os
+
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged, role_argument_specs, value_specs
 
 PREFIX = 'eval_'
+ROLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'roles')
+_CACHE = {}
+
+
+def _value_specs():
+    """{variable: argument spec} of the roles, read once per controller process (as host_plan reads them)."""
+    if 'value_specs' not in _CACHE:
+        _CACHE['value_specs'] = value_specs(role_argument_specs(ROLES_DIR))
+    return _CACHE['value_specs']
 
 
 class ActionModule(ActionBase):
@@ -40,10 +52,13 @@ class ActionModule(ActionBase):
         host = task_vars.get('inventory_hostname', 'localhost')
         templar = self._templar.copy_with_new_env(available_variables=task_vars)
         settings = {}
+        by_spec = _value_specs()
         for name in sorted(task_vars):
             if str(name).startswith(PREFIX):
                 try:
-                    settings[name] = templar.template(task_vars[name])
+                    # Read as every role reads it (contracts/_coerce.arrived, as preflight's request does):
+                    # "false" from -e is False, "16" is 16.
+                    settings[name] = judged(name, templar.template(task_vars[name]), by_spec)
                 except AnsibleError as exc:
                     return {'failed': True, 'changed': False,
                             'msg': 'eval_plan could not read %s on %s: %s' % (name, host, to_text(exc))}
@@ -53,4 +68,7 @@ class ActionModule(ActionBase):
             # The message says it all; the datasets read so far would only bury it.
             return {'failed': True, 'changed': False, 'msg': message, 'problems': out['problems']}
         out['changed'] = False
+        # The judged values the role's later tasks use (secrets stay in their variables).
+        out['settings'] = dict((name, value) for name, value in settings.items()
+                               if name in by_spec and not by_spec[name].get('no_log'))
         return out

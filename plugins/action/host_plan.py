@@ -25,7 +25,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_read impor
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import node_plan, node_query, npu_settings
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report._plan import plan_lines
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request, origin_text
-from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import role_argument_specs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged, role_argument_specs, value_specs
 
 try:  # ansible-core >= 2.19 tags values loaded from files with where they were written (diagnostics only).
     from ansible._internal._datatag._tags import Origin
@@ -50,6 +50,7 @@ def _roles(loader):
             if os.path.isfile(path):
                 defaults.update(loader.load_from_file(path, trusted_as_template=True) or {})
         _CACHE['roles'] = (specs, defaults)
+        _CACHE['value_specs'] = value_specs(specs)
     return _CACHE['roles']
 
 
@@ -84,6 +85,8 @@ def read_request(task_vars, templar, loader, names):
     extra_vars = getattr(manager, 'extra_vars', None) or {}
     env = templar.copy_with_new_env(available_variables=layered)
 
+    by_spec = _CACHE['value_specs']
+
     def resolve(name):
         try:
             return env.template(layered[name])
@@ -97,7 +100,10 @@ def read_request(task_vars, templar, loader, names):
     entry = inventory.get_host(host) if inventory is not None else None
     host_level = set(entry.vars) if entry is not None else set()
     host_level |= _host_vars_names(loader, inventory, entry)
+    # Each value read as every role reads it (one coercion: "8080" from -e is the port 8080, "false" is False),
+    # so the plan judges, and holds, the value the roles use; problems name the value as written.
     return Request(host, user_set=user, origins=origins, resolve=resolve,
+                   judge=lambda name, value: judged(name, value, by_spec),
                    known=set(name for name in names if name in layered) | user, host_level=host_level)
 
 

@@ -18,15 +18,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image import parse, w
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true, to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import format_problem, registry_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
 
-# What a registry, a repository and an image reference may look like (Docker's
-# reference grammar, simplified): no scheme, no spaces, lower-case repositories.
-REGISTRY_RE = r'^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._-]+)*$'
-REPOSITORY_RE = r'^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$'
-REFERENCE_RE = (r'^([A-Za-z0-9.-]+(:[0-9]{1,5})?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*'
-                r'(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$')
-DIGEST_RE = r'^sha256:[a-f0-9]{64}$'
+# The grammars (Docker's reference grammar, simplified) and their messages are contracts/_formats.py's,
+# which judges every variable that names an image, image_pull's and the balancer's alike.
 RELEASE_TAG_RE = re.compile(r'^v?[0-9]+[.][0-9]+')
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).
@@ -71,18 +67,7 @@ def _registry_problems(registries):
         return [_problem('image_pull_registries=[]: no registry to pull from',
                          'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
                          'the image offline with image_pull_archive')]
-    out = []
-    for index, registry in enumerate(registries):
-        if _match(REGISTRY_RE, registry):
-            continue
-        if isinstance(registry, str) and registry.strip():
-            example = re.sub(r'^[a-zA-Z]+://', '', registry).strip().split(' ')[0]
-        else:
-            example = 'quay.io'
-        out.append(_problem('image_pull_registries[%d]=%s is not a registry address' % (index, _json(registry)),
-                            'write each registry as host[:port][/path] without a scheme, one registry per list '
-                            'item, e.g. ' + example))
-    return out
+    return [_problem(found['msg'], found['fix']) for found in registry_problems('image_pull_registries', registries)]
 
 
 def _archive_problems(inputs, controller_isfile):
@@ -117,19 +102,10 @@ def image_problems(inputs, controller_isfile):
     out = []
     if pulling and not image:
         out += _registry_problems(_items(inputs.get('image_pull_registries')))
-    repository = inputs.get('image_pull_repository')
-    if not _match(REPOSITORY_RE, repository):
-        out.append(_problem('image_pull_repository=%s is not a repository path' % _json(repository),
-                            'set image_pull_repository to lower-case path components, e.g. ascend/vllm-ascend'))
-    digest = inputs.get('image_pull_digest') or ''
-    if digest and not _match(DIGEST_RE, digest):
-        out.append(_problem('image_pull_digest=%s is not a digest' % _json(digest),
-                            'set image_pull_digest to sha256: and 64 hex digits (`docker images --digests` shows '
-                            'it), or "" to pull by tag'))
-    if image and not _match(REFERENCE_RE, image):
-        out.append(_problem('image_pull_image=%s is not an image reference' % _json(image),
-                            'write it as registry/repository:tag, e.g. quay.io/ascend/vllm-ascend:v0.23.0-310p, or '
-                            '"" to use image_pull_registries'))
+    for name, empty_ok in (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True)):
+        found = format_problem(name, inputs.get(name), empty_ok)
+        if found is not None:
+            out.append(_problem(found['msg'], found['fix']))
     for name in MINIMUMS:
         problem = range_problem(name, inputs.get(name)) if name in inputs else None
         if problem is not None:

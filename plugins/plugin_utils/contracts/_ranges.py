@@ -2,7 +2,7 @@
 # Copyright: contributors to the ascend.vllm collection
 """The range of every numeric role variable, declared once.
 
-The roles' argument specs say a variable is an ``int`` or a ``float``; this table says which
+The roles' argument specs say a variable is an ``int`` or a ``float`` (or a list of them); this table says which
 numbers make sense (a timeout of 0 s, a port of 70000, a log of -3 lines do not). One generic
 check (``range_problem``) judges every entry, in the variables stage of the host plan, before
 any host is contacted. A unit test fails when a numeric option of any role's argument spec has
@@ -37,12 +37,16 @@ RANGES = {
     # Seconds (timeout client/server ...s): the same timer limit.
     'balancer_timeout': Range(1, 2147483, 600),
     'balancer_ready_timeout': Range(1, None, 120),
-    # container_run: Docker's stop timeout (0 kills at once) and json-file's max-file.
+    # container_run: Docker's stop timeout (0 kills at once) and json-file's max-file; the chips are
+    # device ids (/dev/davinciN), each item of the list judged.
+    'container_run_chips': Range(0, None, 0),
     'container_run_port': Range(PORT[0], PORT[1], 8080),
     'container_run_stop_timeout': Range(0, None, 30),
     'container_run_log_max_file': Range(1, None, 3),
     # eval: counts of requests and tokens, seconds, and a tolerance in accuracy points.
     'eval_limit': Range(1, None, 100),
+    # Each concurrency level of the sweep (a list: every item judged).
+    'eval_concurrency': Range(1, None, 4),
     'eval_tolerance': Range(0, 100, 2.0),
     'eval_max_out_len': Range(1, None, 4096),
     'eval_batch_size': Range(1, None, 16),
@@ -103,10 +107,20 @@ def _show(value):
 def range_problem(name, value):
     """{msg, fix} when ``name`` has a range and ``value`` (of the right type) lies outside it, else None.
 
-    A value that is not a number is the type check's to report, not this one's.
+    A value that is not a number is the type check's to report, not this one's. For a list variable
+    (``eval_concurrency``) the range is every item's.
     """
     bounds = RANGES.get(name)
     if bounds is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            problem = range_problem(name, item) if item is not None else None
+            if problem is not None:
+                # "NAME=ITEM is below N" -> "NAME=[...]: the item ITEM is below N"
+                why = problem['msg'][len('%s=%s ' % (name, _show(item))):]
+                return {'msg': '%s=%s: the item %s %s' % (name, _show(list(value)), _show(item), why),
+                        'fix': problem['fix'].replace('set %s to' % name, 'set every item of %s to' % name, 1)}
         return None
     number = _number(value)
     if value is None and name not in NULLABLE:

@@ -21,6 +21,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._problem import proble
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textvqa import load_textvqa
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     default_venv, layout_problems, venv_problems)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import unknown_dataset
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 
@@ -111,8 +112,9 @@ def dataset_problems(datasets, dirs):
     for name in datasets:
         spec = DATASETS.get(name)
         if spec is None:
-            found.append(problem('eval_datasets', 'eval_datasets: unknown dataset %r' % (name,),
-                                 'use one of: %s' % ', '.join(DATASETS)))
+            # The words preflight uses too (contracts/_formats.py).
+            unknown = unknown_dataset('eval_datasets', name)
+            found.append(problem('eval_datasets', unknown['msg'], unknown['fix']))
             continue
         path = dirs.get(name)
         if not path:

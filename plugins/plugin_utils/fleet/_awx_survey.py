@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import GUIDE_DEFAULTS, get_model, model_names
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_names
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES
 
 from typing import Any, Dict, List
 
@@ -80,7 +81,7 @@ READ_BY = {
 # Credential kind -> the variable it injects (None: the machine credential, for every template).
 CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'), ('registry', 'image_pull_login_username'))
 
-PORT_MAX = 65535
+PORT_MAX = RANGES['vllm_serve_port'].maximum
 # Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
 MAX_NUM_SEQS = 1024
 MAX_COUNT = 1000000
@@ -107,6 +108,11 @@ def _question(variable: str, name: str, kind: str, description: str, **extra: An
     # inventory's value (group_vars, host vars) stands.
     question = {'variable': variable, 'question_name': name, 'question_description': description,
                 'type': kind, 'required': False, 'default': ''}
+    bounds = RANGES.get(variable)
+    if bounds is not None:
+        # The variable's range is contracts/_ranges.py's (preflight judges it); the survey's upper bound
+        # for an unbounded count is the survey's own.
+        extra = dict(extra, min=bounds.minimum, max=bounds.maximum if bounds.maximum is not None else extra['max'])
     question.update(extra)
     return question
 

@@ -61,7 +61,8 @@ class _UserVariables(object):
         return self._request.user_names()
 
     def __getitem__(self, name):
-        return self._request[name]
+        # As written: the problems name the value the user wrote (``"8080"``, ``0.0``).
+        return self._request.written(name)
 
 
 def platform_profile(request, var_names):

@@ -33,7 +33,8 @@ class Request(object):
     ``extra vars``), when Ansible knows it.
     """
 
-    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=()):
+    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=(),
+                 judge=None):
         self.host = host
         # Set on this host itself (the inventory's host entry, host_vars) rather than for a group.
         self._host_level = frozenset(host_level)
@@ -45,6 +46,10 @@ class Request(object):
         self._resolve = resolve
         self._known = frozenset(known) | frozenset(self._values) | self._user
         self._errors = {}
+        # ``judge(name, value)`` reads a value as every role reads it (by its argument spec,
+        # contracts/_coerce.arrived); ``written`` keeps the value as the user wrote it, for messages.
+        self._judge = judge
+        self._written = {}
 
     def __contains__(self, name):
         return name in self._known
@@ -56,11 +61,18 @@ class Request(object):
             if self._resolve is None or name not in self._known:
                 raise KeyError(name)
             try:
-                self._values[name] = self._resolve(name)
+                value = self._resolve(name)
             except ValueError as exc:
                 self._errors[name] = str(exc)
                 raise
+            self._written[name] = value
+            self._values[name] = value if self._judge is None else self._judge(name, value)
         return self._values[name]
+
+    def written(self, name):
+        """The value of ``name`` as the user (or a role default) wrote it, before it was read by its type."""
+        value = self[name]
+        return self._written.get(name, value)
 
     def keys(self):
         return sorted(self._known)

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import os
 import re
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from collections.abc import Mapping
 
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import SPEC_KEYS, arrived
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import format_problem
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import range_problem
 
 GLOBAL_PREFIX = 'ascend_vllm_'
@@ -34,7 +34,7 @@ PREFIX_CUTOFF = 0.8
 # difflib ratio a suggestion needs.
 SUGGESTION_CUTOFF = 0.6
 # Argument spec keys that describe a value (the rest is documentation).
-_SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
+_SPEC_KEYS = SPEC_KEYS
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
 # A dict, list or bool option whose role default is a template has no spec default (the documentation
 # schema wants a real dict, list or bool there); its description names the variable it defaults to.
@@ -153,26 +153,20 @@ def _plain(value):
 
 
 def _validate(name, value, spec):
-    """Ansible's argument spec errors for one variable.
+    """Ansible's argument spec errors for one variable, as the one reading of a value has them
+    (``contracts/_coerce.arrived``)."""
+    return arrived(name, value, spec)[1]
 
-    A string where a list is expected is an error here, not split at its commas (Ansible's
-    conversion): "[0,1]" or "0, 1" copied from a spreadsheet would become "[0" and "1]".
-    Nor is a list or mapping where a string is expected turned into its Python text.
-    """
-    if spec.get('type') == 'list' and isinstance(value, str):
-        return ['a string, not a list: write it as a YAML list']
-    if spec.get('type') == 'str' and isinstance(value, (list, dict)):
-        return ['a %s, not a string' % ('list' if isinstance(value, list) else 'mapping')]
-    if isinstance(value, float) and not math.isfinite(value):
-        # YAML's .nan and .inf: Ansible's own int conversion raises on them (OverflowError).
-        return ['%s is not a finite number' % _show(value)]
-    try:
-        result = ArgumentSpecValidator({name: dict(spec)}).validate({name: value})
-    except (OverflowError, TypeError, ValueError) as exc:
-        # Ansible's converters raise on some values instead of reporting them (a list holding an
-        # integer wider than 64 bits where an int is expected): report it like any wrong type.
-        return ['cannot be read as %s (%s)' % (spec.get('type', 'str'), to_text(exc))]
-    return [to_text(error) for error in result.errors]
+
+def _contract_problem(name, value):
+    """A value of the right type outside its range (contracts/_ranges.py) or its format (contracts/_formats.py),
+    whichever role reads it, as a problem; else None."""
+    for kind, judge in (('range', range_problem), ('format', format_problem)):
+        found = judge(name, value)
+        if found is not None:
+            return {'check': 'variables', 'kind': kind, 'variable': name, 'value': value, 'suggestion': None,
+                    'msg': found['msg'], 'fix': found['fix']}
+    return None
 
 
 def _value(variables, name):
@@ -218,11 +212,9 @@ def check_role_vars(variables, specs, prefixes=None):
                 continue
             for spec in specs_for:
                 errors = _validate(name, value, spec)
-                # Of the right type: within the variable's range (contracts/_ranges.py).
-                outside = None if errors else range_problem(name, value)
+                outside = None if errors else _contract_problem(name, value)
                 if outside is not None:
-                    problems.append({'check': 'variables', 'kind': 'range', 'variable': name, 'value': value,
-                                     'suggestion': None, 'msg': outside['msg'], 'fix': outside['fix']})
+                    problems.append(outside)
                     break
                 if errors:
                     option = name if name in options else aliases[name][0]
@@ -258,6 +250,26 @@ def check_role_vars(variables, specs, prefixes=None):
             'msg': '%s=%s: no role of ascend.vllm reads this variable, so Ansible would ignore it' % (name, shown),
             'fix': fix})
     return problems
+
+
+def value_specs(specs):
+    """{variable: the argument spec its value is read by}: every option of every role, and each ``ascend_vllm_*``
+    global the spec of the first option it stands in for (``ascend_vllm_offline`` is a bool like
+    ``vllm_serve_offline``)."""
+    prefixes = ['%s_' % role for role in sorted(specs or {})] + [GLOBAL_PREFIX]
+    _known, options, aliases = known_variables(specs, sorted(set(prefixes), key=len, reverse=True))
+    out = dict(options)
+    for name, fed in aliases.items():
+        if name not in out and fed:
+            out[name] = options[fed[0]]
+    return out
+
+
+def judged(name, value, by_spec):
+    """The value of ``name`` as every role reads it (``contracts/_coerce.arrived`` by its argument spec), or the
+    value as it came when it cannot be read so (the variables check reports it)."""
+    coerced, errors = arrived(name, value, by_spec.get(name))
+    return value if errors else coerced
 
 
 def role_argument_specs(roles_dir):

@@ -142,7 +142,7 @@ def test_spec_entries_are_complete_and_match_defaults(role, entry):
         if kind in ('int', 'float') and isinstance(value, bool):
             problems.append('%s: default %r is a bool, not a %s' % (name, value, kind))
         choices = option.get('choices')
-        if choices and value is not None and not _is_template(value) and value not in choices:
+        if choices and value is not None and not _is_template(value) and kind != 'list' and value not in choices:
             problems.append('%s: default %r not in choices %r' % (name, value, choices))
     assert not problems, '%s/%s:\n  %s' % (role, entry, '\n  '.join(problems))
 
@@ -161,3 +161,166 @@ def test_main_tasks_only_dispatch(role):
         kinds.update(key for key in task if key.startswith('ansible.builtin.'))
     assert kinds <= {'ansible.builtin.import_tasks', 'ansible.builtin.include_tasks'}, \
         '%s: tasks/main.yml does more than dispatch: %s' % (role, sorted(kinds))
+
+
+# ---------------------------------------------------------------- one declaration per role variable
+# The argument specs are each role variable's one declaration (as vllm_options.OPTIONS is vllm_config's):
+# defaults/main.yml must agree with them (above), every entry point shares them, the rendered docs come
+# from them (antsibull-docs, ansible-doc -t role), and the docs' option tables and variable names must
+# agree with them (below).
+SPEC_KEYS = {'description', 'type', 'default', 'choices', 'elements', 'required', 'options', 'no_log',
+             'version_added', 'aliases', 'apply_defaults'}
+DOCS = sorted(
+    [os.path.join(ROOT, 'README.md')]
+    + [os.path.join(dirpath, name) for dirpath, _dirs, names in os.walk(os.path.join(ROOT, 'docs'))
+       for name in names if name.endswith('.md')])
+
+
+def _options(role):
+    """{entry point: {option: spec}} of a role."""
+    return dict((entry, spec.get('options') or {}) for entry, spec in _entry_points(role).items())
+
+
+def _elements_ok(kind, value):
+    return kind not in TYPES or isinstance(value, TYPES[kind]) and not (
+        kind in ('int', 'float') and isinstance(value, bool))
+
+
+@pytest.mark.parametrize('role', ROLES)
+def test_every_field_of_every_option_is_one_the_spec_knows(role):
+    """A misspelt field (defualt, choises) would be ignored by Ansible without a word."""
+    problems = []
+    for entry, options in _options(role).items():
+        for name, spec in options.items():
+            unknown = sorted(set(spec) - SPEC_KEYS)
+            if unknown:
+                problems.append('%s/%s: unknown field(s) %s' % (entry, name, ', '.join(unknown)))
+            if spec.get('required') and 'default' in spec:
+                problems.append('%s/%s: required and with a default' % (entry, name))
+            if spec.get('required') and name in _defaults(role):
+                problems.append('%s/%s: required, yet defaults/main.yml gives it a value' % (entry, name))
+            if 'elements' in spec and spec.get('type') != 'list':
+                problems.append('%s/%s: elements on a %s' % (entry, name, spec.get('type')))
+            if spec.get('elements') is not None and spec['elements'] not in TYPES:
+                problems.append('%s/%s: elements %r is not one of %s' % (entry, name, spec['elements'], sorted(TYPES)))
+            if isinstance(spec.get('description'), list) and not all(spec['description']):
+                problems.append('%s/%s: an empty description line' % (entry, name))
+    assert not problems, '%s:\n  %s' % (role, '\n  '.join(problems))
+
+
+@pytest.mark.parametrize('role', ROLES)
+def test_a_list_default_holds_its_elements_and_its_choices(role):
+    problems = []
+    for name, spec in _options(role)['main'].items():
+        default = spec.get('default')
+        if spec.get('type') != 'list' or not isinstance(default, list):
+            continue
+        for item in default:
+            if not _elements_ok(spec.get('elements'), item):
+                problems.append('%s: default item %r is not a %s' % (name, item, spec.get('elements')))
+            if spec.get('choices') and item not in spec['choices']:
+                problems.append('%s: default item %r not in choices %r' % (name, item, spec['choices']))
+    for name, spec in _options(role)['main'].items():
+        for choice in spec.get('choices') or []:
+            kind = spec.get('elements') if spec.get('type') == 'list' else spec.get('type')
+            if not _elements_ok(kind, choice):
+                problems.append('%s: choice %r is not a %s' % (name, choice, kind))
+    assert not problems, '%s:\n  %s' % (role, '\n  '.join(problems))
+
+
+@pytest.mark.parametrize('role', ROLES)
+def test_every_entry_point_shares_the_one_declaration(role):
+    """An option declared in two entry points is the same declaration (a YAML anchor), never a copy that drifts."""
+    options = _options(role)
+    problems = []
+    for entry, declared in options.items():
+        for name, spec in declared.items():
+            first = next(opts[name] for opts in options.values() if name in opts)
+            if spec != first:
+                problems.append('%s/%s differs from its first declaration' % (entry, name))
+    assert not problems, '%s:\n  %s' % (role, '\n  '.join(problems))
+
+
+def _all_options():
+    out = {}
+    for role in ROLES:
+        for declared in _options(role).values():
+            out.update(declared)
+    return out
+
+
+def _plugin_names():
+    names = set()
+    for kind in ('modules', 'action', 'filter'):
+        folder = os.path.join(ROOT, 'plugins', kind)
+        names.update(os.path.splitext(name)[0] for name in os.listdir(folder) if not name.startswith('_'))
+    return names
+
+
+_TABLE_ROW_RE = re.compile(r'^\|(.*)\|\s*$')
+_CODE_RE = re.compile(r'^`([^`]*)`$')
+
+
+def _tables(path):
+    """Each markdown table of a file as (header cells, [row cells]), cells stripped."""
+    tables, current = [], None
+    with open(path) as handle:
+        for line in handle:
+            match = _TABLE_ROW_RE.match(line.strip())
+            if not match:
+                current = None
+                continue
+            cells = [cell.strip() for cell in match.group(1).split('|')]
+            if current is None:
+                current = (cells, [])
+                tables.append(current)
+            elif not all(set(cell) <= set('-: ') for cell in cells):
+                current[1].append(cells)
+    return tables
+
+
+def _doc_default(cell):
+    """A default as a docs table writes it: `yaml`, or null."""
+    if cell in ('null', '`null`'):
+        return None
+    match = _CODE_RE.match(cell)
+    return yaml.safe_load(match.group(1)) if match else cell
+
+
+@pytest.mark.parametrize('path', DOCS, ids=lambda path: os.path.relpath(path, ROOT))
+def test_the_docs_option_tables_agree_with_the_argument_specs(path):
+    """A table of role variables with a default column (docs/evaluation.md, en and zh_CN) says what the
+    argument spec says: the variable exists, its default is the spec's."""
+    options = _all_options()
+    problems = []
+    for header, rows in _tables(path):
+        column = next((index for index, cell in enumerate(header) if cell.lower() in ('default', '默认值')), None)
+        if column is None:
+            continue
+        for row in rows:
+            match = _CODE_RE.match(row[0])
+            if not match or not any(match.group(1).startswith(role + '_') for role in ROLES):
+                continue
+            name = match.group(1)
+            if name not in options:
+                problems.append('%s: no role has this option' % name)
+            elif _doc_default(row[column]) != options[name].get('default'):
+                problems.append('%s: the docs say the default is %s, the argument spec %r'
+                                % (name, row[column], options[name].get('default')))
+    assert not problems, '%s:\n  %s' % (os.path.relpath(path, ROOT), '\n  '.join(problems))
+
+
+@pytest.mark.parametrize('path', DOCS, ids=lambda path: os.path.relpath(path, ROOT))
+def test_every_role_variable_the_docs_name_exists(path):
+    """A variable renamed or removed in an argument spec cannot live on in the docs."""
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import known_variables
+    specs = dict((role, _load(role, 'meta', 'argument_specs.yml')) for role in ROLES)
+    prefixes = sorted(['%s_' % role for role in ROLES] + ['ascend_vllm_'], key=len, reverse=True)
+    known = known_variables(specs, prefixes)[0] | _plugin_names()
+    for role in ROLES:
+        known |= set(_defaults(role))
+    named_re = re.compile(r'`((?:%s)[A-Za-z0-9_]*[A-Za-z0-9])`' % '|'.join(prefixes))
+    with open(path) as handle:
+        unknown = sorted(set(named_re.findall(handle.read())) - known)
+    assert not unknown, '%s names variables no role declares or mentions: %s' % (
+        os.path.relpath(path, ROOT), ', '.join(unknown))

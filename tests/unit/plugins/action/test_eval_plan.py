@@ -143,7 +143,27 @@ def test_the_result_is_what_eval_inputs_returns(tmp_path, monkeypatch):
     direct = eval_inputs(dict((k, v) for k, v in task_vars_for(user).items() if k.startswith('eval_')
                               and '{{' not in str(v)), 'n1')
     direct.pop('message')
-    assert run_action(user) == dict(direct, changed=False)
+    result = run_action(user)
+    # The judged values the role's later tasks read (__eval_settings), the secret left out.
+    settings = result.pop('settings')
+    assert result == dict(direct, changed=False)
+    assert settings['eval_accuracy'] is True and settings['eval_concurrency'] == [1, 4, 16]
+    assert 'eval_api_key' not in settings
+
+
+@pytest.mark.parametrize('form', ['native', '-e key=value'])
+def test_a_value_reads_the_same_however_it_arrives(tmp_path, monkeypatch, form):
+    """-e eval_accuracy=false is false, -e eval_batch_size=8 is 8 (as preflight's request reads them): before, the
+    eval role refused "8" that preflight accepted, and ran the accuracy gate with eval_accuracy=false."""
+    monkeypatch.chdir(tmp_path)
+    native = {'eval_accuracy': False, 'eval_batch_size': 8, 'eval_tolerance': 2.5, 'eval_perf_requests': 4,
+              'eval_limit': 3, 'eval_performance': True}
+    user = native if form == 'native' else dict((name, str(value).lower() if isinstance(value, bool) else str(value))
+                                                for name, value in native.items())
+    result = run_action(user)
+    assert 'failed' not in result and result['problems'] == [], result
+    assert dict((name, result['settings'][name]) for name in native) == native
+    assert result['datasets'] == {}
 
 
 def test_options_are_refused_like_a_module():

@@ -117,3 +117,16 @@ def test_the_workflow_survey_is_every_question_of_its_nodes_once(workflow, name)
     nodes = set(q['variable'] for kind in _awx_survey.WORKFLOWS[workflow] for q in awx_survey(kind)['spec'])
     assert set(variables) == nodes
     assert awx_survey(workflow)['name'] == name
+
+
+def test_a_survey_question_asks_within_the_variables_range():
+    """The survey's min and max are the variable's range (contracts/_ranges.py), the one preflight judges:
+    an answer the survey takes is never refused by preflight for its size."""
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._awx_survey import questions
+    ranged = [question for question in questions() if question['variable'] in RANGES]
+    assert ranged, 'no survey question of a ranged variable'
+    for question in ranged:
+        bounds = RANGES[question['variable']]
+        assert question['min'] == bounds.minimum, question
+        assert bounds.maximum is None or question['max'] == bounds.maximum, question

@@ -547,3 +547,52 @@ def test_the_controllers_tarball_must_be_built_for_the_node(machine, arch, refus
     assert read == ['/srv/vllm-ascend.tar']
     found = [p for p in out['problems'] if p['msg'].startswith('image_pull_archive="/srv/vllm-ascend.tar" holds')]
     assert len(found) == (1 if refused else 0), out['problems']
+
+
+# ------------------------------------------------------------------ one reading of every value
+_TWO_INSTANCES = [{'name': 'a', 'chips': [0], 'port': 8080}, {'name': 'b', 'chips': [1], 'port': 8081}]
+
+
+def _as_extra_var(value):
+    """How ``-e key=value`` (and an AWX text answer) spells a scalar."""
+    return ('true' if value else 'false') if isinstance(value, bool) else str(value)
+
+
+def test_a_plan_is_the_same_however_its_values_arrive():
+    """Native values and their text (``-e key=value``, AWX surveys) make the same plan: the request reads each
+    value by its argument spec once, and every role uses the plan's values."""
+    native = {'vllm_serve_port': 9000, 'balancer_port': 8001, 'balancer_metrics_port': 8405,
+              'vllm_serve_keep_previous': False, 'image_pull_retries': 2, 'balancer_enabled': True,
+              'vllm_serve_smoke_max_tokens': 20}
+    as_text = dict((name, _as_extra_var(value)) for name, value in native.items())
+    planned, texted = plan_for(native), plan_for(as_text)
+    assert planned['problems'] == [] and texted['problems'] == [], texted['problems']
+    for key in ('instances', 'balancer', 'containers', 'steps', 'configs'):
+        assert texted[key] == planned[key], key
+    assert texted['balancer']['frontends'][0]['port'] == 8001
+
+
+def test_a_port_given_as_text_is_judged_like_the_number():
+    """-e balancer_port=8080 (text) takes an instance's port like 8080 does. Before the one reading, the variables
+    check accepted the text and the balancer's plan refused it as "not a port number": two parts of preflight
+    disagreed."""
+    for port in (8080, '8080'):
+        planned = plan_for({'ascend_vllm_instances': _TWO_INSTANCES,
+                            'balancer_port': port})
+        assert [problem['msg'] for problem in planned['problems']] == [
+            "balancer_port=8080: port 8080 is already instance a's"], (port, planned['problems'])
+
+
+def test_a_bool_given_as_text_false_is_false():
+    planned = plan_for({'balancer_enabled': 'false', 'ascend_vllm_instances': _TWO_INSTANCES})
+    assert planned['problems'] == [] and planned['balancer']['enabled'] is False
+
+
+def test_the_balancers_image_inputs_are_judged_in_preflight():
+    """Before, a registry with a scheme for HAProxy's image was accepted here and failed at the pull, after the
+    instances had been deployed; image_pull's was refused. One format table (contracts/_formats.py) judges both."""
+    planned = plan_for({'balancer_registries': ['https://docker.io'], 'image_pull_registries': ['https://quay.io']})
+    assert planned['stage'] == 'variables'
+    msgs = sorted(problem['msg'] for problem in planned['problems'])
+    assert msgs == ['balancer_registries[0]="https://docker.io" is not a registry address',
+                    'image_pull_registries[0]="https://quay.io" is not a registry address']

@@ -44,11 +44,19 @@ def _numeric_options():
             for name, spec in ((entry or {}).get('options') or {}).items():
                 if spec.get('type') in ('int', 'float'):
                     found[name] = spec['type']
+                elif spec.get('type') == 'list' and spec.get('elements') in ('int', 'float'):
+                    found[name] = 'list'
     return found
 
 
 NUMERIC = _numeric_options()
-PLANNER_RULES = set('vllm_serve_' + option for option in INSTANCE_OPTIONS)
+# vllm_serve_chips: the instance plan judges chips with the instance's index (serve/_instances.py).
+PLANNER_RULES = set('vllm_serve_' + option for option in INSTANCE_OPTIONS) | {'vllm_serve_chips'}
+
+
+def _as_given(name, number):
+    """A number as the variable takes it: itself, or a list of it for a list of numbers."""
+    return [number] if NUMERIC.get(name) == 'list' else number
 
 
 def test_every_numeric_role_variable_has_a_range():
@@ -68,7 +76,7 @@ def test_the_example_and_the_default_lie_within_the_range(name):
     defaults = [entry['options'][name].get('default') for document in SPECS.values()
                 for entry in document['argument_specs'].values() if name in ((entry or {}).get('options') or {})]
     for default in defaults:
-        if isinstance(default, (int, float)) and not isinstance(default, bool):
+        if isinstance(default, (int, float, list)) and not isinstance(default, bool):
             assert range_problem(name, default) is None, (name, default)
 
 
@@ -93,7 +101,8 @@ def _inside(bounds):
 def test_a_number_outside_the_range_is_refused_naming_variable_value_and_fix(data):
     name = data.draw(st.sampled_from(sorted(RANGES)))
     value = data.draw(_outside(RANGES[name]))
-    problems = [problem for problem in check_role_vars({name: value}, SPECS) if problem['variable'] == name]
+    problems = [problem for problem in check_role_vars({name: _as_given(name, value)}, SPECS)
+                if problem['variable'] == name]
     assert len(problems) == 1, problems
     problem = problems[0]
     assert problem['kind'] == 'range'
@@ -106,7 +115,8 @@ def test_a_number_outside_the_range_is_refused_naming_variable_value_and_fix(dat
 def test_a_number_inside_the_range_passes(data):
     name = data.draw(st.sampled_from(sorted(RANGES)))
     value = data.draw(_inside(RANGES[name]))
-    assert not [problem for problem in check_role_vars({name: value}, SPECS) if problem['variable'] == name]
+    assert not [problem for problem in check_role_vars({name: _as_given(name, value)}, SPECS)
+                if problem['variable'] == name]
 
 
 def test_a_value_of_the_wrong_type_is_the_type_checks_to_report():

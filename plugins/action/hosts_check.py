@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""hosts_check: the hosts a run targets, judged on the controller (plugin_utils/fleet/_targets.py).
+
+The documentation is the module's (plugins/modules/hosts_check.py). The hosts a pattern matches
+are the inventory's own answer (the same matching a play's ``hosts:`` gets, with ``--limit``), so
+every pattern Ansible accepts is judged as Ansible reads it.
+"""
+
+from __future__ import annotations
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import line, report
+from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._targets import targets_problems
+
+_SPEC = {
+    'pattern': {'type': 'str', 'required': True},
+    'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
+    'given': {'type': 'bool', 'default': False},
+}
+
+
+def _matched(inventory, groups, pattern, limits):
+    """The hosts ``pattern`` matches: the inventory's answer, or (no inventory at hand) the union of the
+    groups and hosts a plain ``a:b:c`` pattern names."""
+    if inventory is not None:
+        hosts = inventory.get_hosts(pattern, ignore_limits=not limits, ignore_restrictions=True)
+        return sorted(host.name for host in hosts)
+    names = set()
+    for part in pattern.replace(',', ':').split(':'):
+        names.update(groups.get(part) or ([part] if part in (groups.get('all') or ()) else []))
+    return sorted(names)
+
+
+class ActionModule(ActionBase):
+    """Fail a run that targets none of the collection's hosts; warn of look-alike platform groups."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        validation = ArgumentSpecValidator(_SPEC).validate(dict(self._task.args))
+        if validation.error_messages:
+            return {'failed': True, 'changed': False, 'msg': 'hosts_check: %s' % validation.errors.msg}
+        args = validation.validated_parameters
+        groups = dict((name, list(hosts)) for name, hosts in (task_vars.get('groups') or {}).items())
+        # The inventory itself, for Ansible's own pattern matching (host_plan reads host_vars through it too).
+        inventory = getattr(task_vars.get('hostvars'), '_inventory', None)
+        pattern = args['pattern']
+        verdict = targets_problems(groups, args['platform_groups'], pattern,
+                                   _matched(inventory, groups, pattern, True), args['given'],
+                                   _matched(inventory, groups, pattern, False))
+        out = {'changed': False, 'hosts': _matched(inventory, groups, pattern, True),
+               'problems': verdict['problems'], 'lookalikes': verdict['lookalikes']}
+        if verdict['problems']:
+            return dict(out, failed=True, msg=report('hosts', 'this run', verdict['problems'],
+                                                     'no play of ascend.vllm runs'))
+        if verdict['warnings']:
+            out['warnings'] = [line(item) for item in verdict['warnings']]
+        return out

@@ -1,0 +1,106 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: hosts_check
+short_description: Fail a run that matches none of the collection's hosts, and name look-alike platform groups
+version_added: 0.4.0
+description:
+  - >-
+    Asks the inventory (Ansible's own pattern matching, with the run's C(--limit)) which hosts O(pattern) matches:
+    the hosts every later play of the collection runs on. When it matches none, the task fails with the pattern,
+    the inventory's groups and the platform groups expected, instead of a run whose plays all print
+    C(skipping: no hosts matched) and exit 0.
+  - >-
+    Names every inventory group that looks like a platform group but is not one (C(atlas_300i_duo_prod),
+    C(Atlas_300I_DUO), C(atlas300iduo)) and holds hosts the run leaves out, with the platform group it looks like
+    and the fix; a warning when other hosts are served, part of the failure when none is.
+  - >-
+    Runs on the controller (an action plugin); no host is contacted. The first play of every playbook
+    (C(playbooks/hosts.yml)) runs it once per run.
+author:
+  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
+options:
+  pattern:
+    description: The host pattern the plays target, normally C(__ascend_vllm_targets) (C(playbooks/vars/targets.yml)).
+    type: str
+    required: true
+  platform_groups:
+    description: The platform groups, normally C(__ascend_vllm_platform_groups).
+    type: list
+    elements: str
+    required: true
+  given:
+    description: The user gave O(pattern) (C(ascend_vllm_hosts)); the fix then names that variable.
+    type: bool
+    default: false
+attributes:
+  action:
+    support: full
+    details: Only the action plugin exists; the inventory is the controller's.
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+    details: Only judges, so check mode gives the same result.
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: all
+seealso:
+  - module: ascend.vllm.host_plan
+'''
+
+EXAMPLES = r'''
+- name: Hosts | Check that the run targets hosts of the collection
+  ascend.vllm.hosts_check:
+    pattern: "{{ __ascend_vllm_targets }}"
+    platform_groups: "{{ __ascend_vllm_platform_groups }}"
+    given: "{{ ascend_vllm_hosts is defined }}"
+  run_once: true
+'''
+
+RETURN = r'''
+hosts:
+  description: The hosts O(pattern) matches, with the run's C(--limit), sorted.
+  returned: always
+  type: list
+  elements: str
+problems:
+  description: Each problem as C({check, msg, fix}); empty when the run targets hosts.
+  returned: always
+  type: list
+  elements: dict
+lookalikes:
+  description: Each look-alike group whose hosts the run leaves out, as C({check, msg, fix}).
+  returned: always
+  type: list
+  elements: dict
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main():
+    # The inventory is the controller's: only the action plugin can read it.
+    module = AnsibleModule(argument_spec={'pattern': {'type': 'str', 'required': True},
+                                          'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
+                                          'given': {'type': 'bool', 'default': False}},
+                           supports_check_mode=True)
+    module.fail_json(msg='ascend.vllm.hosts_check runs on the controller only (its action plugin); '
+                         'call it as a task, not as a module on a node')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,137 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+"""The format of every role variable that names an image, a dataset or a path on the node, declared once.
+
+The argument specs say such a variable is a ``str`` (or a list of them); this table says which
+grammar its value must follow -- Docker's reference grammar, simplified: a registry address, a
+repository path, an image reference, a digest, a tag -- whichever role pulls it (image_pull for
+vllm-ascend, the balancer for HAProxy). One generic check (``format_problem``) judges every entry in
+the variables stage of the host plan, before any host is contacted, with the same message for the
+same kind of value. A unit test fails when a variable named like one of these kinds has no entry.
+The evaluation's dataset names are here too: preflight refuses an unknown one with the eval role's words,
+whichever playbook runs (the role's argument spec leaves them out of ``choices``, which Ansible's own
+role validation would judge first, in its words).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+from typing import Any, Dict, List, Optional
+
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS
+
+# What a registry, a repository and an image reference may look like (Docker's
+# reference grammar, simplified): no scheme, no spaces, lower-case repositories.
+REGISTRY_RE = r'^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._-]+)*$'
+REPOSITORY_RE = r'^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$'
+REFERENCE_RE = (r'^([A-Za-z0-9.-]+(:[0-9]{1,5})?/)?[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*'
+                r'(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$')
+DIGEST_RE = r'^sha256:[a-f0-9]{64}$'
+# Docker's tag grammar: [\w][\w.-]{0,127}.
+TAG_RE = r'^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$'
+
+# kind: the grammar; example: a value the fix suggests; instead: the variable an empty value leaves the choice to.
+Format = collections.namedtuple('Format', ['kind', 'example', 'instead'])
+
+FORMATS = {
+    'image_pull_registries': Format('registry', 'quay.io', None),
+    'image_pull_repository': Format('repository', 'ascend/vllm-ascend', None),
+    'image_pull_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', 'image_pull_registries'),
+    'image_pull_digest': Format('digest', None, None),
+    'image_pull_tag': Format('tag', 'v0.23.0', None),
+    'balancer_registries': Format('registry', 'quay.io', None),
+    'balancer_repository': Format('repository', 'library/haproxy', None),
+    'balancer_image': Format('image', 'docker.io/library/haproxy:2.6', 'balancer_registries'),
+    'balancer_tag': Format('tag', '2.6', None),
+    'container_run_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', None),
+    'vllm_serve_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', 'the image image_pull pulls'),
+    'vllm_serve_image_tag': Format('tag', 'v0.23.0-310p', None),
+    'npu_check_image_tag': Format('tag', 'v0.23.0-310p', None),
+    'eval_datasets': Format('dataset', 'gsm8k', None),
+    # Paths on the node, which Docker bind-mounts and Ansible's file tasks create: only an absolute path
+    # means the same directory wherever the connection starts. (vllm_serve_model_cache_dir and
+    # image_pull_archive_dir are judged so by the instance and image plans, in their own words.)
+    'balancer_config_dir': Format('node path', '/etc/ascend-vllm/balancer', None),
+    'balancer_run_dir': Format('node path', '/run/ascend-vllm/balancer', None),
+    'container_run_model_cache_dir': Format('node path', '/root/.cache', None),
+    'npu_check_driver_dir': Format('node path', '/usr/local/Ascend/driver', None),
+    'npu_check_driver_version_file': Format('node path', '/usr/local/Ascend/driver/version.info', None),
+}
+# Path variables judged elsewhere (their own messages) or that live on the controller, where a relative
+# path is taken from the directory ansible-playbook runs in.
+PATHS_ELSEWHERE = {
+    'vllm_serve_model_cache_dir': 'node: serve/_instances.py',
+    'image_pull_archive_dir': 'node: contracts/_image_ref.py',
+    'eval_aisbench_venv': 'controller',
+    'eval_aisbench_tokenizer': 'controller',
+}
+# The suffixes a variable of each kind is named with: a new one without an entry fails a unit test.
+NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_image', 'digest': '_digest',
+         'tag': '_tag'}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _match(pattern: str, value: Any) -> bool:
+    return isinstance(value, str) and re.match(pattern, value) is not None
+
+
+def registry_problems(name: str, registries: Any) -> List[Dict[str, str]]:
+    """{msg, fix} for each item of a registry list that is not a registry address (``NAME[i]=...``)."""
+    out = []
+    for index, registry in enumerate(registries if isinstance(registries, (list, tuple)) else []):
+        if _match(REGISTRY_RE, registry):
+            continue
+        if isinstance(registry, str) and registry.strip():
+            example = re.sub(r'^[a-zA-Z]+://', '', registry).strip().split(' ')[0]
+        else:
+            example = 'quay.io'
+        out.append({'msg': '%s[%d]=%s is not a registry address' % (name, index, _json(registry)),
+                    'fix': 'write each registry as host[:port][/path] without a scheme, one registry per list '
+                           'item, e.g. ' + example})
+    return out
+
+
+def unknown_dataset(name: str, dataset: Any) -> Optional[Dict[str, str]]:
+    """{msg, fix} when ``dataset`` is not a dataset the evaluation reads (the eval role's words), else None."""
+    if isinstance(dataset, str) and dataset in DATASETS:
+        return None
+    return {'msg': '%s: unknown dataset %r' % (name, dataset), 'fix': 'use one of: %s' % ', '.join(DATASETS)}
+
+
+def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dict[str, str]]:
+    """{msg, fix} when ``name`` has a format and ``value`` does not follow it, else None (the first problem of
+    a list). An empty value means "not set" unless ``empty_ok`` is false."""
+    spec = FORMATS.get(name)
+    if spec is None or (empty_ok and (value is None or value == '')):
+        return None
+    if spec.kind == 'registry':
+        found = registry_problems(name, value)
+        return found[0] if found else None
+    if spec.kind == 'dataset':
+        found = [unknown_dataset(name, item) for item in (value if isinstance(value, (list, tuple)) else [])]
+        return next((item for item in found if item is not None), None)
+    if spec.kind == 'repository' and not _match(REPOSITORY_RE, value):
+        return {'msg': '%s=%s is not a repository path' % (name, _json(value)),
+                'fix': 'set %s to lower-case path components, e.g. %s' % (name, spec.example)}
+    if spec.kind == 'digest' and not _match(DIGEST_RE, value):
+        return {'msg': '%s=%s is not a digest' % (name, _json(value)),
+                'fix': 'set %s to sha256: and 64 hex digits (`docker images --digests` shows it), or "" to pull by '
+                       'tag' % name}
+    if spec.kind == 'image' and not _match(REFERENCE_RE, value):
+        return {'msg': '%s=%s is not an image reference' % (name, _json(value)),
+                'fix': 'write it as registry/repository:tag, e.g. %s%s' % (
+                    spec.example, ', or "" to use %s' % spec.instead if spec.instead else '')}
+    if spec.kind == 'node path' and not (isinstance(value, str) and value.startswith('/')):
+        return {'msg': '%s=%s is not an absolute path on the node' % (name, _json(value)),
+                'fix': 'set %s to an absolute path on the node, e.g. %s' % (name, spec.example)}
+    if spec.kind == 'tag' and not _match(TAG_RE, str(value)):
+        return {'msg': '%s=%s is not an image tag' % (name, _json(value)),
+                'fix': 'set %s to letters, digits, _, . and - (at most 128, not starting with . or -), e.g. %s'
+                       % (name, spec.example)}
+    return None
