@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Every collection tarball an offline controller needs: ascend.vllm and its dependencies, without Galaxy.

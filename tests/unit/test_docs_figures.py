@@ -74,8 +74,8 @@ FIGURES = [
 ]
 
 
-@pytest.mark.parametrize('path, pattern, source, rounding', FIGURES, ids=['%s %s' % (f[0], f[2].__name__)
-                                                                           for f in FIGURES])
+@pytest.mark.parametrize('path, pattern, source, rounding', FIGURES,
+                         ids=['%s %s' % (f[0], f[2].__name__) for f in FIGURES])
 def test_each_figure_the_docs_quote_is_its_source_s(path, pattern, source, rounding):
     quoted, actual = _quoted(path, pattern), source()
     if rounding == 'hundreds':

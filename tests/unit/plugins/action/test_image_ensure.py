@@ -68,6 +68,7 @@ def _run(args, answers, check_mode=False, present=(), node=None):
 
     action = _action(args, check_mode)
     action._module = module
+
     def background(name, module_args, timeout, task_vars):
         # The async jobs the action starts: a pull ('start'), or a load under its module's name.
         calls.append(('start', {'name': module_args['name']}) if name == 'community.docker.docker_image_pull'

@@ -10,7 +10,6 @@ import contextlib
 import io
 import json
 import os
-import struct
 
 import pytest
 from jinja2.filters import do_truncate

@@ -49,7 +49,9 @@ def test_a_unit_without_a_port_or_environment_gets_vllms_default_port():
        source=st.booleans())
 def test_every_unit_of_ours_the_plan_does_not_run_goes(planned, on_node, source):
     """With the image method every unit of ours goes; with the source method those of no planned instance."""
-    unit = lambda name: 'vllm-ascend-%s.service' % name  # noqa: E731
+    def unit(name):
+        return 'vllm-ascend-%s.service' % name
+
     plan = {'instances': [{'name': n, 'runs_as': unit(n) if source else 'vllm-ascend-' + n} for n in planned],
             'services': dict((n, {'name': unit(n)}) for n in planned) if source else {}}
     units = dict((unit(n), {'active': True}) for n in on_node)
@@ -85,9 +87,10 @@ def test_a_start_path_a_reboot_empties_is_refused_naming_the_variable(var, top, 
     assert problem['fix'].startswith('set %s to a directory on disk' % var)
 
 
-@given(var=st.sampled_from(_host.START_PATHS), top=st.sampled_from(['/var/lib', '/etc', '/opt', '/srv', '/root',
-                                                                      '/running', '/tmpfs', '/var/runner']),
-       tail=TAIL)
+ON_DISK = st.sampled_from(['/var/lib', '/etc', '/opt', '/srv', '/root', '/running', '/tmpfs', '/var/runner'])
+
+
+@given(var=st.sampled_from(_host.START_PATHS), top=ON_DISK, tail=TAIL)
 def test_a_start_path_on_disk_is_accepted(var, top, tail):
     assert _host.boot_path_problems({var: '/'.join([top] + tail)}) == []
 

@@ -117,12 +117,12 @@ def test_the_image_line_says_how_the_image_arrives(user, words):
 
 
 def test_the_release_record_and_what_it_leaves_unchecked_are_shown():
-    _, lines = planned_lines({})
+    _plan, lines = planned_lines({})
     assert 'release record v0.23.0: complete (docs/versions.md)' in lines
-    _, lines = planned_lines({'image_pull_tag': 'v0.30.0'})
+    _plan, lines = planned_lines({'image_pull_tag': 'v0.30.0'})
     head = lines.index('release record v0.30.0: incomplete (docs/versions.md)')
     unchecked = [line for line in lines[head + 1:] if line.startswith('  not checked: ')]
     assert any(line.startswith('  not checked: hdk (') for line in unchecked), lines
-    _, lines = planned_lines({'image_pull_tag': 'v0.31.0', 'image_pull_assume_release': 'v0.23.0'})
+    _plan, lines = planned_lines({'image_pull_tag': 'v0.31.0', 'image_pull_assume_release': 'v0.23.0'})
     head = lines.index('release record v0.23.0: assumed (image_pull_assume_release) (docs/versions.md)')
     assert lines[head + 1].startswith('  not checked: image v0.31.0-310p has no release record')
