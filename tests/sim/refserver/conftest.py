@@ -1,0 +1,60 @@
+"""Fixtures of the contract lane (``make contract``): the reference server and the stand-in, each started
+once per session with the argv the collection plans, and the probes' observations of both."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import probes  # noqa: E402
+import refserver  # noqa: E402
+
+API_KEY = "contract-lane-key"
+# The reference server's first start compiles its kernels (cached afterwards, VLLM_CACHE_ROOT).
+START_TIMEOUT = float(os.environ.get("ASCEND_SIM_REFSERVER_START_TIMEOUT", "900"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "refserver: needs vLLM 0.23.0's CPU build (make contract builds it)")
+
+
+def _start(kind, tmp: Path, api_key=API_KEY, extra_env=None):
+    port = refserver.free_port()
+    log = tmp / ("%s.log" % kind)
+    if kind == "vllm":
+        server = refserver.reference_server(log, port, api_key)
+    else:
+        server = refserver.standin_server(tmp / "standin", log, port, api_key, extra_env)
+    server.start()
+    server.wait_ready(START_TIMEOUT if kind == "vllm" else 60)
+    return server
+
+
+@pytest.fixture(scope="session")
+def start_server(tmp_path_factory):
+    """``start(kind, **kw)``: a started server of that kind ("vllm" or "standin"), stopped at the end."""
+    started = []
+
+    def start(kind, **kw):
+        server = _start(kind, tmp_path_factory.mktemp(kind), **kw)
+        started.append(server)
+        return server
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def observations(start_server):
+    """{kind: {probe: observation}}: every probe of the table, in table order, against each server."""
+    out = {}
+    for kind in ("vllm", "standin"):
+        server = start_server(kind)
+        out[kind] = {name: probe(server) for name, probe in probes.PROBES.items()}
+        out[kind]["_server"] = server
+    return out
