@@ -173,7 +173,7 @@ options:
         type: str
         default: The future of AI is
       max_tokens:
-        description: The completions request's C(max_completion_tokens).
+        description: The completions request's C(max_tokens) (vLLM's C(/v1/completions) ignores C(max_completion_tokens)).
         type: int
         default: 50
       chat_max_tokens:
