@@ -11,7 +11,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import probes  # noqa: E402
 import refserver  # noqa: E402
 
 API_KEY = "contract-lane-key"
@@ -47,14 +46,3 @@ def start_server(tmp_path_factory):
     yield start
     for server in started:
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def observations(start_server):
-    """{kind: {probe: observation}}: every probe of the table, in table order, against each server."""
-    out = {}
-    for kind in ("vllm", "standin"):
-        server = start_server(kind)
-        out[kind] = {name: probe(server) for name, probe in probes.PROBES.items()}
-        out[kind]["_server"] = server
-    return out

@@ -104,6 +104,23 @@ def health(server) -> Dict[str, Any]:
     return {"status": answer.status, "empty_body": answer.body == b""}
 
 
+def health_check_http10(server) -> Dict[str, Any]:
+    """The balancer's health check: HAProxy's ``option httpchk GET /health`` sends an HTTP/1.0 request with no
+    Host header (roles/balancer/templates/haproxy.cfg.j2, ``http-check expect status 200``)."""
+    import socket  # pylint: disable=import-outside-toplevel
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET /health HTTP/1.0\r\n\r\n")
+        data = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    status_line = data.split(b"\r\n", 1)[0].decode("latin-1")
+    # Read to the end: a server that keeps an HTTP/1.0 connection open fails here (socket timeout).
+    return {"status": int(status_line.split()[1]) if len(status_line.split()) > 1 else None}
+
+
 def metrics_open(server) -> Dict[str, Any]:
     """/metrics: Prometheus scrapes it without the API key (fleet/_metrics.py targets)."""
     answer = request(server, "GET", "/metrics", key=None)
@@ -222,6 +239,7 @@ def metrics_families(server) -> Dict[str, Any]:
 PROBES: Dict[str, Callable[[Any], Dict[str, Any]]] = {
     "startup_log": startup_log,
     "health": health,
+    "health_check_http10": health_check_http10,
     "metrics_open": metrics_open,
     "unauthorized": unauthorized,
     "models": models,

@@ -129,21 +129,28 @@ def _lock():
         yield
 
 
-def _built_once(kind: str, key: str, build) -> Path:
+def _built_once(kind: str, key: str, build, in_place: bool = False) -> Path:
+    """``build(directory)``'s output for these inputs, made once as CACHE/<kind>-<key> (older ones go).
+    ``in_place``: built at its final path (a virtual environment's scripts name their interpreter by its
+    absolute path, so it cannot be moved); a build cut short is started again."""
     target = CACHE / ("%s-%s" % (kind, key))
     if (target / ".complete").exists():
         return target
     with _lock():
         if not (target / ".complete").exists():
-            tmp = target.with_name(target.name + ".tmp")
+            tmp = target if in_place else target.with_name(target.name + ".tmp")
             shutil.rmtree(tmp, ignore_errors=True)
             build(tmp)
             (tmp / ".complete").write_text(key + "\n")
-            shutil.rmtree(target, ignore_errors=True)
-            os.replace(tmp, target)
+            if not in_place:
+                shutil.rmtree(target, ignore_errors=True)
+                os.replace(tmp, target)
             for old in CACHE.glob(kind + "-*"):
-                if old != target:
-                    shutil.rmtree(old, ignore_errors=True)
+                if old != target and old.name != target.name + ".log":
+                    if old.is_dir():
+                        shutil.rmtree(old, ignore_errors=True)
+                    else:
+                        old.unlink()
     return target
 
 
@@ -206,7 +213,7 @@ def build_venv(target: Path) -> None:
 
 def venv() -> Path:
     """The cached virtual environment (built the first time: several minutes, about 6 GB)."""
-    return _built_once("venv", _key(*VENV_INPUTS), build_venv)
+    return _built_once("venv", _key(*VENV_INPUTS), build_venv, in_place=True)
 
 
 def model() -> Path:
