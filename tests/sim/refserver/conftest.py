@@ -22,7 +22,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "refserver: needs vLLM 0.23.0's CPU build (make contract builds it)")
 
 
-def _start(kind, tmp: Path, api_key=API_KEY, extra_env=None):
+def _start(kind, tmp: Path, started, api_key=API_KEY, extra_env=None):
     port = refserver.free_port()
     log = tmp / ("%s.log" % kind)
     if kind == "vllm":
@@ -30,19 +30,31 @@ def _start(kind, tmp: Path, api_key=API_KEY, extra_env=None):
     else:
         server = refserver.standin_server(tmp / "standin", log, port, api_key, extra_env)
     server.start()
+    started.append(server)  # stopped at the end even when it never gets ready
     server.wait_ready(START_TIMEOUT if kind == "vllm" else 60)
     return server
 
 
 @pytest.fixture(scope="session")
 def start_server(tmp_path_factory):
-    """``start(kind, **kw)``: a started server of that kind ("vllm" or "standin"), stopped at the end."""
+    """``start(kind, **kw)``: a new started server of that kind ("vllm" or "standin"), stopped at the end."""
     started = []
 
     def start(kind, **kw):
-        server = _start(kind, tmp_path_factory.mktemp(kind), **kw)
-        started.append(server)
-        return server
+        return _start(kind, tmp_path_factory.mktemp(kind), started, **kw)
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_server(start_server):
+    """``get(kind)``: the session's one server of that kind with the API key, for every test that leaves it
+    running (the probes, the collection's code); started at the first use."""
+    servers = {}
+
+    def get(kind):
+        if kind not in servers:
+            servers[kind] = start_server(kind, api_key=API_KEY)
+        return servers[kind]
+    return get

@@ -231,7 +231,10 @@ def metrics_families(server) -> Dict[str, Any]:
         sample = name + {"gauge": "", "counter": "_total", "histogram": "_count"}[kind]
         labels = re.findall(r"^%s\{([^}]*)\}" % re.escape(sample), text, re.M)
         names = sorted(set(re.findall(r"(\w+)=", labels[0]))) if labels else []
-        out[name] = {"type": types_.get(name), "labels": [n for n in names if n in ("model_name", "engine")]}
+        # The TYPE line as written: prometheus_client names a counter's after its sample (X_total).
+        typed = [t for t in (name, name + "_total") if t in types_]
+        out[name] = {"type": " ".join([typed[0], types_[typed[0]]]) if typed else None,
+                     "labels": [n for n in names if n in ("model_name", "engine")]}
     return out
 
 

@@ -98,6 +98,9 @@ def model_spec() -> Dict[str, Any]:
                             "mrope_section": [rotary_half - 2 * (rotary_half // 4), rotary_half // 4,
                                               rotary_half // 4]},
         "dtype": "bfloat16",
+        # Qwen3.5's configs keep the Gated-DeltaNet state in float32; vLLM's CPU kernel refuses another dtype
+        # ("Input tensor dtype mismatch").
+        "mamba_ssm_dtype": "float32",
     }
     vision = {
         "model_type": "qwen3_5", "depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2,

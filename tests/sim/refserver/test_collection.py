@@ -66,16 +66,9 @@ def _params(server, **over):
     return params
 
 
-@pytest.fixture(scope="module")
-def server_of(start_server):
-    """One server per kind for this module, with the API key, started before the watch begins."""
-    started = {}
-
-    def get(kind):
-        if kind not in started:
-            started[kind] = start_server(kind, api_key=API_KEY)
-        return started[kind]
-    return get
+@pytest.fixture
+def server_of(shared_server):
+    return shared_server
 
 
 @pytest.mark.parametrize("kind", KINDS)

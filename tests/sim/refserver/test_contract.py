@@ -15,7 +15,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import probes  # noqa: E402
-from conftest import API_KEY  # noqa: E402
 
 _TOKENS = ["completion_tokens", "prompt_tokens", "total_tokens"]
 _METRIC_LABELS = ["engine", "model_name"]
@@ -42,7 +41,8 @@ EXPECTED = {
     "completions_stream": dict(_STREAM, object=["text_completion"], first_role=None),
     "chat_stream": dict(_STREAM, object=["chat.completion.chunk"], first_role="assistant"),
     "unknown_model": {"status": 404, "error": ["code", "message", "param", "type"]},
-    "metrics_families": {name: {"type": kind, "labels": _METRIC_LABELS} for name, kind in (
+    "metrics_families": {name: {"type": "%s%s %s" % (name, "_total" if kind == "counter" else "", kind),
+                                "labels": _METRIC_LABELS} for name, kind in (
         ("vllm:generation_tokens", "counter"), ("vllm:kv_cache_usage_perc", "gauge"),
         ("vllm:num_requests_running", "gauge"), ("vllm:num_requests_waiting", "gauge"),
         ("vllm:prompt_tokens", "counter"), ("vllm:request_time_per_output_token_seconds", "histogram"),
@@ -59,12 +59,12 @@ def test_the_table_and_the_expectations_name_the_same_probes():
 
 
 @pytest.fixture(scope="module")
-def observed(start_server):
+def observed(shared_server):
     cache = {}
 
     def observe(kind):
         if kind not in cache:
-            server = start_server(kind, api_key=API_KEY)
+            server = shared_server(kind)
             cache[kind] = {name: probe(server) for name, probe in probes.PROBES.items()}
         return cache[kind]
     return observe
