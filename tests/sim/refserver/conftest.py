@@ -12,8 +12,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import refserver  # noqa: E402
-
-API_KEY = "contract-lane-key"
+from probes import API_KEY  # noqa: E402
 # The reference server's first start compiles its kernels (cached afterwards, VLLM_CACHE_ROOT).
 START_TIMEOUT = float(os.environ.get("ASCEND_SIM_REFSERVER_START_TIMEOUT", "900"))
 
@@ -54,7 +53,8 @@ def shared_server(start_server):
     servers = {}
 
     def get(kind):
-        if kind not in servers:
+        # A test may end it (the SIGTERM probe is the reference server's last user): then a new one.
+        if kind not in servers or servers[kind].proc.poll() is not None:
             servers[kind] = start_server(kind, api_key=API_KEY)
         return servers[kind]
     return get

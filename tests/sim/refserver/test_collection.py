@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import probes  # noqa: E402
-from conftest import API_KEY  # noqa: E402
+from probes import API_KEY  # noqa: E402
 
 # pylint: disable=wrong-import-position
 from ansible_collections.ascend.vllm.plugins.module_utils.serve import _ready  # noqa: E402
