@@ -100,7 +100,11 @@ class Server:
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(10)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:  # a stream left open holds a graceful stop
+                self.proc.kill()
+                self.proc.wait(10)
 
 
 @pytest.fixture
@@ -203,6 +207,8 @@ def test_guide_command_serves_openai_api(server):
     assert 'vllm:num_requests_running{engine="0",model_name="qwen3.5"} 0.0' in metrics
     assert 'vllm:generation_tokens_total{engine="0",model_name="qwen3.5"} ' in metrics
     assert "vllm:prompt_tokens_total" in metrics
+    # prometheus_client (vLLM's /metrics) names a counter's HELP and TYPE lines after its sample.
+    assert "# TYPE vllm:prompt_tokens_total counter" in metrics and "# TYPE vllm:prompt_tokens counter" not in metrics
     # Requests finished above (the refused ones are not counted), each one observation of each histogram.
     finished = re.search(r'^vllm:request_success_total\{engine="0",model_name="qwen3.5",finished_reason="stop"\} '
                          r'(\S+)$', metrics, re.M)
@@ -388,3 +394,27 @@ def test_the_hub_switched_off_finds_a_model_id_only_in_the_cache(tmp_path, devro
     snapshot.mkdir(parents=True)
     (snapshot / "config.json").write_text("{}")
     server(HF_HUB_OFFLINE="1", HF_HOME=str(home)).wait_ready()
+
+
+def test_sigterm_waits_for_an_open_stream_then_exits_0(server):
+    """As vLLM 0.23.0's own server can (tests/sim/refserver): new connections are refused, the stream gets no
+    more tokens, and the process exits with status 0 once the client closes it."""
+    srv = server(VLLM_SIM_TOKEN_DELAY="0.1").wait_ready()
+    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    body = json.dumps({"model": "qwen3.5", "prompt": "hi", "max_tokens": 40, "stream": True}).encode()
+    sock.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    seen = b""
+    while b"data: " not in seen:
+        chunk = sock.recv(65536)
+        assert chunk, seen
+        seen += chunk
+    srv.proc.terminate()
+    with pytest.raises(subprocess.TimeoutExpired):
+        srv.proc.wait(2)
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", srv.port), timeout=2).close()
+    sock.close()
+    assert srv.proc.wait(10) == 0
+    out = srv.log.read_text()
+    assert "Waiting for connections to close." in out and "Finished server process [%d]" % srv.proc.pid in out
