@@ -304,17 +304,23 @@ def sigterm_in_flight(server, stream_tokens: int = 2000) -> Dict[str, Any]:
     code = server.wait_exit(30)
     thread.join(10)
     finished = False
+    reasons = []
     for event in result["events"]:
         try:
             chunk = json.loads(event)
         except ValueError:
             continue
-        finished = finished or any(c.get("finish_reason") for c in (chunk.get("choices") or [])
+        # An aborted request may end with finish_reason "abort" (vLLM): only stop / length is a completed one.
+        reasons += [c.get("finish_reason") for c in (chunk.get("choices") or []) if isinstance(c, dict)
+                    and c.get("finish_reason")] if isinstance(chunk, dict) else []
+        finished = finished or any(c.get("finish_reason") in ("stop", "length") for c in (chunk.get("choices") or [])
                                    if isinstance(chunk, dict) and isinstance(c, dict))
+    print("SIGTERM probe: %d events, finish reasons %s, last %r" % (len(result["events"]), reasons,
+                                                                   (result["events"] or [b""])[-1][:200]))
     # Not compared, racy on vLLM 0.23.0's side (both seen): the stream gets an error event and [DONE] and the
     # server exits at once, or uvicorn logs "Waiting for connections to close." and holds the exit until the
     # client closes the stream (a client holding it holds `docker stop` until Docker's stop timeout).
-    return {"new_connections_refused": refused, "generation_finished": finished,
+    return {"new_connections_refused": refused, "generation_completed": finished,
             "exit_status": code,
             "exited_within_10s_of_close": code is not None and time.monotonic() - started < 10}
 

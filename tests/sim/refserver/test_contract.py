@@ -49,7 +49,7 @@ EXPECTED = {
         ("vllm:time_to_first_token_seconds", "histogram"))},
 }
 # What SIGTERM with a request in flight and a dead engine look like (measured on the reference server).
-EXPECTED_SIGTERM = {"new_connections_refused": True, "generation_finished": False, "exit_status": 0,
+EXPECTED_SIGTERM = {"new_connections_refused": True, "generation_completed": False, "exit_status": 0,
                     "exited_within_10s_of_close": True}
 EXPECTED_ENGINE_DEATH = {"exit_status": 0, "exited_within_15s": True, "cause_found": True}
 
