@@ -168,8 +168,9 @@ def completions_smoke(server) -> Dict[str, Any]:
     answer = request(server, "POST", "/v1/completions", _ready.completion_body("qwen3.5", PROMPT, MAX_TOKENS))
     data = answer.json() or {}
     choice = (data.get("choices") or [{}])[0]
-    return {"status": answer.status, "object": data.get("object"), "text_is_str": isinstance(_ready.answer_text(
-        data, False), str), "completion_tokens": (data.get("usage") or {}).get("completion_tokens"),
+    return {"status": answer.status, "object": data.get("object"),
+            "text_is_str": isinstance(_ready.answer_text(data, False), str),
+            "completion_tokens": (data.get("usage") or {}).get("completion_tokens"),
             "finish_reason": choice.get("finish_reason"), "usage": _usage_shape(data),
             "choice_keys": [k for k in ("index", "text", "finish_reason", "logprobs") if k in choice]}
 
@@ -315,8 +316,8 @@ def sigterm_in_flight(server, stream_tokens: int = 2000) -> Dict[str, Any]:
                     and c.get("finish_reason")] if isinstance(chunk, dict) else []
         finished = finished or any(c.get("finish_reason") in ("stop", "length") for c in (chunk.get("choices") or [])
                                    if isinstance(chunk, dict) and isinstance(c, dict))
-    print("SIGTERM probe: %d events, finish reasons %s, last %r" % (len(result["events"]), reasons,
-                                                                   (result["events"] or [b""])[-1][:200]))
+    last = (result["events"] or [b""])[-1][:200]
+    print("SIGTERM probe: %d events, finish reasons %s, last %r" % (len(result["events"]), reasons, last))
     # Not compared, racy on vLLM 0.23.0's side (both seen): the stream gets an error event and [DONE] and the
     # server exits at once, or uvicorn logs "Waiting for connections to close." and holds the exit until the
     # client closes the stream (a client holding it holds `docker stop` until Docker's stop timeout).

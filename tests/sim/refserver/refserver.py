@@ -318,8 +318,8 @@ class Server(object):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
-                raise RuntimeError("exited with %s before /health answered:\n%s" % (self.proc.returncode,
-                                                                                      self.log()[-4000:]))
+                raise RuntimeError("exited with %s before /health answered:\n%s"
+                                   % (self.proc.returncode, self.log()[-4000:]))
             try:
                 with urllib.request.urlopen(self.url + "/health", timeout=2) as answer:
                     if answer.status == 200:

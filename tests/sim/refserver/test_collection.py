@@ -13,10 +13,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# pylint: disable=wrong-import-position
 import probes  # noqa: E402
 from probes import API_KEY  # noqa: E402
-
-# pylint: disable=wrong-import-position
 from ansible_collections.ascend.vllm.plugins.module_utils.serve import _ready  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval_client  # noqa: E402
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._metrics import metrics_targets  # noqa: E402
