@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST := $(VENV)/bin/python -m pytest
 SCENARIOS ?= $(filter-out default,$(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
-.PHONY: flags-check awx-runner rolling-upgrade test-stage-1 test-stage-2 eval-tests aisbench eval-aisbench bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer units-newer molecule-newer docs
+.PHONY: contract flags-check awx-runner rolling-upgrade test-stage-1 test-stage-2 eval-tests aisbench eval-aisbench bench controller setup images demo demo-down test lint sanity units integration sim molecule e2e reliability reliability-bad-inputs reliability-faults reliability-report sanity-newer units-newer molecule-newer docs
 
 setup:
 	@scripts/ensure-system.sh
@@ -51,8 +51,17 @@ units: setup
 integration: setup
 	scripts/ansible-test.sh integration --local --python 3.11
 
+# tests/sim/refserver's stand-in side runs here; its reference-server side is `make contract`.
 sim: setup images
-	$(PYTEST) tests/sim -q
+	$(PYTEST) tests/sim -q -m 'not refserver'
+
+# The contract lane (tests/sim/refserver, README there: "Contract lane"): the probe table against vLLM
+# 0.23.0's own OpenAI server (PyPI's CPU build, in a virtual environment cached under
+# ~/.cache/ascend-sim/refserver) and against the stand-in, and the collection's readiness watch, smoke
+# tests, API key, metrics targets and evaluation client against both. No Docker. Not part of `make test`:
+# measured in tests/sim/README.md (the environment is 6 GB, and the first server start compiles its kernels).
+contract: controller
+	$(PYTEST) tests/sim/refserver -q
 
 molecule: setup images
 	@for s in $(SCENARIOS); do \

@@ -107,7 +107,9 @@ options:
     type: str
     default: The future of AI is
   max_tokens:
-    description: C(max_completion_tokens) of the completions request.
+    description: >-
+      C(max_tokens) of the completions request (the guide writes C(max_completion_tokens), which vLLM's
+      C(/v1/completions) ignores).
     type: int
     default: 50
   chat_max_tokens:

@@ -156,8 +156,10 @@ def _seconds_text(value: float) -> str:
 
 
 def completion_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
-    """The guide's completions request (greedy, so the answer is repeatable)."""
-    return {'model': model, 'prompt': prompt, 'max_completion_tokens': int(max_tokens), 'temperature': 0}
+    """The guide's completions request (greedy, so the answer is repeatable), its limit as ``max_tokens``: the
+    guide writes ``max_completion_tokens``, which vLLM 0.23's /v1/completions ignores (the answer then has 16
+    tokens, the default; seen on vLLM 0.23.0's own server, tests/sim/refserver)."""
+    return {'model': model, 'prompt': prompt, 'max_tokens': int(max_tokens), 'temperature': 0}
 
 
 def chat_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:

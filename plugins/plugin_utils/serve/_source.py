@@ -230,7 +230,9 @@ def _unit_word(value):
 
 def unit_text(install, name, argv, description, restart_sec=10):
     """The systemd unit of one instance: ``vllm serve`` from the virtualenv, through the launcher, its
-    environment from the instance's file, restarted on failure, its output in the journal."""
+    environment from the instance's file, restarted whenever it exits (Restart=always: when its engine dies, vLLM
+    0.23's API server exits with status 0, which Restart=on-failure would leave down; seen on vLLM 0.23.0's own
+    server, tests/sim/refserver), its output in the journal. ``systemctl stop`` still stops it."""
     command = [install['launcher'], posixpath.join(install['venv'], 'bin', 'vllm')] + [str(arg) for arg in argv[1:]]
     return '\n'.join([
         '[Unit]',
@@ -243,7 +245,7 @@ def unit_text(install, name, argv, description, restart_sec=10):
         'Type=simple',
         'EnvironmentFile=%s' % env_file(install['root'], name),
         'ExecStart=%s' % ' '.join(_unit_word(arg) for arg in command),
-        'Restart=on-failure',
+        'Restart=always',
         'RestartSec=%d' % int(restart_sec),
         'StandardOutput=journal',
         'StandardError=journal',

@@ -78,9 +78,33 @@ def test_engine_death_after_ready(nodes, clean_node):
     while "Application startup complete." not in logs(node):
         assert time.time() < deadline
         time.sleep(0.3)
-    time.sleep(1.5)
-    assert health(node) == "503"
-    assert "EngineCore encountered a fatal error." in logs(node)
+    # As vLLM 0.23.0's own server (tests/sim/refserver): the API server exits at once, with status 0.
+    assert wait_exit(node, timeout=30) == 0
+    assert "EngineDeadError: EngineCore encountered an issue." in logs(node)
+
+
+@pytest.mark.parametrize("policy,restarted", [("unless-stopped", True), ("on-failure", False)])
+def test_engine_death_and_the_restart_policy(nodes, clean_node, policy, restarted):
+    """The engine dies, vLLM exits 0: the collection's default policy (container_run_restart_policy:
+    unless-stopped) brings it back; on-failure does not."""
+    node = clean_node(NODE)
+    sim.fault(node, ["die_after=1"])
+    argv = docker_run_argv(PLATFORM, image(nodes), GUIDE_SERVE, keep=True)
+    argv[2:2] = ["--restart", policy]
+    assert run(node, argv).returncode == 0
+    deadline = time.time() + 45
+    count = 0
+    while time.time() < deadline:
+        info = json.loads(sim.exec_node(node, ["docker", "inspect", "--format", "{{json .}}", "vllm-ascend"],
+                                        check=True).stdout)
+        count = info["RestartCount"]
+        if count >= 1 or (not restarted and info["State"]["Status"] == "exited"):
+            break
+        time.sleep(0.5)
+    if restarted:
+        assert count >= 1, logs(node)
+    else:
+        assert count == 0 and info["State"]["ExitCode"] == 0, info["State"]
 
 
 def test_device_not_passed_to_the_container(nodes, clean_node):

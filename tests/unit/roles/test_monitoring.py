@@ -276,10 +276,18 @@ def _standin_metrics():
     return module.metrics(engine)
 
 
+def _family(name, kind):
+    """The family of a HELP/TYPE line's name: the Prometheus text format (prometheus_client, vLLM's /metrics)
+    names a counter's lines after its sample, X_total."""
+    return name[:-len('_total')] if kind == 'counter' and name.endswith('_total') else name
+
+
 def _exposition(text):
     """({family: type}, {family: help}, {sample name}) of a Prometheus text exposition."""
-    types_ = dict(re.findall(r'^# TYPE (\S+) (\S+)$', text, re.M))
-    helps = dict(re.findall(r'^# HELP (\S+) (.*)$', text, re.M))
+    types_ = dict((_family(name, kind), kind) for name, kind in re.findall(r'^# TYPE (\S+) (\S+)$', text, re.M))
+    counters = set(name for name, kind in types_.items() if kind == 'counter')
+    helps = dict((name[:-len('_total')] if name.endswith('_total') and name[:-len('_total')] in counters else name,
+                  value) for name, value in re.findall(r'^# HELP (\S+) (.*)$', text, re.M))
     samples = set(re.findall(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{|\s)', text, re.M))
     return types_, helps, samples
 

@@ -76,7 +76,8 @@ def test_the_unit_starts_through_the_launcher_with_the_environment_file():
     lines = text.splitlines()
     assert 'X-Ascend-Vllm-Managed-By=ascend.vllm' in lines
     assert 'EnvironmentFile=/opt/ascend-vllm/instances/vllm-ascend.env' in lines
-    assert 'Restart=on-failure' in lines and 'StandardOutput=journal' in lines
+    # vLLM 0.23's API server exits 0 when its engine dies: only Restart=always brings it back.
+    assert 'Restart=always' in lines and 'StandardOutput=journal' in lines
     exec_start = next(line for line in lines if line.startswith('ExecStart='))
     assert shlex.split(exec_start.split('=', 1)[1])[0] == '/opt/ascend-vllm/bin/ascend-vllm-launch'
 

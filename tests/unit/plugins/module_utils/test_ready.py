@@ -150,7 +150,7 @@ def test_marker_error(state, seen, text):
 
 def test_smoke_bodies_are_the_guides():
     assert _ready.completion_body('qwen3.5', 'The future of AI is', 50) == {
-        'model': 'qwen3.5', 'prompt': 'The future of AI is', 'max_completion_tokens': 50, 'temperature': 0}
+        'model': 'qwen3.5', 'prompt': 'The future of AI is', 'max_tokens': 50, 'temperature': 0}
     assert _ready.chat_body('qwen3.5', 'The future of AI is', 1024) == {
         'model': 'qwen3.5', 'messages': [{'role': 'user', 'content': 'The future of AI is'}],
         'max_completion_tokens': 1024, 'temperature': 0.7, 'top_p': 0.95}
@@ -350,7 +350,7 @@ def test_smoke_tests_send_the_guides_requests():
     result = watch(node, clock, smoke_test=True)
     assert result['state'] == 'ready' and (result['completion'], result['chat']) == (' bright.', 'Hi.')
     assert node.posts == [
-        ('/v1/completions', {'model': 'qwen3.5', 'prompt': 'The future of AI is', 'max_completion_tokens': 50,
+        ('/v1/completions', {'model': 'qwen3.5', 'prompt': 'The future of AI is', 'max_tokens': 50,
                              'temperature': 0}),
         ('/v1/chat/completions', {'model': 'qwen3.5', 'messages': [{'role': 'user', 'content': 'The future of AI is'}],
                                   'max_completion_tokens': 1024, 'temperature': 0.7, 'top_p': 0.95})]
