@@ -23,7 +23,8 @@ from ansible.utils.display import Display
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, ready_notes, restore_note
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (
+    after_ready, failure_message, ready_notes, ready_outcome, restore_note)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import SMOKE_KEYS
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
 
@@ -47,6 +48,7 @@ class ActionModule(ActionBase):
             return {'failed': True, 'msg': 'smoke must be a dict of %s, got %r' % (', '.join(SMOKE_KEYS), smoke)}
         args = dict(smoke, **args)
         kept = str(args.pop('kept', '') or '')
+        instance = str(args.pop('instance', '') or '')
         restoring = boolean(args.pop('restoring', False) or False, strict=False)
         not_started = boolean(args.pop('not_started', False) or False, strict=False)
         host = task_vars.get('inventory_hostname', '?')
@@ -54,7 +56,8 @@ class ActionModule(ActionBase):
             # Check mode did not create or change the container: there is nothing of this run to watch.
             return {'changed': False, 'state': 'not_started', 'task': '', 'error': '', 'reason': '', 'log_note': '',
                     'after': 'none', 'log_tail': [], 'completion': '', 'chat': '', 'models': [],
-                    'served_model_name': args.get('served_model_name') or ''}
+                    'served_model_name': args.get('served_model_name') or '',
+                    'outcome': dict(ready_outcome('not_started', True, 'none'), message='')}
 
         def call(waited):
             module_args = dict(args, waited=waited) if waited else args
@@ -77,8 +80,13 @@ class ActionModule(ActionBase):
             result.setdefault(key, empty)
         result.update(ready_notes(result, host))
         result['after'] = after_ready(kept, result.get('state') != 'ready', self._task.check_mode)
+        # What the outcome means for the run (module_utils/serve/_keep.py), so the role's tasks only act on it.
+        service = boolean(args.get('service', False) or False, strict=False)
+        result['outcome'] = ready_outcome(result['state'], self._task.check_mode, result['after'])
+        result['outcome']['message'] = failure_message(
+            dict(result, name=args.get('name'), url=args.get('url')), instance or str(args.get('name') or ''), host,
+            service, args.get('log_lines', 50)) if result['outcome']['failed'] else ''
         if restoring:
-            service = boolean(args.get('service', False) or False, strict=False)
             result['restore_note'] = restore_note('restore', result, service)
         return result
 

@@ -184,6 +184,12 @@ options:
     type: bool
     default: false
     version_added: 0.3.0
+  instance:
+    description:
+      - The instance's name in the plan, for RV(outcome)'s message (the container's or unit's name when empty).
+    type: str
+    default: ''
+    version_added: 0.4.0
   smoke:
     description:
       - The smoke tests' settings as one dict, as the host plan gives each instance (C(smoke)) - any of O(smoke_test),
@@ -378,6 +384,15 @@ restore_note:
   returned: with O(restoring)
   type: str
   version_added: 0.3.0
+outcome:
+  description:
+    - From the action plugin, what the state means for the run - C(skip) (check mode, the container of this run is
+      not there yet), C(failed) (anything but V(ready) otherwise), C(crashed) (it crashed while starting and is not
+      being replaced by a kept one - stop it, or its restart policy reloads the weights again and again), and
+      C(message), the failure's message (empty when it serves).
+  returned: always
+  type: dict
+  version_added: 0.4.0
 '''
 
 from ansible.module_utils.basic import AnsibleModule
@@ -418,6 +433,7 @@ ARGUMENT_SPEC = dict(
     kept=dict(type='str', default=''),
     restoring=dict(type='bool', default=False),
     smoke=dict(type='dict'),
+    instance=dict(type='str', default=''),
     not_started=dict(type='bool', default=False),
 )
 

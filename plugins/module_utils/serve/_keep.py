@@ -184,6 +184,40 @@ def restore_note(after: str, restored: Any = None, service: bool = False) -> str
     return note
 
 
+# What vllm_ready may answer in check mode for an instance this run would create, change or start: it does not
+# run yet (or is the old one), so there is nothing meaningful to test.
+STATES_NOT_THERE = ('not_started', 'absent', 'not_running')
+
+
+def ready_outcome(state: str, check_mode: Any, after: str) -> Dict[str, bool]:
+    """What the readiness check of one instance means for the run, from vllm_ready's ``state`` and ``after``:
+
+    ``skip`` (check mode, nothing of this run to test), ``failed`` (anything but ``ready`` otherwise), and
+    ``crashed``: a vLLM that crashed while starting is stopped, or Docker's (systemd's) restart policy starts it
+    again and again, reloading the weights and holding the chip each time -- unless the kept container is put
+    back instead (``after`` restore), or in check mode. A container still loading, or serving but failing a
+    check, stays."""
+    check = is_true(check_mode)
+    skip = check and state in STATES_NOT_THERE
+    failed = not skip and state != 'ready'
+    return {'skip': skip, 'failed': failed, 'crashed': failed and state == 'crashed' and not check and after != 'restore'}
+
+
+def failure_message(result: Dict[str, Any], instance: str, host: str, service: bool, log_lines: Any) -> str:
+    """The readiness failure's message, up to the restore note that previous.yml's restore adds: which instance,
+    which check, why, what became of it, and where its log is."""
+    said = words(service)
+    restore = result.get('after') == 'restore'
+    crashed = (result.get('outcome') or {}).get('crashed')
+    stopped = ('The service is stopped; the journal keeps its log; the next run starts it again. ' if service else
+               'The container is stopped and kept with its logs; the next run starts it again. ') if crashed else ''
+    return ('Instance %s (%s, %s) on %s %s. %s: %s. %sThe %s%s\'s last %s log lines are shown above.%s' % (
+        instance, result.get('name') or '', result.get('url') or '', host,
+        'did not take the change' if restore else 'is not serving', result.get('task') or 'Watch the container',
+        result.get('reason') or '', stopped, 'changed ' if restore else '', 'service' if service else said['it'],
+        log_lines, result.get('log_note') or ''))
+
+
 def ready_notes(result: Dict[str, Any], host: str) -> Dict[str, str]:
     """``reason`` and ``log_note`` of a vllm_ready result: why it failed (with a hint on a timeout and the cause the
     log names) and where the failed container's whole log was saved; both empty when it serves."""

@@ -179,3 +179,35 @@ def test_keep_plan_reads_the_switch_as_ansible_does():
     assert keep_plan(serving, none, 'yes', probe)['keep']
     assert not keep_plan(serving, none, 'no', probe)['keep']
     assert keep_plan(serving, none)['probe'] and not keep_plan(serving, none)['keep']
+
+
+# ------------------------------------------------------------------ the readiness outcome (was Jinja in ready_instance.yml)
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (  # noqa: E402 pylint: disable=wrong-import-position
+    STATES_NOT_THERE, failure_message, ready_outcome)
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import STATES  # noqa: E402 pylint: disable=wrong-import-position
+
+
+@pytest.mark.parametrize('state', STATES + STATES_NOT_THERE + ('waiting', 'error'))
+@pytest.mark.parametrize('check_mode', [False, True])
+@pytest.mark.parametrize('after', ['none', 'drop', 'restore'])
+def test_the_outcome_of_every_state(state, check_mode, after):
+    out = ready_outcome(state, check_mode, after)
+    assert out['skip'] == (check_mode and state in STATES_NOT_THERE)
+    assert out['failed'] == (not out['skip'] and state != 'ready')
+    # Only a crash outside check mode, with no kept container to put back, is stopped.
+    assert out['crashed'] == (state == 'crashed' and not check_mode and after != 'restore')
+
+
+@pytest.mark.parametrize('service, crashed, after, says', [
+    (False, True, 'none', 'is not serving. Load the model: boom. The container is stopped and kept with its logs; the '
+                          'next run starts it again. The container\'s last 50 log lines are shown above. Saved.'),
+    (True, True, 'none', 'is not serving. Load the model: boom. The service is stopped; the journal keeps its log; the '
+                         'next run starts it again. The service\'s last 50 log lines are shown above. Saved.'),
+    (False, False, 'restore', 'did not take the change. Load the model: boom. The changed container\'s last 50 log '
+                              'lines are shown above. Saved.'),
+])
+def test_the_failure_message(service, crashed, after, says):
+    result = {'name': 'vllm-ascend', 'url': 'http://127.0.0.1:8080', 'task': 'Load the model', 'reason': 'boom',
+              'after': after, 'log_note': ' Saved.', 'outcome': {'crashed': crashed}}
+    assert failure_message(result, 'default', 'n1', service, 50) == (
+        'Instance default (vllm-ascend, http://127.0.0.1:8080) on n1 ' + says)
