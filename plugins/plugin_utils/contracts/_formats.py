@@ -101,7 +101,8 @@ def unknown_dataset(name: str, dataset: Any) -> Optional[Dict[str, str]]:
     """{msg, fix} when ``dataset`` is not a dataset the evaluation reads (the eval role's words), else None."""
     if isinstance(dataset, str) and dataset in DATASETS:
         return None
-    return {'msg': '%s: unknown dataset %r' % (name, dataset), 'fix': 'use one of: %s' % ', '.join(DATASETS)}
+    return {'msg': '%s: unknown dataset %r' % (name, dataset),
+            'fix': 'use one of: %s (the datasets %s names)' % (', '.join(DATASETS), name)}
 
 
 def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dict[str, str]]:

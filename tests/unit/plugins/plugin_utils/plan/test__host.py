@@ -172,8 +172,10 @@ def test_a_wrong_value_is_refused_naming_the_variable_and_value_or_planned_sound
     lines = [problem['msg'] + ' Fix: ' + problem['fix'] for problem in planned['problems']]
     assert any(name in line for line in lines), (name, value, lines)
     named = [line for line in lines if name in line]
-    assert any(_shown(value) in line or str(value) in line or '(value hidden)' in line for line in named) or \
-        planned['stage'] != 'variables', (name, value, named)
+    # The value, or the wrong item of a list (NAME[i]=ITEM).
+    items = [value] + (list(value) if isinstance(value, (list, tuple)) else [])
+    assert any(_shown(item) in line or str(item) in line or '(value hidden)' in line
+               for item in items for line in named) or planned['stage'] != 'variables', (name, value, named)
 
 
 # One sample per instance option of the option table, of the type its variable takes.

@@ -236,8 +236,10 @@ def test_a_bad_value_is_refused_naming_the_variable_its_value_and_the_fix(data):
     assert len(problems) == 1, (name, value, problems)
     problem = problems[0]
     # The value, or (an item of a list that is wrong: NAME[i]=ITEM) the item.
-    shown = [HIDDEN] if OPTIONS[name].get('no_log') else [json.dumps(item, sort_keys=True, ensure_ascii=False)
-                                                          for item in [value] + (value if isinstance(value, list) else [])]
+    # (The eval role's own words quote a dataset as Python does: 'mmlu'.)
+    items = [value] + (value if isinstance(value, list) else [])
+    shown = [HIDDEN] if OPTIONS[name].get('no_log') else (
+        [json.dumps(item, sort_keys=True, ensure_ascii=False) for item in items] + [repr(item) for item in items])
     assert problem['msg'].startswith(('%s=' % name, '%s[' % name, '%s:' % name)), problem
     assert any(text in problem['msg'] for text in shown), (value, problem)
     # A fix to follow: a value to set (an example) or what to do.
@@ -270,7 +272,7 @@ def test_an_unknown_dataset_is_refused_in_preflight_with_the_eval_roles_words():
                 if problem['variable'] == 'eval_datasets']
     (role,) = dataset_problems(['gsm8k', 'mmlu'], {'gsm8k': '/'})[-1:]
     assert (found['msg'], found['fix']) == (role['msg'], role['fix']) == (
-        "eval_datasets: unknown dataset 'mmlu'", 'use one of: %s' % ', '.join(DATASETS))
+        "eval_datasets: unknown dataset 'mmlu'", 'use one of: %s (the datasets eval_datasets names)' % ', '.join(DATASETS))
 
 
 def test_every_variable_that_names_an_image_has_a_format():
