@@ -11,6 +11,8 @@ What it measures (every figure a median over --runs, the two sides of a ratio al
 in the same loop so that machine load hits both alike):
 - first deploy: `site.yml` on one node whose vLLM container is absent (the image is on the
   node), vs the naive three-task playbook bench/naive.yml (docker_container, wait, one request);
+- first deploy with a pull: the same with the image removed from the node first, so that both
+  pull it from the harness's registry (the naive playbook with docker_container's pull: missing);
 - re-run: `site.yml` again with nothing changed, vs the first deploy;
 - readiness noticed: from the stand-in's "Application startup complete." line to the play's
   first request for /v1/models (both from the container's log, Docker's timestamps);
@@ -83,6 +85,12 @@ def remove_containers(nodes: list[str]) -> None:
         sim.exec_node(name, ["sh", "-c", "docker rm -f $(docker ps -aq) >/dev/null 2>&1 || true"], check=True)
 
 
+def remove_image(node: str) -> None:
+    """The vllm-ascend image gone from the node, so that the next deploy pulls it (from the harness's registry)."""
+    sim.exec_node(node, ["sh", "-c", "docker images --format '{{.Repository}}:{{.Tag}}' | grep vllm-ascend "
+                                     "| xargs -r docker rmi -f >/dev/null"], check=True)
+
+
 def node_cpu_seconds(nodes: list[str]) -> float:
     """CPU time of the nodes' containers and of the containers their engines run (cgroup v1 cpuacct)."""
     total = 0
@@ -149,7 +157,7 @@ def main() -> int:
     # Warm-up: the image on every node, the collection's caches on the controller.
     check(run("site.yml", four), "warm-up deploy")
     samples: dict[str, list[float]] = {k: [] for k in (
-        "naive", "first", "rerun", "ready", "reject", "empty", "contact", "fleet4", "fleet1",
+        "naive", "first", "pull_naive", "pull_first", "rerun", "ready", "reject", "empty", "contact", "fleet4", "fleet1",
         "fleet4_ctl_cpu", "fleet4_node_cpu", "fleet1_ctl_cpu", "fleet1_node_cpu")}
     node = NODES[0]
     for i in range(args.runs):
@@ -165,6 +173,13 @@ def main() -> int:
         latency = ready_latency(node)
         if latency is not None:
             samples["ready"].append(latency)
+        # A first deploy that pulls the image, against the naive playbook pulling it too (pull: missing).
+        for label, playbook in (("pull_naive", "bench/naive.yml"), ("pull_first", "site.yml")):
+            remove_containers([node])
+            remove_image(node)
+            pulled = run(playbook, one)
+            check(pulled, label)
+            samples[label].append(pulled["wall"])
         rerun = run("site.yml", one)
         check(rerun, "re-run")
         samples["rerun"].append(rerun["wall"])
@@ -196,6 +211,8 @@ def main() -> int:
     m = {k: med(v) if v else None for k, v in samples.items()}
     table = [
         ("first deploy / naive playbook", m["first"], m["naive"], round(m["first"] / m["naive"], 2), "<= 1.5"),
+        ("first deploy with a pull / naive playbook with a pull", m["pull_first"], m["pull_naive"],
+         round(m["pull_first"] / m["pull_naive"], 2), "<= 1.3"),
         ("no-change re-run / first deploy", m["rerun"], m["first"], round(m["rerun"] / m["first"], 2), "<= 0.3"),
         ("one contact (ping) / first deploy", m["contact"], m["first"], round(m["contact"] / m["first"], 2), "-"),
         ("no-change re-run / one contact (ping)", m["rerun"], m["contact"], round(m["rerun"] / m["contact"], 2), "-"),
