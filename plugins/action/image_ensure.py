@@ -25,7 +25,9 @@ from ansible.utils.display import Display
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
     classify_failure, failure_message, problem_report, resolve)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
+    copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 
 display = Display()
 
@@ -112,6 +114,21 @@ class ActionModule(ActionBase):
                                            % (path, seconds_text(conf['timeout']))}
         return waited.get('answer') or {'failed': True, 'msg': 'the load job of %s left no result' % path}
 
+    def _copy(self, source, path, conf, task_vars):
+        """The archive from the controller to ``path`` on the node, a progress line every ``report_after`` seconds.
+
+        The connection copies it in one call that says nothing while it runs (ssh's sftp or scp, community.docker's
+        ``docker exec ... dd``, all reading the file from an open descriptor); that descriptor's offset in the
+        controller's /proc is how much has been sent (the read offset docker load's progress uses on the node).
+        """
+        host = task_vars.get('inventory_hostname', '?')
+
+        def show(progress, elapsed):
+            display.display(copy_line(host, source, path, progress, elapsed), stderr=True)
+
+        return while_running(lambda: self._transfer_file(source, path), lambda: archive_read(source), show,
+                             conf['report_after'])
+
     def _cleanup(self, job, task_vars):
         jid = job.get('ansible_job_id')
         if not jid:
@@ -172,7 +189,7 @@ class ActionModule(ActionBase):
                                 {'path': os.path.dirname(path), 'state': 'directory', 'mode': '0750'}, task_vars)
             if made.get('failed'):
                 return made
-            self._transfer_file(self._find_needle('files', archive), path)
+            self._copy(self._find_needle('files', archive), path, conf, task_vars)
             self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
         loaded = self._load_archive(path, conf, task_vars)
         if not on_node and boolean(args.get('archive_cleanup', True), strict=False):

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import threading
 from unittest import mock
 
 import pytest
@@ -77,7 +78,8 @@ def _run(args, answers, check_mode=False, present=(), node=None):
 
     action._background = background
     action._cleanup = lambda job, task_vars: calls.append(('cleanup', {'jid': job['ansible_job_id']}))
-    action._transfer_file = lambda local, remote: calls.append(('transfer', {'src': local, 'dest': remote}))
+    action._transfer_file = (node or {}).get('transfer') or (
+        lambda local, remote: calls.append(('transfer', {'src': local, 'dest': remote})))
     action._find_needle = lambda kind, path: path
     action._remove_tmp_path = lambda path: None
     with mock.patch.object(action_module.time, 'sleep', lambda seconds: calls.append(('sleep', {'s': seconds}))):
@@ -276,3 +278,37 @@ def test_a_load_prints_how_much_of_the_archive_the_engine_has_been_sent():
                                'layers; ')
     assert 'sent whole while the Docker Engine registers its layers' in shown[2]
     assert all('elapsed, timeout in' in line for line in shown)
+
+
+def test_the_copy_to_the_node_prints_how_much_of_the_archive_the_connection_has_read(tmp_path):
+    """The connection's transfer says nothing while it runs; the offset of the open archive (this process's own
+    /proc here, as the docker connection's dd or ssh's sftp on a controller) is printed every report_after seconds."""
+    archive = tmp_path / 'vllm.tar'
+    archive.write_bytes(b'x' * 4000000)
+    shown, seen = [], threading.Event()
+
+    def display(msg, **kwargs):
+        shown.append(msg)
+        seen.set()
+
+    def transfer(local, remote):
+        assert (local, remote) == (str(archive), '/var/tmp/x/vllm.tar')
+        with open(local, 'rb') as handle:
+            handle.read(1000000)
+            assert seen.wait(10)
+            seen.clear()
+            handle.read()
+            assert seen.wait(10)
+
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x', 'report_after': 1}
+    with mock.patch.object(action_module.display, 'display', display):
+        result, calls = _run(args, {}, node={'transfer': transfer})
+    assert result['ref'] == 'mirror/haproxy:2.6' and result['changed']
+    copies = [line for line in shown if line.startswith('[n1] copying ')]
+    assert copies[0].startswith('[n1] copying %s to the node as /var/tmp/x/vllm.tar: 1 MB of 4 MB sent (25%%); '
+                                % archive), copies
+    assert copies[1].startswith('[n1] copying %s to the node as /var/tmp/x/vllm.tar: all 4 MB read; the node writes '
+                                'the last of it; ' % archive), copies
+    assert all(line.endswith(' elapsed') for line in copies)
+    # Once the transfer has returned no copy line follows: the load comes next.
+    assert len(copies) == 2 and 'community.docker.docker_image_load' in [name for name, _args in calls]
