@@ -27,11 +27,15 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
     copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import add
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 
 display = Display()
 
 POLICIES = ('not_present', 'always')
+
+# What --diff shows of the tarball on the node: its size (the bytes of an image are no text to read).
+ARCHIVE_SHOWN = '<docker save archive, %d bytes>\n'
 
 # The variables a platform problem names: image_pull's defaults come from these.
 PLATFORM_NAMES = {'platform': 'ascend_vllm_platform', 'platform_overrides': 'ascend_vllm_platform_overrides',
@@ -181,9 +185,10 @@ class ActionModule(ActionBase):
         on_node = boolean(args.get('archive_on_node') or False, strict=False)
         path = archive if on_node else '%s/%s' % (to_text(args.get('archive_dir') or '/var/tmp').rstrip('/'),
                                                   os.path.basename(archive))
+        shown = self._archive_diff(archive, path, on_node, task_vars)
         if self._task.check_mode:
-            return {'changed': True, 'ref': conf['candidates'][0], 'id': None, 'loaded': [],
-                    'msg': 'would load %s' % archive}
+            return dict(shown, changed=True, ref=conf['candidates'][0], id=None, loaded=[],
+                        msg='would load %s' % archive)
         if not on_node:
             made = self._module('ansible.legacy.file',
                                 {'path': os.path.dirname(path), 'state': 'directory', 'mode': '0750'}, task_vars)
@@ -200,7 +205,20 @@ class ActionModule(ActionBase):
         # Prefer the name the registries would give; else the tarball's own first name.
         ref = next((name for name in conf['candidates'] if name in names), None)
         ref = ref or next((name for name in names if not name.startswith('sha256:')), None) or conf['candidates'][0]
-        return {'changed': bool(loaded.get('changed')), 'ref': ref, 'id': None, 'loaded': names}
+        return dict(shown, changed=bool(loaded.get('changed')), ref=ref, id=None, loaded=names)
+
+    def _archive_diff(self, archive, path, on_node, task_vars):
+        """With --diff, ``{'diff': [...]}`` for the tarball copied to the node: created (or replaced) at ``path``, or
+        nothing left there with archive_cleanup; shown by its size, not its bytes. ``{}`` otherwise."""
+        if on_node or not self._task.diff:
+            return {}
+        found = self._module('ansible.legacy.stat', {'path': path, 'get_checksum': False}, task_vars).get('stat') or {}
+        before = ARCHIVE_SHOWN % found['size'] if found.get('exists') and found.get('isreg') else None
+        cleanup = boolean(self._task.args.get('archive_cleanup', True), strict=False)
+        after = None if cleanup else ARCHIVE_SHOWN % os.path.getsize(self._find_needle('files', archive))
+        result = {}
+        add(result, True, path, before, after)
+        return result
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
@@ -277,7 +295,7 @@ class ActionModule(ActionBase):
         if problem:
             return dict(out, failed=True, stage='inputs', msg=problem)
         got = self._ensure(conf, task_vars)
-        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg') if key in got)
+        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg', 'diff') if key in got)
         if got.get('failed'):
             return dict(out, failed=True, stage='load' if args.get('archive') else 'pull')
         out.update(ref=got['ref'] or out['ref'], id=got.get('id') or out['id'], stage='ensured')

@@ -142,7 +142,12 @@ attributes:
     details: M(community.docker.docker_image_pull) only asks the Engine whether it would pull, in the foreground; a
       tarball is neither copied nor loaded.
   diff_mode:
-    support: none
+    support: partial
+    details:
+      - The tarball copied from the controller shows as created (or replaced) at its path in O(archive_dir), by its
+        size, not its bytes; with O(archive_cleanup=true) nothing stays, and only a file it replaces shows, as
+        removed. In check mode too.
+      - An image is no file and has no diff; RV(changed) says whether one was pulled or loaded.
   platform:
     support: full
     platforms: posix
@@ -246,6 +251,13 @@ seconds:
   description: Seconds all the attempts took.
   returned: always
   type: float
+diff:
+  description: With C(--diff) and a tarball copied from the controller, the file it leaves at its path on the node
+    (C(before_header), C(after_header); C((absent)) when there is none) as C(<docker save archive, N bytes>).
+  returned: in diff mode, when the tarball on the node changes
+  type: list
+  elements: dict
+  version_added: 0.4.0
 '''
 
 from ansible.module_utils.basic import AnsibleModule

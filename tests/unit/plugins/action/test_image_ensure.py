@@ -24,9 +24,10 @@ NOT_FOUND = '404 Client Error: Not Found ("manifest unknown")'
 TIMEOUT = 'Get "https://r/v2/": dial tcp: i/o timeout'
 
 
-def _action(args, check_mode=False):
+def _action(args, check_mode=False, diff=False):
     task = mock.MagicMock()
     task.check_mode = check_mode
+    task.diff = diff
     task.args = dict(args)
     task.async_val = 0
     connection = mock.MagicMock()
@@ -62,12 +63,15 @@ def _run(args, answers, check_mode=False, present=(), node=None):
         if name == 'community.docker.docker_host_info':
             return (node or {}).get('host_info', {'images': [{'RepoTags': [ref]} for ref in present]})
         if name == 'ansible.legacy.stat':
+            sizes = (node or {}).get('sizes', {})
+            if module_args['path'] in sizes:
+                return {'stat': {'exists': True, 'isreg': True, 'size': sizes[module_args['path']]}}
             return {'stat': {'isreg': module_args['path'] in (node or {}).get('files', ())}}
         if name == 'community.docker.docker_image_remove':
             return {'changed': not check_mode}
         return {}
 
-    action = _action(args, check_mode)
+    action = _action(args, check_mode, (node or {}).get('diff', False))
     action._module = module
 
     def background(name, module_args, timeout, task_vars):
@@ -312,3 +316,31 @@ def test_the_copy_to_the_node_prints_how_much_of_the_archive_the_connection_has_
     assert all(line.endswith(' elapsed') for line in copies)
     # Once the transfer has returned no copy line follows: the load comes next.
     assert len(copies) == 2 and 'community.docker.docker_image_load' in [name for name, _args in calls]
+
+
+@pytest.mark.parametrize('check_mode', [False, True])
+@pytest.mark.parametrize('cleanup, there, shown', [
+    (False, None, [('/var/tmp/x/vllm.tar (absent)', '', '/var/tmp/x/vllm.tar', '<docker save archive, 5 bytes>\n')]),
+    (False, 9, [('/var/tmp/x/vllm.tar', '<docker save archive, 9 bytes>\n', '/var/tmp/x/vllm.tar',
+                 '<docker save archive, 5 bytes>\n')]),
+    (False, 5, []),
+    (True, None, []),
+    (True, 9, [('/var/tmp/x/vllm.tar', '<docker save archive, 9 bytes>\n', '/var/tmp/x/vllm.tar (absent)', '')]),
+])
+def test_diff_shows_the_tarball_the_copy_leaves_on_the_node(tmp_path, check_mode, cleanup, there, shown):
+    archive = tmp_path / 'vllm.tar'
+    archive.write_bytes(b'12345')
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x',
+            'archive_cleanup': cleanup}
+    node = {'diff': True, 'sizes': {'/var/tmp/x/vllm.tar': there} if there is not None else {}}
+    result, _calls = _run(args, {}, check_mode=check_mode, node=node)
+    assert result['changed']
+    assert [(e['before_header'], e['before'], e['after_header'], e['after']) for e in result.get('diff', [])] == shown
+
+
+def test_without_diff_the_node_is_not_asked_about_the_tarball(tmp_path):
+    archive = tmp_path / 'vllm.tar'
+    archive.write_bytes(b'12345')
+    result, calls = _run({'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x'},
+                         {})
+    assert 'diff' not in result and 'ansible.legacy.stat' not in [name for name, _args in calls]
