@@ -99,7 +99,7 @@ attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
-    details: In check mode nothing is written or sent; the instances come back without results, and RV(changed) is
+    details: In check mode nothing is written or sent; the instances come back without results, and C(changed) is
       true (a run writes the configs and sends the requests).
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.

@@ -84,7 +84,7 @@ attributes:
     support: none
     details:
       - The archive is the module's output, not a change to the node (by default in a new temporary directory, which
-        C(playbooks/diagnose.yml) removes once fetched; RV(changed) is false); RV(files) lists what it holds.
+        C(playbooks/diagnose.yml) removes once fetched; C(changed) is false); RV(files) lists what it holds.
   platform:
     description: Target OS/families that can be operated against.
     support: full

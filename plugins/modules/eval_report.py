@@ -68,7 +68,7 @@ attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
-    details: Writes nothing in check mode; RV(changed) is then true, the report a run would write.
+    details: Writes nothing in check mode; C(changed) is then true, the report a run would write.
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
@@ -231,6 +231,7 @@ def main():
     # In check mode nothing is written (files is empty); changed says that a run would write the report.
     module.exit_json(changed=True, path=path, files=writer.files, failures=failures, summary=summary, date=date,
                      **writer.result)
+
 
 if __name__ == '__main__':
     main()
