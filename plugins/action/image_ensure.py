@@ -27,7 +27,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
     copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
-from ansible_collections.ascend.vllm.plugins.module_utils._diff import add
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 
 display = Display()
@@ -124,14 +124,21 @@ class ActionModule(ActionBase):
         The connection copies it in one call that says nothing while it runs (ssh's sftp or scp, community.docker's
         ``docker exec ... dd``, all reading the file from an open descriptor); that descriptor's offset in the
         controller's /proc is how much has been sent (the read offset docker load's progress uses on the node).
+        The local connection copies with sendfile at explicit offsets, which leave the descriptor's at 0: there the
+        copy's own size (the node is this machine) is how much has been sent.
         """
         host = task_vars.get('inventory_hostname', '?')
+        local = getattr(self._connection, 'transport', None) in ('local', 'ansible.builtin.local', 'ansible.legacy.local')
+
+        def look():
+            progress = archive_read(source)
+            written = file_size(path) if local else None
+            return dict(progress, read=written) if written is not None else progress
 
         def show(progress, elapsed):
             display.display(copy_line(host, source, path, progress, elapsed), stderr=True)
 
-        return while_running(lambda: self._transfer_file(source, path), lambda: archive_read(source), show,
-                             conf['report_after'])
+        return while_running(lambda: self._transfer_file(source, path), look, show, conf['report_after'])
 
     def _cleanup(self, job, task_vars):
         jid = job.get('ansible_job_id')

@@ -109,8 +109,8 @@ options:
         O(archive_on_node=true). It is copied to O(archive_dir) on the node, loaded with
         M(community.docker.docker_image_load) and, with O(archive_cleanup=true), removed from the node again.
       - While the connection copies it, every O(report_after) seconds a progress line says how much of the archive
-        has been sent and the time spent (the offset of the open archive in the controller's C(/proc); a controller
-        without C(/proc) only shows the time).
+        has been sent and the time spent (the offset of the open archive in the controller's C(/proc), or over the
+        local connection the copy's own size; a controller without C(/proc) only shows the time).
       - The load runs as an async job on the node; every O(report_after) seconds a progress line says how much of the
         archive the Docker Engine has been sent, the time spent and the time left (O(timeout)).
       - With O(policy=not_present) nothing is loaded when the node already has one of O(candidates). RV(ref) is the

@@ -72,6 +72,7 @@ def _run(args, answers, check_mode=False, present=(), node=None):
         return {}
 
     action = _action(args, check_mode, (node or {}).get('diff', False))
+    action._connection.transport = (node or {}).get('transport', 'ssh')
     action._module = module
 
     def background(name, module_args, timeout, task_vars):
@@ -344,3 +345,30 @@ def test_without_diff_the_node_is_not_asked_about_the_tarball(tmp_path):
     result, calls = _run({'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x'},
                          {})
     assert 'diff' not in result and 'ansible.legacy.stat' not in [name for name, _args in calls]
+
+
+def test_over_the_local_connection_the_copy_s_own_size_is_what_has_been_sent(tmp_path):
+    """ansible.builtin.local copies with sendfile at explicit offsets: the archive's descriptor stays at 0, so the
+    line reads the copy (the node is this machine)."""
+    archive, copy = tmp_path / 'vllm.tar', tmp_path / 'node' / 'vllm.tar'
+    archive.write_bytes(b'x' * 4000000)
+    copy.parent.mkdir()
+    shown, seen = [], threading.Event()
+
+    def display(msg, **kwargs):
+        shown.append(msg)
+        seen.set()
+
+    def transfer(local, remote):
+        with open(local, 'rb') as source, open(remote, 'wb') as dest:
+            dest.write(b'x' * 3000000)
+            dest.flush()
+            assert seen.wait(10)
+            dest.write(source.read()[3000000:])
+
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': str(copy.parent),
+            'report_after': 1}
+    with mock.patch.object(action_module.display, 'display', display):
+        _run(args, {}, node={'transfer': transfer, 'transport': 'local'})
+    copies = [line for line in shown if line.startswith('[n1] copying ')]
+    assert copies[0].startswith('[n1] copying %s to the node as %s: 3 MB of 4 MB sent (75%%); ' % (archive, copy))
