@@ -25,11 +25,17 @@ from ansible.utils.display import Display
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
     classify_failure, failure_message, problem_report, resolve)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
+    copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 
 display = Display()
 
 POLICIES = ('not_present', 'always')
+
+# What --diff shows of the tarball on the node: its size (the bytes of an image are no text to read).
+ARCHIVE_SHOWN = '<docker save archive, %d bytes>\n'
 
 # The variables a platform problem names: image_pull's defaults come from these.
 PLATFORM_NAMES = {'platform': 'ascend_vllm_platform', 'platform_overrides': 'ascend_vllm_platform_overrides',
@@ -112,6 +118,28 @@ class ActionModule(ActionBase):
                                            % (path, seconds_text(conf['timeout']))}
         return waited.get('answer') or {'failed': True, 'msg': 'the load job of %s left no result' % path}
 
+    def _copy(self, source, path, conf, task_vars):
+        """The archive from the controller to ``path`` on the node, a progress line every ``report_after`` seconds.
+
+        The connection copies it in one call that says nothing while it runs (ssh's sftp or scp, community.docker's
+        ``docker exec ... dd``, all reading the file from an open descriptor); that descriptor's offset in the
+        controller's /proc is how much has been sent (the read offset docker load's progress uses on the node).
+        The local connection copies with sendfile at explicit offsets, which leave the descriptor's at 0: there the
+        copy's own size (the node is this machine) is how much has been sent.
+        """
+        host = task_vars.get('inventory_hostname', '?')
+        local = getattr(self._connection, 'transport', None) in ('local', 'ansible.builtin.local', 'ansible.legacy.local')
+
+        def look():
+            progress = archive_read(source)
+            written = file_size(path) if local else None
+            return dict(progress, read=written) if written is not None else progress
+
+        def show(progress, elapsed):
+            display.display(copy_line(host, source, path, progress, elapsed), stderr=True)
+
+        return while_running(lambda: self._transfer_file(source, path), look, show, conf['report_after'])
+
     def _cleanup(self, job, task_vars):
         jid = job.get('ansible_job_id')
         if not jid:
@@ -164,15 +192,16 @@ class ActionModule(ActionBase):
         on_node = boolean(args.get('archive_on_node') or False, strict=False)
         path = archive if on_node else '%s/%s' % (to_text(args.get('archive_dir') or '/var/tmp').rstrip('/'),
                                                   os.path.basename(archive))
+        shown = self._archive_diff(archive, path, on_node, task_vars)
         if self._task.check_mode:
-            return {'changed': True, 'ref': conf['candidates'][0], 'id': None, 'loaded': [],
-                    'msg': 'would load %s' % archive}
+            return dict(shown, changed=True, ref=conf['candidates'][0], id=None, loaded=[],
+                        msg='would load %s' % archive)
         if not on_node:
             made = self._module('ansible.legacy.file',
                                 {'path': os.path.dirname(path), 'state': 'directory', 'mode': '0750'}, task_vars)
             if made.get('failed'):
                 return made
-            self._transfer_file(self._find_needle('files', archive), path)
+            self._copy(self._find_needle('files', archive), path, conf, task_vars)
             self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
         loaded = self._load_archive(path, conf, task_vars)
         if not on_node and boolean(args.get('archive_cleanup', True), strict=False):
@@ -183,7 +212,20 @@ class ActionModule(ActionBase):
         # Prefer the name the registries would give; else the tarball's own first name.
         ref = next((name for name in conf['candidates'] if name in names), None)
         ref = ref or next((name for name in names if not name.startswith('sha256:')), None) or conf['candidates'][0]
-        return {'changed': bool(loaded.get('changed')), 'ref': ref, 'id': None, 'loaded': names}
+        return dict(shown, changed=bool(loaded.get('changed')), ref=ref, id=None, loaded=names)
+
+    def _archive_diff(self, archive, path, on_node, task_vars):
+        """With --diff, ``{'diff': [...]}`` for the tarball copied to the node: created (or replaced) at ``path``, or
+        nothing left there with archive_cleanup; shown by its size, not its bytes. ``{}`` otherwise."""
+        if on_node or not self._task.diff:
+            return {}
+        found = self._module('ansible.legacy.stat', {'path': path, 'get_checksum': False}, task_vars).get('stat') or {}
+        before = ARCHIVE_SHOWN % found['size'] if found.get('exists') and found.get('isreg') else None
+        cleanup = boolean(self._task.args.get('archive_cleanup', True), strict=False)
+        after = None if cleanup else ARCHIVE_SHOWN % os.path.getsize(self._find_needle('files', archive))
+        result = {}
+        add(result, True, path, before, after)
+        return result
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
@@ -260,7 +302,7 @@ class ActionModule(ActionBase):
         if problem:
             return dict(out, failed=True, stage='inputs', msg=problem)
         got = self._ensure(conf, task_vars)
-        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg') if key in got)
+        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg', 'diff') if key in got)
         if got.get('failed'):
             return dict(out, failed=True, stage='load' if args.get('archive') else 'pull')
         out.update(ref=got['ref'] or out['ref'], id=got.get('id') or out['id'], stage='ensured')

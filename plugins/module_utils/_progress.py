@@ -15,6 +15,8 @@ The Docker Engine's pull stream (``POST /images/create``) says per layer
 from __future__ import annotations
 
 import math
+import threading
+import time
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
@@ -139,6 +141,53 @@ def load_line(host: str, archive: str, progress: Optional[Dict[str, Any]], elaps
     else:
         what = '%s sent to the Docker Engine' % size(read)
     return '[%s] loading %s: %s; %s' % (host, archive, what, times)
+
+
+def copy_line(host: str, source: str, dest: str, progress: Optional[Dict[str, Any]], elapsed: float) -> str:
+    """One progress line of the archive's copy from the controller to the node: how much of it the connection has
+    read (``progress``: node/_pull_watch.archive_read of the controller's own processes) and the time spent."""
+    progress = progress or {}
+    total, read = progress.get('size'), progress.get('read')
+    if read is None:
+        what = ('no process has the archive open at an offset (the connection has not opened it yet, or copies it '
+                'without reading it in order)')
+    elif total and read >= total:
+        what = 'all %s read; the node writes the last of it' % size(total)
+    elif total:
+        what = '%s of %s sent (%d%%)' % (size(read), size(total), 100 * read // total)
+    else:
+        what = '%s sent' % size(read)
+    return '[%s] copying %s to the node as %s: %s; %s elapsed' % (host, source, dest, what, duration(elapsed))
+
+
+def while_running(work: Callable[[], Any],
+                  look: Callable[[], Optional[Dict[str, Any]]],
+                  show: Callable[[Optional[Dict[str, Any]], float], None],
+                  every: float,
+                  clock: Callable[[], float] = time.monotonic) -> Any:
+    """Run ``work()`` (a step that cannot report by itself, such as a file transfer over the connection) in this
+    thread while a second thread calls ``show(look(), elapsed)`` every ``every`` seconds; ``work``'s value, or its
+    exception. No line is begun once ``work`` has returned; a look that fails costs its line, never the work."""
+    stop = threading.Event()
+    start = clock()
+
+    def report() -> None:
+        while not stop.wait(max(float(every), 0.001)):
+            try:
+                progress = look()
+            except (OSError, ValueError):
+                progress = None
+            if not stop.is_set():
+                show(progress, clock() - start)
+
+    thread = threading.Thread(target=report, name='progress')
+    thread.daemon = True
+    thread.start()
+    try:
+        return work()
+    finally:
+        stop.set()
+        thread.join()
 
 
 def job_line(host: str, what: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:

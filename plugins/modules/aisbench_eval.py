@@ -99,10 +99,16 @@ attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
-    details: In check mode nothing is written or sent; the instances come back without results.
+    details: In check mode nothing is written or sent; the instances come back without results, and C(changed) is
+      true (a run writes the configs and sends the requests).
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
+    support: partial
+    details:
+      - Every file the module writes under O(workdir) (the model configs, the performance dataset, the stand-in
+        tokenizer, the textvqa question copies) before and after, in check mode too; O(api_key) shows as
+        C(********).
+      - AISBench's own run folders under O(workdir) are not shown.
 notes:
   - Sends load to the servers; run it after the deploy, not during one.
 '''
@@ -129,21 +135,35 @@ instances:
   returned: always
   type: list
   elements: dict
+diff:
+  description: With C(--diff), per file written, its path (C(before_header), C(after_header); C((absent)) when it did
+    not exist) and its text before and after, the API key hidden.
+  returned: in diff mode, when a file changes
+  type: list
+  elements: dict
+  version_added: 0.4.0
 '''
 
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, current, described, hide
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     accuracy_config, failure_log, latest_run, perf_config, perf_dataset, read_accuracy, read_performance,
     stand_in_tokenizer, textvqa_files)
 
 
-def write(path, text):
-    """Write a file only its owner reads (the configs may hold the API key)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, 'w') as handle:
-        handle.write(text)
+def write(module, result, path, text):
+    """Write a file only its owner reads (the configs may hold the API key); with --diff, show it before and after
+    (the key hidden)."""
+    secrets = [module.params['api_key'] or '']
+    before = hide(current(path), secrets) if module._diff else None  # pylint: disable=protected-access
+    if not module.check_mode:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as handle:
+            handle.write(text)
+    add(result, module._diff, path, before, hide(described(text), secrets))  # pylint: disable=protected-access
 
 
 def ais_bench(module, args, what, cwd):
@@ -159,18 +179,46 @@ def ais_bench(module, args, what, cwd):
         module.fail_json(msg='%s: ais_bench exited %d: %s' % (what, rc, ' | '.join(tail)), cmd=cmd)
 
 
-def accuracy(module, entry, target, base):
-    params = module.params
+def accuracy_files(params, entry, target, base):
+    """The files of an accuracy run, in the order they are written: (path, text) each, and the config's path."""
+    files = []
     dirs = dict(params['dataset_dirs'])
     if 'textvqa' in dirs:
         # AISBench opens the images from its working directory: a copy of the questions with absolute paths.
         local = os.path.join(base, 'textvqa')
-        for name, text in textvqa_files(dirs['textvqa']).items():
-            os.makedirs(os.path.dirname(os.path.join(local, name)), exist_ok=True)
-            write(os.path.join(local, name), text)
+        files.extend((os.path.join(local, name), text) for name, text in textvqa_files(dirs['textvqa']).items())
         dirs['textvqa'] = local
     config = os.path.join(base, 'accuracy.py')
-    write(config, accuracy_config('%s/%s' % (params['where'], entry['name']), target, params, dirs))
+    files.append((config, accuracy_config('%s/%s' % (params['where'], entry['name']), target, params, dirs)))
+    return files, config
+
+
+def performance_files(params, entry, target, base):
+    """The files of a performance run, in the order they are written: (path, text) each, and the config's path."""
+    files = []
+    tokenizer = params['tokenizer']
+    if not tokenizer:
+        tokenizer = os.path.join(base, 'tokenizer')
+        files.extend((os.path.join(tokenizer, name), text) for name, text in stand_in_tokenizer().items())
+    dataset = os.path.join(base, 'perf.jsonl')
+    files.append((dataset, perf_dataset(params['requests'], params['input_len'], params['output_len'])))
+    config = os.path.join(base, 'performance.py')
+    files.append((config, perf_config('%s/%s' % (params['where'], entry['name']), target, params, dataset,
+                                      tokenizer)))
+    return files, config
+
+
+def write_all(module, result, files):
+    for path, text in files:
+        if not module.check_mode:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        write(module, result, path, text)
+
+
+def accuracy(module, result, entry, target, base):
+    params = module.params
+    files, config = accuracy_files(params, entry, target, base)
+    write_all(module, result, files)
     what = '%s/%s accuracy' % (params['where'], entry['name'])
     ais_bench(module, [config, '-w', os.path.join(base, 'accuracy'), '--dump-eval-details'], what, base)
     run = latest_run(os.path.join(base, 'accuracy'))
@@ -182,18 +230,10 @@ def accuracy(module, entry, target, base):
     return scores, run
 
 
-def performance(module, entry, target, base):
+def performance(module, result, entry, target, base):
     params = module.params
-    tokenizer = params['tokenizer']
-    if not tokenizer:
-        tokenizer = os.path.join(base, 'tokenizer')
-        os.makedirs(tokenizer, exist_ok=True)
-        for name, text in stand_in_tokenizer().items():
-            write(os.path.join(tokenizer, name), text)
-    dataset = os.path.join(base, 'perf.jsonl')
-    write(dataset, perf_dataset(params['requests'], params['input_len'], params['output_len']))
-    config = os.path.join(base, 'performance.py')
-    write(config, perf_config('%s/%s' % (params['where'], entry['name']), target, params, dataset, tokenizer))
+    files, config = performance_files(params, entry, target, base)
+    write_all(module, result, files)
     what = '%s/%s performance' % (params['where'], entry['name'])
     ais_bench(module, [config, '-m', 'perf', '-w', os.path.join(base, 'performance'), '--max-num-workers', '1'],
               what, base)
@@ -205,17 +245,24 @@ def performance(module, entry, target, base):
                          % (what, exc, failure_log(run, 'infer', '*') or 'none'), run=run)
 
 
-def evaluate(module, entry):
+def evaluate(module, result, entry):
     params = module.params
     base = os.path.abspath(os.path.join(params['workdir'], str(entry['name'])))
-    os.makedirs(base, exist_ok=True)
     target = {'host': params['host'], 'port': entry['port'], 'served': entry.get('served'),
               'model': entry.get('model')}
+    if module.check_mode:
+        # Nothing written or sent: the files a run would write, for --diff.
+        if params['dataset_dirs']:
+            write_all(module, result, accuracy_files(params, entry, target, base)[0])
+        if params['concurrency']:
+            write_all(module, result, performance_files(params, entry, target, base)[0])
+        return entry
+    os.makedirs(base, exist_ok=True)
     out = dict(entry, accuracy={}, performance=[], aisbench={})
     if params['dataset_dirs']:
-        out['accuracy'], out['aisbench']['accuracy'] = accuracy(module, entry, target, base)
+        out['accuracy'], out['aisbench']['accuracy'] = accuracy(module, result, entry, target, base)
     if params['concurrency']:
-        out['performance'], out['aisbench']['performance'] = performance(module, entry, target, base)
+        out['performance'], out['aisbench']['performance'] = performance(module, result, entry, target, base)
     return out
 
 
@@ -245,9 +292,10 @@ def main():
     for item in instances:
         if 'port' not in item or 'name' not in item:
             module.fail_json(msg='instances: every entry needs a name and a port, got %r' % (item,))
-    if not module.check_mode:
-        instances = [evaluate(module, entry) for entry in instances]
-    module.exit_json(changed=not module.check_mode, instances=instances)
+    result = {}
+    instances = [evaluate(module, result, entry) for entry in instances]
+    # In check mode changed says that a run would write the configs and run AISBench.
+    module.exit_json(changed=True, instances=instances, **result)
 
 
 if __name__ == '__main__':

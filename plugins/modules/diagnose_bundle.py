@@ -45,7 +45,10 @@ attributes:
     details: The archive is the module's output; it is written in check mode too.
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
+    support: partial
+    details:
+      - The archive written shows as created (or replaced), and each host's archive removed (O(remove_sources)) as
+        removed, each as its list of members with their sizes, not their bytes.
   platform:
     description: Target OS/families that can be operated against.
     support: full
@@ -75,6 +78,13 @@ files:
   returned: success
   type: int
   sample: 42
+diff:
+  description: With C(--diff), per archive written or removed, its path (C(before_header), C(after_header);
+    C((absent)) when it did not or does not exist) and its members, one C(NAME (N bytes)) line each, before and after.
+  returned: in diff mode
+  type: list
+  elements: dict
+  version_added: 0.4.0
 '''
 
 import os
@@ -82,7 +92,9 @@ import tarfile
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import bundle, bundle_name, write_archive
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, listing
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import (
+    archive_shown, bundle, bundle_name, write_archive)
 
 ARGUMENT_SPEC = dict(
     archives=dict(type='dict', required=True),
@@ -101,15 +113,20 @@ def main():
         module.fail_json(msg='name=%s: must be a file name without a directory' % name)
     path = os.path.join(os.path.abspath(params['dest'] or os.getcwd()), name + '.tar.gz')
     archives = dict((str(host), str(source)) for host, source in params['archives'].items())
+    result = {}
     try:
         files = bundle(archives, dict((str(h), str(w)) for h, w in (params['missing'] or {}).items()))
+        before = archive_shown(path) if module._diff else None  # pylint: disable=protected-access
         write_archive(path, name, files)
     except (IOError, OSError, ValueError, tarfile.TarError) as exc:
         module.fail_json(msg='Bundling the diagnostics into %s failed: %s' % (path, exc))
+    add(result, module._diff, path, before, listing(dict(('%s/%s' % (name, member), data)  # pylint: disable=protected-access
+                                                         for member, data in files.items())))
     if params['remove_sources']:
         for source in archives.values():
+            add(result, module._diff, source, archive_shown(source) if module._diff else None, None)  # pylint: disable=protected-access
             os.remove(source)
-    module.exit_json(changed=True, path=path, files=len(files))
+    module.exit_json(changed=True, path=path, files=len(files), **result)
 
 
 if __name__ == '__main__':

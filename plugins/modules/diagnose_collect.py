@@ -82,6 +82,9 @@ attributes:
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
+    details:
+      - The archive is the module's output, not a change to the node (by default in a new temporary directory, which
+        C(playbooks/diagnose.yml) removes once fetched; C(changed) is false); RV(files) lists what it holds.
   platform:
     description: Target OS/families that can be operated against.
     support: full

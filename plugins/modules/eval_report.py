@@ -68,10 +68,14 @@ attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
-    details: Writes nothing in check mode.
+    details: Writes nothing in check mode; C(changed) is then true, the report a run would write.
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
+    support: full
+    details:
+      - Every file of the run folder before and after, in check mode too; a new run folder's files show as created
+        (C((absent)) before).
+      - A plot shows as C(<PNG image, N bytes>) (in check mode C(<PNG image the run would draw>)), not its bytes.
 '''
 
 EXAMPLES = r'''
@@ -108,6 +112,13 @@ date:
   description: When the report was written, UTC, ISO 8601.
   returned: always
   type: str
+diff:
+  description: With C(--diff), per file of the run folder, its path (C(before_header), C(after_header); C((absent))
+    when it did not exist) and its text C(before) and C(after).
+  returned: in diff mode
+  type: list
+  elements: dict
+  version_added: 0.4.0
 '''
 
 import datetime
@@ -116,20 +127,50 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, current, described
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import REFERENCE, aisbench_model_config
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_provenance import provenance_rows
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_report import (
     HAS_MATPLOTLIB, accuracy_rows, host_provenance, markdown, performance_rows, plot_compare, plot_levels, slug)
 
-
-def write(path, name, text, files):
-    with open(os.path.join(path, name), 'w') as handle:
-        handle.write(text)
-    files.append(name)
+PNG = 'PNG image'
 
 
-def write_instances(path, results, params, files, notes):
+class Writer(object):
+    """The files of the run folder: each written (not in check mode), listed, and shown with --diff before and after
+    (a new report shows as created; a plot as its size, or in check mode as a plot the run would draw)."""
+
+    def __init__(self, module, path):
+        self.module, self.path = module, path
+        self.files, self.result = [], {}
+
+    def _show(self, name, before, after):
+        add(self.result, self.module._diff, os.path.join(self.path, name), before, after)  # pylint: disable=protected-access
+
+    def text(self, name, text):
+        full = os.path.join(self.path, name)
+        before = current(full)
+        if not self.module.check_mode:
+            with open(full, 'w') as handle:
+                handle.write(text)
+            self.files.append(name)
+        self._show(name, before, described(text))
+
+    def plots(self, names, draw):
+        """``draw()`` writes the PNG files ``names`` (matplotlib)."""
+        befores = [current(os.path.join(self.path, name), PNG) for name in names]
+        if not self.module.check_mode:
+            draw()
+            self.files.extend(names)
+        for name, before in zip(names, befores):
+            after = ('<%s the run would draw>\n' % PNG if self.module.check_mode
+                     else current(os.path.join(self.path, name), PNG))
+            self._show(name, before, after)
+
+
+def write_instances(writer, results, params, notes):
     """Per instance: its Markdown table and, with a sweep, its two plots."""
+    path = writer.path
     for host in sorted(results):
         for inst in results[host]:
             one = {host: [inst]}
@@ -137,16 +178,16 @@ def write_instances(path, results, params, files, notes):
             stem = '%s-%s' % (slug(host), slug(inst['name']))
             title = '%s / %s (%s)' % (host, inst['name'], inst.get('model'))
             prov = provenance_rows(host_provenance(one, params['provenance']))
-            write(path, stem + '.md', markdown(title, acc, performance_rows(one), params['tolerance'], notes, prov),
-                  files)
+            writer.text(stem + '.md', markdown(title, acc, performance_rows(one), params['tolerance'], notes, prov))
             settings = params['settings']
-            write(path, stem + '-vllm_api_general_chat.py', aisbench_model_config(
+            writer.text(stem + '-vllm_api_general_chat.py', aisbench_model_config(
                 '%s/%s' % (host, inst['name']), inst, settings.get('host', '127.0.0.1'),
-                settings.get('max_out_len', 4096), settings.get('batch_size', 16)), files)
+                settings.get('max_out_len', 4096), settings.get('batch_size', 16)))
             if inst.get('performance'):
-                plot_levels(inst['performance'], '%s/%s' % (host, inst['name']),
-                            os.path.join(path, stem + '-throughput.png'), os.path.join(path, stem + '-latency.png'))
-                files.extend([stem + '-throughput.png', stem + '-latency.png'])
+                names = [stem + '-throughput.png', stem + '-latency.png']
+                writer.plots(names, lambda inst=inst, host=host, names=names: plot_levels(
+                    inst['performance'], '%s/%s' % (host, inst['name']), os.path.join(path, names[0]),
+                    os.path.join(path, names[1])))
 
 
 def main():
@@ -172,22 +213,24 @@ def main():
     provenance = host_provenance(results, params['provenance'])
     summary = markdown('Evaluation summary', acc, performance_rows(results), params['tolerance'], notes,
                        provenance_rows(provenance))
-    if module.check_mode:
-        module.exit_json(changed=False, path=path, files=[], failures=failures, summary=summary, date=date)
-    if any(inst.get('performance') for insts in results.values() for inst in insts) and not HAS_MATPLOTLIB:
+    performance = any(inst.get('performance') for insts in results.values() for inst in insts)
+    if performance and not HAS_MATPLOTLIB and not module.check_mode:
         module.fail_json(msg=missing_required_lib('matplotlib'), path=path, failures=failures)
-    os.makedirs(path, exist_ok=True)
-    files = []
+    if not module.check_mode:
+        os.makedirs(path, exist_ok=True)
+    writer = Writer(module, path)
     raw = {'run_id': params['run_id'], 'date': date, 'tolerance': params['tolerance'], 'settings': params['settings'],
            'reference': dict(REFERENCE, **params['references']), 'provenance': provenance, 'results': results,
            'failures': failures}
-    write(path, 'results.json', json.dumps(raw, indent=2, sort_keys=True), files)
-    write(path, 'summary.md', summary, files)
-    write_instances(path, results, params, files, notes)
-    if any(inst.get('performance') for insts in results.values() for inst in insts):
-        plot_compare(results, os.path.join(path, 'compare.png'), 'Run %s: every host and instance' % params['run_id'])
-        files.append('compare.png')
-    module.exit_json(changed=True, path=path, files=files, failures=failures, summary=summary, date=date)
+    writer.text('results.json', json.dumps(raw, indent=2, sort_keys=True))
+    writer.text('summary.md', summary)
+    write_instances(writer, results, params, notes)
+    if performance:
+        writer.plots(['compare.png'], lambda: plot_compare(results, os.path.join(path, 'compare.png'),
+                                                           'Run %s: every host and instance' % params['run_id']))
+    # In check mode nothing is written (files is empty); changed says that a run would write the report.
+    module.exit_json(changed=True, path=path, files=writer.files, failures=failures, summary=summary, date=date,
+                     **writer.result)
 
 
 if __name__ == '__main__':

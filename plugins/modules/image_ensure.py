@@ -108,6 +108,9 @@ options:
       - A C(docker save) tarball to load instead of pulling (air-gapped sites), on the controller unless
         O(archive_on_node=true). It is copied to O(archive_dir) on the node, loaded with
         M(community.docker.docker_image_load) and, with O(archive_cleanup=true), removed from the node again.
+      - While the connection copies it, every O(report_after) seconds a progress line says how much of the archive
+        has been sent and the time spent (the offset of the open archive in the controller's C(/proc), or over the
+        local connection the copy's own size; a controller without C(/proc) only shows the time).
       - The load runs as an async job on the node; every O(report_after) seconds a progress line says how much of the
         archive the Docker Engine has been sent, the time spent and the time left (O(timeout)).
       - With O(policy=not_present) nothing is loaded when the node already has one of O(candidates). RV(ref) is the
@@ -139,7 +142,12 @@ attributes:
     details: M(community.docker.docker_image_pull) only asks the Engine whether it would pull, in the foreground; a
       tarball is neither copied nor loaded.
   diff_mode:
-    support: none
+    support: partial
+    details:
+      - The tarball copied from the controller shows as created (or replaced) at its path in O(archive_dir), by its
+        size, not its bytes; with O(archive_cleanup=true) nothing stays, and only a file it replaces shows, as
+        removed. In check mode too.
+      - An image is no file and has no diff; RV(changed) says whether one was pulled or loaded.
   platform:
     support: full
     platforms: posix
@@ -243,6 +251,13 @@ seconds:
   description: Seconds all the attempts took.
   returned: always
   type: float
+diff:
+  description: With C(--diff) and a tarball copied from the controller, the file it leaves at its path on the node
+    (C(before_header), C(after_header); C((absent)) when there is none) as C(<docker save archive, N bytes>).
+  returned: in diff mode, when the tarball on the node changes
+  type: list
+  elements: dict
+  version_added: 0.4.0
 '''
 
 from ansible.module_utils.basic import AnsibleModule

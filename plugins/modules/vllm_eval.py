@@ -105,6 +105,9 @@ attributes:
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
+    details:
+      - The one file it writes is its own progress log (O(progress_file)), read by M(ascend.vllm.job_wait) while it
+        runs; the results are returned, and M(ascend.vllm.eval_report) writes (and diffs) the report.
 notes:
   - Sends load to the servers with O(action=run); run it after the deploy, not during one.
 '''

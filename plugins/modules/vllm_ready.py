@@ -207,6 +207,9 @@ attributes:
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
+    details:
+      - The one file it may write is the log of a container that failed (O(save_log_dir)), as the task fails; the
+        failure names it (RV(log_file)).
   platform:
     description: Target OS/families that can be operated against.
     support: full

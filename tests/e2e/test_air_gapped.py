@@ -132,6 +132,12 @@ def test_the_site_deploys_from_the_tarball_and_the_staged_weights(site):
     print("load progress lines:", lines)
     assert all(re.search(r": (\S+ \S+ of \S+ \S+ sent to the Docker Engine \(\d+%\)|all \S+ \S+ sent; the Docker "
                          r"Engine registers its layers|the archive is not being read)", line) for line in lines), lines
+    # Its copy from the controller was watched each second: any line printed names the bytes read so far.
+    copies = re.findall(r"^\[%s\] copying %s to the node as /var/tmp/ascend-vllm/%s: .*$"
+                        % (NODE, re.escape(str(site.archive)), re.escape(site.archive.name)), proc.stderr, re.M)
+    print("copy progress lines:", copies)
+    assert all(re.search(r": (\S+ \S+ of \S+ \S+ sent \(\d+%\)|all \S+ \S+ read; the node writes the last of it|no "
+                         r"process has the archive open at an offset .*); \d+s elapsed$", line) for line in copies), copies
     assert recap[NODE]["failed"] == 0, recap
     assert "image %s: loaded from %s" % (PUBLIC_REF, site.archive) in proc.stdout, proc.stdout[-6000:]
     assert PUBLIC_REF in node_images()

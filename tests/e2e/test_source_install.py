@@ -295,7 +295,13 @@ def test_the_deploy_builds_vllm_and_vllm_ascend_from_the_release_tags_and_serves
     # The vllm-ascend build is an async job whose log was asked each second: each line names its newest output line.
     lines = re.findall(r"^\[%s\] building vllm-ascend 0\.23\.0: .*$" % BUILD_NODE, proc.stderr, re.M)
     print("build progress lines:", lines)
-    assert all(re.search(r"\d+s elapsed, timeout in \S+; (newest line: .+|no output yet)$", line) for line in lines)
+    # The stand-in builds take 3 s each (tests/sim/standin_sources.py): at least one line each.
+    assert lines and all(re.search(r"\d+s elapsed, timeout in \S+; (newest line: .+|no output yet)$", line) for line in lines)
+    # So is vLLM's install from its checkout, with its own log.
+    installs = re.findall(r"^\[%s\] installing vLLM 0\.23\.0 from its checkout: .*$" % BUILD_NODE, proc.stderr, re.M)
+    print("vLLM install progress lines:", installs)
+    assert installs and all(re.search(r"\d+s elapsed, timeout in \S+; (newest line: .+|no output yet)$", line) for line in installs)
+    assert "Successfully installed" in node_sh(BUILD_NODE, "cat /opt/ascend-vllm/vllm-build.log").stdout
     assert ("vLLM 0.23.0 and vllm-ascend 0.23.0: built from file:///srv/src/vllm.git v0.23.0 and "
             "file:///srv/src/vllm-ascend.git v0.23.0 into %s, dependencies from the wheelhouse %s" % (VENV, WHEELHOUSE)
             in re.sub(r"\s+", " ", proc.stdout)), proc.stdout[-6000:]

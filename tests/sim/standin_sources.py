@@ -59,6 +59,7 @@ Checks what the real build needs, then writes the stand-in wheel (standin_wheels
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -70,6 +71,7 @@ import standin_wheels  # noqa: E402
 SOC_310P = ("310p", "ascend310p1", "ascend310p3", "ascend310p5", "ascend310p7", "ascend310p3vir01",
             "ascend310p3vir02", "ascend310p3vir04", "ascend310p3vir08")
 CATLASS = "%(catlass)s"
+BUILD_SECONDS = 3
 
 
 def _project():
@@ -113,6 +115,10 @@ def get_requires_for_build_wheel(config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _check()
     project = _project()
+    # The real builds take minutes and print little; a few seconds with a line before them let a test see the
+    # progress lines (job_wait, one a second) that the operator sees.
+    print("ascend-sim stand-in: building %%s %%s" %% (project["name"], project["version"]), flush=True)
+    time.sleep(BUILD_SECONDS)
     write = standin_wheels.vllm_wheel if project["name"] == "vllm" else standin_wheels.vllm_ascend_wheel
     return write(Path(wheel_directory), project["version"]).name
 ''' % {"catlass": CATLASS}

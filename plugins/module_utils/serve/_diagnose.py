@@ -37,6 +37,7 @@ from urllib.parse import quote
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import current, file_size, listing
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, locate_npu_smi
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
@@ -334,6 +335,17 @@ def read_archive(path: str) -> Dict[str, bytes]:
                 handle = tar.extractfile(member)
                 out[member.name] = handle.read() if handle else b''
     return out
+
+
+def archive_shown(path: str) -> Optional[str]:
+    """What --diff shows of a diagnostics archive: its members' names and sizes (``_diff.listing``), None when there
+    is no file; a file that is not a tar archive by its size."""
+    if file_size(path) is None:
+        return None
+    try:
+        return listing(read_archive(path))
+    except (IOError, OSError, EOFError, tarfile.TarError):
+        return current(path, 'a file that is not a tar archive')
 
 
 def bundle(archives: Dict[str, str], missing: Dict[str, str]) -> Dict[str, bytes]:

@@ -188,6 +188,10 @@ def build_plan(repos, versions, root, venv, launcher, pip_args):
     # operators included, and does not depend on the checkout staying where it is.
     out['vllm_ascend']['command'] = ([launcher, posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
                                      + list(pip_args) + [out['vllm_ascend']['dir']])
+    # vLLM without the launcher (VLLM_TARGET_DEVICE=empty needs no CANN), as ansible.builtin.pip would run it; a
+    # command so that it can run in the background with its output in a log (job_wait shows the newest line).
+    out['vllm']['command'] = ([posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
+                              + list(pip_args) + [out['vllm']['dir']])
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import threading
 from unittest import mock
 
 import pytest
@@ -23,9 +24,10 @@ NOT_FOUND = '404 Client Error: Not Found ("manifest unknown")'
 TIMEOUT = 'Get "https://r/v2/": dial tcp: i/o timeout'
 
 
-def _action(args, check_mode=False):
+def _action(args, check_mode=False, diff=False):
     task = mock.MagicMock()
     task.check_mode = check_mode
+    task.diff = diff
     task.args = dict(args)
     task.async_val = 0
     connection = mock.MagicMock()
@@ -61,12 +63,16 @@ def _run(args, answers, check_mode=False, present=(), node=None):
         if name == 'community.docker.docker_host_info':
             return (node or {}).get('host_info', {'images': [{'RepoTags': [ref]} for ref in present]})
         if name == 'ansible.legacy.stat':
+            sizes = (node or {}).get('sizes', {})
+            if module_args['path'] in sizes:
+                return {'stat': {'exists': True, 'isreg': True, 'size': sizes[module_args['path']]}}
             return {'stat': {'isreg': module_args['path'] in (node or {}).get('files', ())}}
         if name == 'community.docker.docker_image_remove':
             return {'changed': not check_mode}
         return {}
 
-    action = _action(args, check_mode)
+    action = _action(args, check_mode, (node or {}).get('diff', False))
+    action._connection.transport = (node or {}).get('transport', 'ssh')
     action._module = module
 
     def background(name, module_args, timeout, task_vars):
@@ -77,7 +83,8 @@ def _run(args, answers, check_mode=False, present=(), node=None):
 
     action._background = background
     action._cleanup = lambda job, task_vars: calls.append(('cleanup', {'jid': job['ansible_job_id']}))
-    action._transfer_file = lambda local, remote: calls.append(('transfer', {'src': local, 'dest': remote}))
+    action._transfer_file = (node or {}).get('transfer') or (
+        lambda local, remote: calls.append(('transfer', {'src': local, 'dest': remote})))
     action._find_needle = lambda kind, path: path
     action._remove_tmp_path = lambda path: None
     with mock.patch.object(action_module.time, 'sleep', lambda seconds: calls.append(('sleep', {'s': seconds}))):
@@ -276,3 +283,92 @@ def test_a_load_prints_how_much_of_the_archive_the_engine_has_been_sent():
                                'layers; ')
     assert 'sent whole while the Docker Engine registers its layers' in shown[2]
     assert all('elapsed, timeout in' in line for line in shown)
+
+
+def test_the_copy_to_the_node_prints_how_much_of_the_archive_the_connection_has_read(tmp_path):
+    """The connection's transfer says nothing while it runs; the offset of the open archive (this process's own
+    /proc here, as the docker connection's dd or ssh's sftp on a controller) is printed every report_after seconds."""
+    archive = tmp_path / 'vllm.tar'
+    archive.write_bytes(b'x' * 4000000)
+    shown, seen = [], threading.Event()
+
+    def display(msg, **kwargs):
+        shown.append(msg)
+        seen.set()
+
+    def transfer(local, remote):
+        assert (local, remote) == (str(archive), '/var/tmp/x/vllm.tar')
+        with open(local, 'rb') as handle:
+            handle.read(1000000)
+            assert seen.wait(10)
+            seen.clear()
+            handle.read()
+            assert seen.wait(10)
+
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x', 'report_after': 1}
+    with mock.patch.object(action_module.display, 'display', display):
+        result, calls = _run(args, {}, node={'transfer': transfer})
+    assert result['ref'] == 'mirror/haproxy:2.6' and result['changed']
+    copies = [line for line in shown if line.startswith('[n1] copying ')]
+    assert copies[0].startswith('[n1] copying %s to the node as /var/tmp/x/vllm.tar: 1 MB of 4 MB sent (25%%); '
+                                % archive), copies
+    assert copies[1].startswith('[n1] copying %s to the node as /var/tmp/x/vllm.tar: all 4 MB read; the node writes '
+                                'the last of it; ' % archive), copies
+    assert all(line.endswith(' elapsed') for line in copies)
+    # Once the transfer has returned no copy line follows: the load comes next.
+    assert len(copies) == 2 and 'community.docker.docker_image_load' in [name for name, _args in calls]
+
+
+@pytest.mark.parametrize('check_mode', [False, True])
+@pytest.mark.parametrize('cleanup, there, shown', [
+    (False, None, [('/var/tmp/x/vllm.tar (absent)', '', '/var/tmp/x/vllm.tar', '<docker save archive, 5 bytes>\n')]),
+    (False, 9, [('/var/tmp/x/vllm.tar', '<docker save archive, 9 bytes>\n', '/var/tmp/x/vllm.tar',
+                 '<docker save archive, 5 bytes>\n')]),
+    (False, 5, []),
+    (True, None, []),
+    (True, 9, [('/var/tmp/x/vllm.tar', '<docker save archive, 9 bytes>\n', '/var/tmp/x/vllm.tar (absent)', '')]),
+])
+def test_diff_shows_the_tarball_the_copy_leaves_on_the_node(tmp_path, check_mode, cleanup, there, shown):
+    archive = tmp_path / 'vllm.tar'
+    archive.write_bytes(b'12345')
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x',
+            'archive_cleanup': cleanup}
+    node = {'diff': True, 'sizes': {'/var/tmp/x/vllm.tar': there} if there is not None else {}}
+    result, _calls = _run(args, {}, check_mode=check_mode, node=node)
+    assert result['changed']
+    assert [(e['before_header'], e['before'], e['after_header'], e['after']) for e in result.get('diff', [])] == shown
+
+
+def test_without_diff_the_node_is_not_asked_about_the_tarball(tmp_path):
+    archive = tmp_path / 'vllm.tar'
+    archive.write_bytes(b'12345')
+    result, calls = _run({'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': '/var/tmp/x'},
+                         {})
+    assert 'diff' not in result and 'ansible.legacy.stat' not in [name for name, _args in calls]
+
+
+def test_over_the_local_connection_the_copy_s_own_size_is_what_has_been_sent(tmp_path):
+    """ansible.builtin.local copies with sendfile at explicit offsets: the archive's descriptor stays at 0, so the
+    line reads the copy (the node is this machine)."""
+    archive, copy = tmp_path / 'vllm.tar', tmp_path / 'node' / 'vllm.tar'
+    archive.write_bytes(b'x' * 4000000)
+    copy.parent.mkdir()
+    shown, seen = [], threading.Event()
+
+    def display(msg, **kwargs):
+        shown.append(msg)
+        seen.set()
+
+    def transfer(local, remote):
+        with open(local, 'rb') as source, open(remote, 'wb') as dest:
+            dest.write(b'x' * 3000000)
+            dest.flush()
+            assert seen.wait(10)
+            dest.write(source.read()[3000000:])
+
+    args = {'candidates': ['mirror/haproxy:2.6'], 'archive': str(archive), 'archive_dir': str(copy.parent),
+            'report_after': 1}
+    with mock.patch.object(action_module.display, 'display', display):
+        _run(args, {}, node={'transfer': transfer, 'transport': 'local'})
+    copies = [line for line in shown if line.startswith('[n1] copying ')]
+    assert copies[0].startswith('[n1] copying %s to the node as %s: 3 MB of 4 MB sent (75%%); ' % (archive, copy))

@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import threading
+
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils import _progress as p
@@ -182,3 +184,51 @@ def test_wait_pull_gives_up_at_the_timeout_and_asks_only_for_the_time_left():
 def test_wait_pull_returns_a_failed_run():
     result = p.wait_pull(lambda s: {'failed': True, 'msg': 'boom'}, None, Clock(), 60, 15)
     assert result == {'failed': True, 'msg': 'boom'}
+
+
+@pytest.mark.parametrize('progress, words', [
+    ({'size': 8000000000, 'read': 2000000000}, '2 GB of 8 GB sent (25%)'),
+    ({'size': 8000000000, 'read': 8000000000}, 'all 8 GB read; the node writes the last of it'),
+    ({'size': None, 'read': 5000}, '5 kB sent'),
+    ({'size': 8000000000, 'read': None}, 'no process has the archive open at an offset'),
+    (None, 'no process has the archive open at an offset'),
+])
+def test_copy_line(progress, words):
+    line = p.copy_line('n1', '/srv/a.tar', '/var/tmp/a.tar', progress, 75)
+    assert line.startswith('[n1] copying /srv/a.tar to the node as /var/tmp/a.tar: ' + words)
+    assert line.endswith('; 1m15s elapsed')
+
+
+def test_while_running_shows_lines_only_while_the_work_runs_and_returns_its_value():
+    shown, looks = [], iter(range(1000))
+    gate = threading.Event()
+
+    def work():
+        # Runs until two lines have been shown.
+        while len(shown) < 2:
+            gate.wait(0.01)
+        return 'done'
+
+    assert p.while_running(work, lambda: {'read': next(looks)}, lambda got, elapsed: shown.append((got, elapsed)),
+                           0.02) == 'done'
+    count = len(shown)
+    gate.wait(0.1)
+    assert count == len(shown) and count >= 2
+    assert [got['read'] for got, _elapsed in shown] == list(range(count))
+    assert all(elapsed > 0 for _got, elapsed in shown)
+
+
+def test_while_running_passes_the_work_s_failure_on_and_a_failed_look_costs_only_its_line():
+    shown = []
+
+    def look():
+        raise OSError('gone')
+
+    def work():
+        while not shown:
+            threading.Event().wait(0.01)
+        raise RuntimeError('transfer failed')
+
+    with pytest.raises(RuntimeError, match='transfer failed'):
+        p.while_running(work, look, lambda got, elapsed: shown.append(got), 0.02)
+    assert shown[0] is None

@@ -202,7 +202,9 @@ def test_building_from_the_tags_plans_the_public_repositories_their_tags_and_the
     vllm, ascend = install['build']['vllm'], install['build']['vllm_ascend']
     assert vllm == {'repo': 'https://github.com/vllm-project/vllm', 'tag': 'v0.23.0',
                     'dir': '/opt/ascend-vllm/src/vllm-0.23.0', 'submodules': False,
-                    'env': {'VLLM_TARGET_DEVICE': 'empty'}}
+                    'env': {'VLLM_TARGET_DEVICE': 'empty'},
+                    'command': ['/opt/ascend-vllm/venv/vllm-ascend-0.23.0/bin/python', '-m', 'pip', 'install',
+                                '/opt/ascend-vllm/src/vllm-0.23.0']}
     assert ascend['repo'] == 'https://github.com/vllm-project/vllm-ascend.git' and ascend['tag'] == 'v0.23.0'
     assert ascend['dir'] == '/opt/ascend-vllm/src/vllm-ascend-0.23.0' and ascend['submodules'] is True
     assert ascend['env'] == {'SOC_VERSION': 'ascend310p1'}
@@ -220,6 +222,8 @@ def test_a_wheelhouse_given_with_the_build_is_where_every_dependency_comes_from(
     assert install['pip_args'] == ['--no-index', '--find-links', '/srv/wheels']
     assert install['build']['vllm_ascend']['command'][-4:] == ['--no-index', '--find-links', '/srv/wheels',
                                                                '/opt/ascend-vllm/src/vllm-ascend-0.22.0']
+    assert install['build']['vllm']['command'][-4:] == ['--no-index', '--find-links', '/srv/wheels',
+                                                        '/opt/ascend-vllm/src/vllm-0.22.0']
     assert install['build']['vllm_ascend']['repo'] == 'file:///srv/src/vllm-ascend.git'
     assert install['build']['vllm']['repo'] == 'https://github.com/vllm-project/vllm'
     assert install['build']['vllm']['tag'] == 'v0.22.0'

@@ -78,3 +78,33 @@ def test_bundle_defaults_to_the_current_directory(tmp_path, monkeypatch):
 def test_bundle_errors(tmp_path, args, message):
     result = run(diagnose_bundle, dict({'archives': {}, 'dest': str(tmp_path)}, **args))
     assert result['failed'] and result['msg'].startswith(message)
+
+
+def test_bundle_diff_shows_the_archive_created_and_each_host_s_removed(tmp_path):
+    one, two = str(tmp_path / 'duo1.tar.gz'), str(tmp_path / 'pro1.tar.gz')
+    write_archive(one, 'duo1', {'npu-smi/info.txt': b'x'})
+    write_archive(two, 'pro1', {'npu-smi/info.txt': b'yy', 'plan.json': b'{}'})
+    result = run(diagnose_bundle, {'archives': {'duo1': one, 'pro1': two}, 'dest': str(tmp_path), 'name': 'report',
+                                   '_ansible_diff': True})
+    made, gone_one, gone_two = result['diff']
+    assert made['before_header'] == '%s (absent)' % result['path'] and made['after_header'] == result['path']
+    assert made['before'] == ''
+    hosts = len(read_archive(result['path'])['report/hosts.json'])
+    assert made['after'] == ('report/duo1/npu-smi/info.txt (1 bytes)\nreport/hosts.json (%d bytes)\n'
+                             'report/pro1/npu-smi/info.txt (2 bytes)\nreport/pro1/plan.json (2 bytes)\n' % hosts)
+    assert gone_one == {'before_header': one, 'after_header': one + ' (absent)',
+                        'before': 'duo1/npu-smi/info.txt (1 bytes)\n', 'after': ''}
+    assert gone_two['before'] == 'pro1/npu-smi/info.txt (2 bytes)\npro1/plan.json (2 bytes)\n'
+    # Bundled again under the same name, without removing: the archive it replaces is its before.
+    write_archive(one, 'duo1', {'npu-smi/info.txt': b'xyz'})
+    again = run(diagnose_bundle, {'archives': {'duo1': one}, 'dest': str(tmp_path), 'name': 'report',
+                                  'remove_sources': False, '_ansible_diff': True})
+    assert [entry['after_header'] for entry in again['diff']] == [result['path']]
+    assert again['diff'][0]['before'] == made['after'] and 'info.txt (3 bytes)' in again['diff'][0]['after']
+
+
+def test_bundle_without_diff_returns_none(tmp_path):
+    one = str(tmp_path / 'duo1.tar.gz')
+    write_archive(one, 'duo1', {'a': b'x'})
+    result = run(diagnose_bundle, {'archives': {'duo1': one}, 'dest': str(tmp_path), 'name': 'r'})
+    assert 'diff' not in result

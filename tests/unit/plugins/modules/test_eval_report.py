@@ -68,3 +68,35 @@ def test_check_mode_writes_nothing(tmp_path):
     out = run({'results': {'n1': [INST]}, 'dest': str(tmp_path), 'run_id': 'r3', 'tolerance': 5.0,
                '_ansible_check_mode': True})
     assert out['files'] == [] and not (tmp_path / 'r3').exists()
+    assert out['changed'] and 'diff' not in out
+
+
+def test_diff_shows_each_new_report_file_as_created(tmp_path):
+    out = run({'results': {'n1': [INST]}, 'dest': str(tmp_path), 'run_id': 'r4', 'tolerance': 5.0,
+               '_ansible_diff': True})
+    run_dir = tmp_path / 'r4'
+    shown = dict((entry['after_header'], entry) for entry in out['diff'])
+    assert sorted(shown) == sorted(str(run_dir / name) for name in out['files'])
+    for name in out['files']:
+        entry = shown[str(run_dir / name)]
+        assert entry['before_header'] == '%s (absent)' % (run_dir / name) and entry['before'] == ''
+        if name.endswith('.png'):
+            assert entry['after'] == '<PNG image, %d bytes>\n' % (run_dir / name).stat().st_size
+        else:
+            assert entry['after'] == (run_dir / name).read_text()
+    # The same run again: summary.md and the tables carry the new date, before and after.
+    again = run({'results': {'n1': [INST]}, 'dest': str(tmp_path), 'run_id': 'r4', 'tolerance': 5.0,
+                 '_ansible_diff': True, 'references': {'Qwen/Qwen3.5-2B': {'gsm8k': 80.0}}})
+    summary = [entry for entry in again['diff'] if entry['after_header'] == str(run_dir / 'summary.md')][0]
+    assert summary['before_header'] == str(run_dir / 'summary.md') and summary['before'] == out['summary']
+    assert summary['after'] == again['summary'] != out['summary']
+
+
+def test_check_mode_diff_shows_what_a_run_would_write(tmp_path):
+    out = run({'results': {'n1': [INST]}, 'dest': str(tmp_path), 'run_id': 'r5', 'tolerance': 5.0,
+               '_ansible_check_mode': True, '_ansible_diff': True})
+    assert not (tmp_path / 'r5').exists() and out['changed']
+    shown = dict((entry['after_header'].rsplit('/', 1)[1], entry['after']) for entry in out['diff'])
+    assert shown['summary.md'] == out['summary']
+    assert shown['compare.png'] == shown['n1-default-latency.png'] == '<PNG image the run would draw>\n'
+    assert json.loads(shown['results.json'])['run_id'] == 'r5'
