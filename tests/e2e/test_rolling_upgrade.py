@@ -4,10 +4,11 @@ upg1 and upg2 each serve one model from two instances (one per chip) behind the 
 balancer; upg3 serves it from a single instance (no balancer). While a client on each of
 upg1 and upg2 keeps sending completions to its own balancer (127.0.0.1:8000 on the node,
 bounded in count and time):
-- playbooks/upgrade.yml applies a changed spec (an environment variable that re-creates
-  every container, as a new image does): 0 failed requests, every instance on the new
-  spec, nothing kept behind; upg3 says it could not upgrade without downtime and how long
-  the gap was;
+- the fleet first runs the oldest release record's image (contracts/releases.py), then
+  playbooks/upgrade.yml moves it to the newest record's image (its own tag, container line and
+  environment; an environment variable changes too): 0 failed requests, every instance on the
+  new image and spec, nothing kept behind; upg3 says it could not upgrade without downtime and
+  how long the gap was;
 - then a spec whose vLLM crashes on start: the first instance is rolled back (the same
   container serves again), the run fails naming it and the cause, 0 failed requests, and
   nothing else (the other instance of upg1, upg2, upg3) was touched.
@@ -33,6 +34,8 @@ PAIRS = [BASE + "1", BASE + "2"]
 SINGLE = BASE + "3"
 NODES = PAIRS + [SINGLE]
 MANAGED = "label=ascend.vllm.managed-by=ascend.vllm"
+# The upgrade across releases: from the oldest record to the newest (both built as test images by tests/sim).
+OLDEST, NEWEST = sim.RELEASES.names()[0], sim.RELEASES.names()[-1]
 CRASH = "RuntimeError: rolling-test refuses to start"
 STOP = "/tmp/upg-client-stop"
 # Two threads of completions to the balancer until STOP exists (at most SECONDS, at most
@@ -71,6 +74,7 @@ class Fleet:
         self.registry = registry
         self.workdir = workdir
         self.env = {}
+        self.tag = OLDEST
 
     def inventory(self):
         hosts = {}
@@ -80,6 +84,7 @@ class Fleet:
             if node in PAIRS:
                 hosts[node]["ascend_vllm_instances"] = [{"name": "a"}, {"name": "b"}]
         inv = {"all": {"vars": {"image_pull_registries": [self.registry], "balancer_registries": [self.registry],
+                                "image_pull_tag": self.tag,
                                 "vllm_serve_ready_poll_interval": 1, "vllm_serve_ready_timeout": 90},
                        "children": {"atlas_300i_duo": {"hosts": hosts}}}}
         path = self.workdir / "inventory.yml"
@@ -99,10 +104,16 @@ class Fleet:
     @staticmethod
     def containers(node):
         """{name: (id, state, env)} of every container of ours on the node."""
+        return dict((name, found[:3]) for name, found in Fleet.inspected(node).items())
+
+    @staticmethod
+    def inspected(node):
+        """{name: (id, state, env, image)} of every container of ours on the node."""
         out = {}
         for cid in sim.exec_node(node, ["docker", "ps", "-aq", "--filter", MANAGED]).stdout.split():
             info = json.loads(sim.exec_node(node, ["docker", "inspect", cid]).stdout)[0]
-            out[info["Name"].lstrip("/")] = (info["Id"], info["State"]["Status"], sorted(info["Config"]["Env"] or []))
+            out[info["Name"].lstrip("/")] = (info["Id"], info["State"]["Status"], sorted(info["Config"]["Env"] or []),
+                                             info["Config"]["Image"])
         return out
 
 
@@ -150,7 +161,11 @@ def fleet(tmp_path_factory):
 
 def test_an_upgrade_drops_no_request_and_puts_every_instance_on_the_new_spec(fleet):
     before = {node: fleet.containers(node) for node in NODES}
+    for node in NODES:
+        assert all(image.endswith(":%s-310p" % OLDEST) for name, (_i, _s, _e, image) in fleet.inspected(node).items()
+                   if name != "vllm-balancer"), (node, fleet.inspected(node))
     fleet.env = {"UPGRADE_TEST": "2"}
+    fleet.tag = NEWEST
     clients = Clients()
     proc = fleet.playbook("playbooks/upgrade.yml")
     counts = clients.stop()
@@ -165,6 +180,7 @@ def test_an_upgrade_drops_no_request_and_puts_every_instance_on_the_new_spec(fle
                 assert state == "running" and cid == before[node][name][0], (node, "the balancer stays")
                 continue
             assert state == "running" and "UPGRADE_TEST=2" in env and cid != before[node][name][0], (node, name)
+            assert fleet.inspected(node)[name][3].endswith(":%s-310p" % NEWEST), (node, name, "on the newest release")
     for node in PAIRS:
         assert "vllm-ascend-a on %s upgraded; back in the balancer" % node in proc.stdout
         assert "vllm-ascend-b on %s upgraded; back in the balancer" % node in proc.stdout
