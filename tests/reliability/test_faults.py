@@ -192,8 +192,8 @@ def scn_image_tag_missing(case):
     kept = mark_kept(A)
     before = snapshot(A)
     inv = inventory("tag-missing", {A: {}})
-    run = case.run(fl.site(case.case, inv, {"image_pull_tag": "v0.99.0", "image_pull_retries": 3,
-                                                   "image_pull_assume_release": "v0.23.0"}))
+    extra = {"image_pull_tag": "v0.99.0", "image_pull_retries": 3, "image_pull_assume_release": "v0.23.0"}
+    run = case.run(fl.site(case.case, inv, extra))
     msg = fatal_messages(run.output)
     ref = "%s/%s:v0.99.0-310p" % (fl.registry(), fl.REPOSITORY)
     case.check("message", run.rc != 0 and ref in msg and "not found" in msg.lower(),
