@@ -18,7 +18,7 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_options, wait_pull
 
 display = Display()
 
@@ -34,15 +34,9 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         args = dict(self._task.args)
         host = task_vars.get('inventory_hostname', '?')
-        numbers = {}
-        for option, default in (('timeout', 3600), ('report_after', 15)):
-            try:
-                numbers[option] = float(args.get(option, default))
-            except (TypeError, ValueError):
-                numbers[option] = 0.0
-            if numbers[option] <= 0:
-                return {'failed': True, 'changed': False,
-                        'msg': '%s=%s: must be a number of seconds more than 0' % (option, args.get(option))}
+        numbers, refused = wait_options(args)
+        if refused:
+            return refused
         archive = args.get('archive')
         name = str(archive or args.get('name'))
         line = load_line if archive else pull_line

@@ -241,6 +241,21 @@ def wait_ready(call: Callable[[float], Dict[str, Any]],
     return result
 
 
+def wait_options(args, defaults=(('timeout', 3600), ('report_after', 15))):
+    """(``{option: seconds}``, None) of a waiting action's ``timeout`` and ``report_after``, or (None, the failure
+    result) when one is not a number of seconds more than 0: the one reading of both for every waiting action."""
+    numbers = {}
+    for option, default in defaults:
+        try:
+            numbers[option] = float(args.get(option, default))
+        except (TypeError, ValueError):
+            numbers[option] = 0.0
+        if numbers[option] <= 0:
+            return None, {'failed': True, 'changed': False,
+                          'msg': '%s=%s: must be a number of seconds more than 0' % (option, args.get(option))}
+    return numbers, None
+
+
 def wait_pull(call: Callable[[float], Dict[str, Any]],
               show: Callable[[Dict[str, Any], float], None],
               clock: Callable[[], float],

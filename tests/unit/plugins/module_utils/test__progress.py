@@ -232,3 +232,14 @@ def test_while_running_passes_the_work_s_failure_on_and_a_failed_look_costs_only
     with pytest.raises(RuntimeError, match='transfer failed'):
         p.while_running(work, look, lambda got, elapsed: shown.append(got), 0.02)
     assert shown[0] is None
+
+
+@pytest.mark.parametrize('args, numbers, msg', [
+    ({}, {'timeout': 3600.0, 'report_after': 15.0}, None),
+    ({'timeout': '90', 'report_after': 2}, {'timeout': 90.0, 'report_after': 2.0}, None),
+    ({'timeout': 0}, None, 'timeout=0: must be a number of seconds more than 0'),
+    ({'report_after': 'soon'}, None, 'report_after=soon: must be a number of seconds more than 0'),
+])
+def test_the_waiting_actions_read_their_seconds_once(args, numbers, msg):
+    found, refused = p.wait_options(args)
+    assert found == numbers and (refused or {}).get('msg') == msg
