@@ -95,28 +95,8 @@ class ActionModule(ActionBase):
         """docker_image_load of ``path`` as an async job, with a progress line every ``report_after`` seconds (how
         much of the archive the Engine has been sent); its result, or why it did not end."""
         job = self._background('community.docker.docker_image_load', {'path': path}, conf['timeout'], task_vars)
-        if job.get('failed') or not job.get('results_file'):
-            return job
-        host = task_vars.get('inventory_hostname', '?')
-
-        def call(seconds):
-            return self._module('ascend.vllm.image_pull_wait', {
-                'results_file': job['results_file'], 'archive': path, 'timeout': conf['timeout'],
-                'report_after': seconds}, task_vars)
-
-        def show(result, elapsed):
-            display.display(load_line(host, path, result.get('progress'), elapsed, conf['timeout']), stderr=True)
-
-        try:
-            waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
-        finally:
-            self._cleanup(job, task_vars)
-        if waited.get('failed'):
-            return waited
-        if not waited.get('finished'):
-            return {'failed': True, 'msg': 'docker load of %s did not end within image_pull_timeout (%s s)'
-                                           % (path, seconds_text(conf['timeout']))}
-        return waited.get('answer') or {'failed': True, 'msg': 'the load job of %s left no result' % path}
+        return self._watch(job, {'archive': path}, load_line, path, conf, task_vars,
+                           ('docker load of %s' % path, 'the load job of %s' % path))
 
     def _copy(self, source, path, conf, task_vars):
         """The archive from the controller to ``path`` on the node, a progress line every ``report_after`` seconds.
@@ -153,17 +133,22 @@ class ActionModule(ActionBase):
             # docker_image_pull only asks the Engine in check mode: nothing to wait for.
             return self._module('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']}, task_vars)
         job = self._background_pull(ref, conf['policy'], conf['timeout'], task_vars)
+        return self._watch(job, {'name': ref}, pull_line, ref, conf, task_vars,
+                           ('the pull of %s' % ref, 'the pull job of %s' % ref))
+
+    def _watch(self, job, wait_args, line, name, conf, task_vars, what):
+        """The background job's own result, a progress line (``line``) every ``report_after`` seconds while
+        ascend.vllm.image_pull_wait follows it; ``what``: how the messages name the job and its result."""
         if job.get('failed') or not job.get('results_file'):
             return job
         host = task_vars.get('inventory_hostname', '?')
 
         def call(seconds):
-            return self._module('ascend.vllm.image_pull_wait', {
-                'results_file': job['results_file'], 'name': ref, 'timeout': conf['timeout'],
-                'report_after': seconds}, task_vars)
+            return self._module('ascend.vllm.image_pull_wait', dict(
+                wait_args, results_file=job['results_file'], timeout=conf['timeout'], report_after=seconds), task_vars)
 
         def show(result, elapsed):
-            display.display(pull_line(host, ref, result.get('progress'), elapsed, conf['timeout']), stderr=True)
+            display.display(line(host, name, result.get('progress'), elapsed, conf['timeout']), stderr=True)
 
         try:
             waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
@@ -172,9 +157,9 @@ class ActionModule(ActionBase):
         if waited.get('failed'):
             return waited
         if not waited.get('finished'):
-            return {'failed': True, 'msg': 'the pull of %s did not end within image_pull_timeout (%s s)'
-                                           % (ref, seconds_text(conf['timeout']))}
-        return waited.get('answer') or {'failed': True, 'msg': 'the pull job of %s left no result' % ref}
+            return {'failed': True, 'msg': '%s did not end within image_pull_timeout (%s s)'
+                                           % (what[0], seconds_text(conf['timeout']))}
+        return waited.get('answer') or {'failed': True, 'msg': '%s left no result' % what[1]}
 
     def _present(self, candidates, task_vars):
         """The first candidate the node has (docker_image_info), or None."""
