@@ -447,6 +447,11 @@ class Watch(object):
             # A server that fails a check may have crashed meanwhile: look once more.
             view = self.view if state in ('ready', 'gone', 'crashed', 'exited') else container_view(self.probe.inspect())
             if view is not None and state != 'ready' and judge_container(view, self.baseline) == 'crashed':
+                if state in ('waiting', 'timeout') and task == self.marker_task():
+                    # Seen only now, at the end of a wait for the startup line: say it crashed, not "not up yet".
+                    result['error'] = marker_error('crashed', view, self.baseline, self.params['name'],
+                                                   float(self.params['timeout']), self.marker(),
+                                                   self.params.get('service'))
                 state = result['state'] = 'crashed'
             if view is not None:
                 result['exit_code'] = view['exit_code']

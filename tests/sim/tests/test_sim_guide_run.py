@@ -53,7 +53,9 @@ def test_guide_docker_run_answers_completions(nodes, clean_node, platform):
     assert out["status"] == 200
     body = out["body"]
     assert body["model"] == "qwen3.5" and body["choices"][0]["text"].strip()
-    assert body["usage"]["completion_tokens"] == 50
+    # The guide's request asks for max_completion_tokens 50, which vLLM 0.23's /v1/completions ignores: it answers
+    # its default of 16 tokens, as vLLM's own server does (tests/sim/refserver, the contract lane).
+    assert body["usage"]["completion_tokens"] == 16
     assert "(APIServer pid=1) INFO:     Application startup complete." in logs.stdout
 
     inspect = json.loads(sim.exec_node(node, ["docker", "inspect", "vllm-ascend"], check=True).stdout)[0]

@@ -636,3 +636,16 @@ def test_the_roles_smoke_defaults_are_the_modules():
     assert dict((key, vllm_ready.ARGUMENT_SPEC[key]['default']) for key in _ready.SMOKE) == _ready.SMOKE
     assert set(_ready.SMOKE) | {'smoke_test', 'reasoning', 'reasoning_field', 'tool_call'} == set(_ready.SMOKE_KEYS)
     assert set(_ready.SMOKE_KEYS) <= set(vllm_ready.ARGUMENT_SPEC)
+
+
+@pytest.mark.parametrize('crash_at', [1.9, 2.0, 2.005, 2.009, 2.011, 2.015])
+def test_a_crash_seen_only_when_a_report_is_due_is_a_crash_in_words_too(crash_at):
+    """Under load the crash may show only at the last look of a wait that reports progress (report_after), after
+    the loop's own look: the state is crashed, and so is the error -- not "still not up"."""
+    clock = Clock()
+    node = Node(clock, crash_at=crash_at, cost=0.004)
+    result = watch_at(node, clock, 0.0, report_after=2, timeout=60)
+    if result['state'] == 'waiting':
+        return  # the crash came after the last look: the next call sees it
+    assert result['state'] == 'crashed', result
+    assert 'vLLM crashed while starting' in result['error'] and 'still not up' not in result['error'], result
