@@ -636,3 +636,15 @@ def test_the_roles_smoke_defaults_are_the_modules():
     assert dict((key, vllm_ready.ARGUMENT_SPEC[key]['default']) for key in _ready.SMOKE) == _ready.SMOKE
     assert set(_ready.SMOKE) | {'smoke_test', 'reasoning', 'reasoning_field', 'tool_call'} == set(_ready.SMOKE_KEYS)
     assert set(_ready.SMOKE_KEYS) <= set(vllm_ready.ARGUMENT_SPEC)
+
+
+@pytest.mark.parametrize('message, text', [
+    ({'role': 'assistant', 'content': 'Hi.', 'reasoning': None}, 'Hi.'),
+    # --reasoning-parser on vLLM 0.23, a non-streamed answer without </think>: all of it is reasoning.
+    ({'role': 'assistant', 'content': None, 'reasoning': 'Hi.'}, 'Hi.'),
+    ({'role': 'assistant', 'content': 'Hi.', 'reasoning': 'thought'}, 'Hi.'),
+    ({'role': 'assistant', 'content': None, 'reasoning': None}, ''),
+])
+def test_a_chat_answers_text_is_its_content_else_its_reasoning(message, text):
+    assert _ready.answer_text({'choices': [{'index': 0, 'message': message}]}, True) == text
+    assert _ready.answer_text({'choices': [{'index': 0, 'text': 'x', 'message': message}]}, False) == 'x'
