@@ -267,7 +267,7 @@ def _call_shape(call: Any) -> Dict[str, Any]:
     except (TypeError, ValueError):
         arguments = None
     return {"keys": sorted(call), "type": call.get("type"), "function_keys": sorted(function),
-            "id_prefix": str(call.get("id") or "").split("-tool-")[0] + "-tool-",
+            "id_prefix": str(call.get("id") or "").split("-tool-", maxsplit=1)[0] + "-tool-",
             "arguments": _type(arguments)}
 
 

@@ -100,7 +100,7 @@ def node_image() -> str:
 def python_home(venv: Path) -> Path:
     """The installation of the Python the venv was made with (pyvenv.cfg ``home`` is its bin directory)."""
     for line in (venv / "pyvenv.cfg").read_text().splitlines():
-        key, _, value = line.partition("=")
+        key, _sep, value = line.partition("=")
         if key.strip() == "home":
             return Path(value.strip()).parent
     raise RuntimeError("%s/pyvenv.cfg names no home" % venv)
@@ -136,7 +136,6 @@ class Container(object):
 
     def inspect(self) -> Dict[str, Any]:
         return json.loads(docker("inspect", self.name).stdout)[0]
-
 
     def health(self, timeout: float = 3) -> Optional[int]:
         try:
