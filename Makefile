@@ -58,7 +58,8 @@ sim: setup images
 # The contract lane (tests/sim/refserver, README there: "Contract lane"): the probe table against vLLM
 # 0.23.0's own OpenAI server (PyPI's CPU build, in a virtual environment cached under
 # ~/.cache/ascend-sim/refserver) and against the stand-in, and the collection's readiness watch, smoke
-# tests, API key, metrics targets and evaluation client against both. No Docker. Not part of `make test`:
+# tests, API key, metrics targets and evaluation client against both; the chat parsers' fields; a crash then
+# the restart in a container (Docker, tests/sim's node-systemd image; skipped without). Not part of `make test`:
 # measured in tests/sim/README.md (the environment is 6 GB, and the first server start compiles its kernels).
 contract: controller
 	$(PYTEST) tests/sim/refserver -q

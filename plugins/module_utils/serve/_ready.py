@@ -235,12 +235,17 @@ def tool_call_problem(answer: Any, name: str = 'get_weather') -> Tuple[Optional[
 
 
 def answer_text(answer: Any, chat: bool) -> Optional[str]:
-    """The first choice's text (None: the answer carries no choices)."""
+    """The first choice's text (None: the answer carries no choices). A chat answer's is its content, or its
+    reasoning when the content is empty: with --reasoning-parser, vLLM 0.23 files a whole non-streamed answer
+    without ``</think>`` under ``reasoning`` with the content null, unless the request sets enable_thinking false
+    (vllm/reasoning/qwen3_reasoning_parser.py extract_reasoning; seen on vLLM 0.23.0's own server,
+    tests/sim/refserver)."""
     choices = answer.get('choices') if isinstance(answer, dict) else None
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         return None
     if chat:
-        return str((choices[0].get('message') or {}).get('content') or '')
+        message = choices[0].get('message') or {}
+        return str(message.get('content') or message.get(REASONING_FIELD) or '')
     return str(choices[0].get('text') or '')
 
 

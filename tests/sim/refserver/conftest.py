@@ -21,13 +21,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "refserver: needs vLLM 0.23.0's CPU build (make contract builds it)")
 
 
-def _start(kind, tmp: Path, started, api_key=API_KEY, extra_env=None):
+def _start(kind, tmp: Path, started, api_key=API_KEY, extra_env=None, plan_extra=None):
     port = refserver.free_port()
     log = tmp / ("%s.log" % kind)
     if kind == "vllm":
-        server = refserver.reference_server(log, port, api_key)
+        server = refserver.reference_server(log, port, api_key, plan_extra)
     else:
-        server = refserver.standin_server(tmp / "standin", log, port, api_key, extra_env)
+        server = refserver.standin_server(tmp / "standin", log, port, api_key, extra_env, plan_extra)
     server.start()
     started.append(server)  # stopped at the end even when it never gets ready
     server.wait_ready(START_TIMEOUT if kind == "vllm" else 60)

@@ -9,7 +9,8 @@ build), never in the collection's. SPEC.json is what ``refserver.model_spec()`` 
 - tokenizer: a small byte-level BPE of the same kind as Qwen's (``tokenizers``' ByteLevel pre-tokenizer and
   decoder; the 256 byte symbols, no merges, so no training and no corpus), with Qwen's special tokens
   (``<|endoftext|>``, ``<|im_start|>``, ``<|im_end|>``, the vision tokens the multimodal processor needs,
-  ``<think>``, ``<tool_call>``) and a ChatML chat template. Qwen3.5's own tokenizer (248320 tokens) is
+  ``<think>``, ``<tool_call>``) and a ChatML chat template whose generation prompt opens (or, with
+  enable_thinking false, opens and closes) the thinking block as Qwen3.5's does. Qwen3.5's own tokenizer (248320 tokens) is
   only on the model hubs, which this machine cannot reach; this one has the same special-token contract
   and the model's vocabulary is shrunk to match it;
 - processor: the Qwen3-VL processor (image processor patch 16, merge 2, temporal patch 2, as Qwen3.5's
@@ -30,7 +31,13 @@ CHAT_TEMPLATE = (
     "{%- endif -%}{%- endfor -%}{%- endif -%}"
     "{{- '<|im_end|>\\n' -}}"
     "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
+    # The generation prompt as Qwen3.5's template writes it, by vLLM 0.23.0's account of it
+    # (vllm/reasoning/qwen3_reasoning_parser.py docstring): "<think>\n" opens the thinking in the prompt, and
+    # with enable_thinking false the prompt holds an empty, closed block "<think>\n\n</think>\n\n", from which a
+    # streamed answer is content (the evaluation's requests), not reasoning.
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}"
+    "{%- if enable_thinking is defined and enable_thinking is false -%}{{- '<think>\\n\\n</think>\\n\\n' -}}"
+    "{%- else -%}{{- '<think>\\n' -}}{%- endif -%}{%- endif -%}"
 )
 
 

@@ -241,6 +241,105 @@ def metrics_families(server) -> Dict[str, Any]:
     return out
 
 
+# ---------------------------------------------------------------------- the chat parsers (planned by default)
+# The plan passes --reasoning-parser qwen3 --enable-auto-tool-choice --tool-call-parser qwen3_coder
+# (contracts/chat_parsers.py); the smoke tests read message.reasoning and message.tool_calls (serve/_ready.py).
+# A tiny random model neither thinks nor calls tools by itself: these probes observe the contract (field names,
+# types, shapes, status codes), not what a real model would say.
+def _message_of(answer: Answer) -> Dict[str, Any]:
+    body = answer.json()
+    choices = body.get("choices") if isinstance(body, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = choice.get("message")
+    return dict(message, _finish_reason=choice.get("finish_reason")) if isinstance(message, dict) else {}
+
+
+def _type(value: Any) -> str:
+    return type(value).__name__
+
+
+def _call_shape(call: Any) -> Dict[str, Any]:
+    """A tool call as vLLM's ToolCall serialises it: id, type "function", function {name, arguments (JSON text)}."""
+    call = call if isinstance(call, dict) else {}
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    try:
+        arguments = json.loads(function.get("arguments"))
+    except (TypeError, ValueError):
+        arguments = None
+    return {"keys": sorted(call), "type": call.get("type"), "function_keys": sorted(function),
+            "id_prefix": str(call.get("id") or "").split("-tool-", maxsplit=1)[0] + "-tool-",
+            "arguments": _type(arguments)}
+
+
+def chat_with_parsers(server) -> Dict[str, Any]:
+    """The guide's chat request (no chat_template_kwargs) with the reasoning parser on: vLLM 0.23's non-streamed
+    answer runs the parser on the output alone (vllm/parser/abstract_parser.py parse; qwen3_reasoning_parser.py
+    extract_reasoning): an output without </think>, with enable_thinking not false, is all reasoning."""
+    message = _message_of(request(server, "POST", "/v1/chat/completions",
+                                  _ready.chat_body("qwen3.5", PROMPT, CHAT_MAX_TOKENS)))
+    return {"message_keys": sorted(k for k in message if not k.startswith("_")),
+            "reasoning": _type(message.get("reasoning")), "content": _type(message.get("content")),
+            "tool_calls": message.get("tool_calls")}
+
+
+def reasoning_smoke(server) -> Dict[str, Any]:
+    """The smoke test's reasoning request (serve/_ready.py reasoning_body: enable_thinking true) and its check."""
+    answer = request(server, "POST", "/v1/chat/completions", _ready.reasoning_body("qwen3.5", PROMPT, MAX_TOKENS))
+    problem, _text = _ready.reasoning_problem(answer.json())
+    message = _message_of(answer)
+    return {"status": answer.status, "problem": problem, "reasoning": _type(message.get("reasoning")),
+            "no_reasoning_content": "reasoning_content" not in message}
+
+
+def reasoning_stream(server) -> Dict[str, Any]:
+    """The reasoning request streamed: the delta fields that carry text."""
+    body = dict(_ready.reasoning_body("qwen3.5", PROMPT, MAX_TOKENS), stream=True)
+    answer = request(server, "POST", "/v1/chat/completions", body)
+    keys = set()
+    for event in answer.events():
+        for choice in (event.get("choices") or []) if isinstance(event, dict) else []:
+            delta = choice.get("delta") or {}
+            keys.update(k for k, v in delta.items() if v not in (None, "", []))
+    return {"status": answer.status, "delta_fields": sorted(keys & {"reasoning", "reasoning_content", "role"})}
+
+
+def tool_call_auto(server) -> Dict[str, Any]:
+    """The smoke test's tool request (serve/_ready.py tool_body: tool_choice auto, the qwen3_coder parser): a list
+    of calls (empty when the model writes none), each a ToolCall, finish_reason "tool_calls" exactly when a call
+    came back (vLLM: auto_tools_called)."""
+    answer = request(server, "POST", "/v1/chat/completions", _ready.tool_body("qwen3.5", CHAT_MAX_TOKENS))
+    message = _message_of(answer)
+    calls = message.get("tool_calls")
+    return {"status": answer.status, "tool_calls": _type(calls),
+            "shapes_ok": all(_call_shape(c)["keys"] == ["function", "id", "type"] for c in calls or []),
+            "finish_reason_says_so": (message.get("_finish_reason") == "tool_calls") == bool(calls)}
+
+
+# A tool whose arguments have one possible value: a named tool choice makes vLLM write them under a JSON-schema
+# grammar (structured outputs), so even a random model returns a call. Its arguments are not complete on the
+# reference server: the grammar allows free whitespace and the random model writes newlines to the token limit
+# (measured; a request cannot turn that off: ``structured_outputs`` without a constraint is a 400), so only the
+# call's shape is compared.
+FORCED_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "Get the current weather in a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris"]}},
+                   "required": ["city"], "additionalProperties": False}}}
+
+
+def tool_call_named(server) -> Dict[str, Any]:
+    """A named tool choice: vLLM 0.23 returns the call with content "" (not null), the call's id
+    ``chatcmpl-tool-...``; its arguments JSON text (a complete object on the stand-in only, see above)."""
+    body = {"model": "qwen3.5", "messages": [{"role": "user", "content": _ready.TOOL_PROMPT}], "tools": [FORCED_TOOL],
+            "tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "max_completion_tokens": 64,
+            "temperature": 0, "chat_template_kwargs": {"enable_thinking": False}}
+    answer = request(server, "POST", "/v1/chat/completions", body)
+    message = _message_of(answer)
+    calls = message.get("tool_calls") or []
+    shape = _call_shape(calls[0]) if calls else {}
+    shape.pop("arguments", None)
+    return {"status": answer.status, "calls": len(calls), "shape": shape, "content": message.get("content")}
+
+
 # name -> (function, what of the collection relies on it)
 PROBES: Dict[str, Callable[[Any], Dict[str, Any]]] = {
     "startup_log": startup_log,
@@ -256,7 +355,23 @@ PROBES: Dict[str, Callable[[Any], Dict[str, Any]]] = {
     "chat_stream": chat_stream,
     "unknown_model": unknown_model,
     "metrics_families": metrics_families,
+    "chat_with_parsers": chat_with_parsers,
+    "reasoning_smoke": reasoning_smoke,
+    "reasoning_stream": reasoning_stream,
+    "tool_call_auto": tool_call_auto,
+    "tool_call_named": tool_call_named,
 }
+
+
+def tool_auto_without_parsers(server) -> Dict[str, Any]:
+    """tool_choice auto on a server started without --enable-auto-tool-choice (vllm_serve_tool_call_parser: none):
+    vLLM's 400 (entrypoints/serve/render/serving.py)."""
+    answer = request(server, "POST", "/v1/chat/completions", _ready.tool_body("qwen3.5", CHAT_MAX_TOKENS))
+    body = answer.json()
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    return {"status": answer.status, "keys": sorted(error), "message": error.get("message"),
+            "type": error.get("type"), "param": error.get("param"), "code": error.get("code")}
 
 
 # ------------------------------------------------------------------------- probes that end a server

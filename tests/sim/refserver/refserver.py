@@ -366,10 +366,12 @@ def standin_env(tmp: Path) -> Dict[str, str]:
                 VLLM_SIM_CHIP_MEMORY_FILE=str(tmp / "none.json"))
 
 
-def reference_server(log_path: Path, port: int, api_key: Optional[str] = None) -> Server:
-    """vLLM 0.23.0 (CPU) with the planned argv, changed only by cpu_exceptions."""
+def reference_server(log_path: Path, port: int, api_key: Optional[str] = None,
+                     plan_extra: Optional[Dict[str, Any]] = None) -> Server:
+    """vLLM 0.23.0 (CPU) with the planned argv (``plan_extra``: more of the role's variables), changed only by
+    cpu_exceptions."""
     env_dir, model_dir = venv(), model()
-    planned = planned_instance(str(model_dir), port, api_key)
+    planned = planned_instance(str(model_dir), port, api_key, plan_extra)
     argv, env, _changes = cpu_exceptions(planned["argv"], planned["env"])
     full_env = dict(os.environ, **env)
     # vLLM's compiled kernels (torch.compile / inductor, g++) are cached here: the first start compiles.
@@ -382,14 +384,14 @@ def reference_server(log_path: Path, port: int, api_key: Optional[str] = None) -
 
 
 def standin_server(tmp: Path, log_path: Path, port: int, api_key: Optional[str] = None,
-                   extra_env: Optional[Dict[str, str]] = None) -> Server:
+                   extra_env: Optional[Dict[str, str]] = None, plan_extra: Optional[Dict[str, Any]] = None) -> Server:
     """The stand-in ``vllm`` of the test image, run directly, with the planned argv as the collection
     plans it (no CPU exceptions: it stands for the NPU image). Its model directory is the same tiny model's
     path when built, else any directory with a config.json."""
     model_dir = tmp / "model"
     model_dir.mkdir(parents=True, exist_ok=True)
     (model_dir / "config.json").write_text("{}")
-    planned = planned_instance(str(model_dir), port, api_key)
+    planned = planned_instance(str(model_dir), port, api_key, plan_extra)
     env = standin_env(tmp)
     env.update(planned["env"])
     env.update(extra_env or {})

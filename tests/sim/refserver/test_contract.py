@@ -47,6 +47,17 @@ EXPECTED = {
         ("vllm:num_requests_running", "gauge"), ("vllm:num_requests_waiting", "gauge"),
         ("vllm:prompt_tokens", "counter"), ("vllm:request_time_per_output_token_seconds", "histogram"),
         ("vllm:time_to_first_token_seconds", "histogram"))},
+    # The chat parsers (planned by default). The guide's chat request: vLLM 0.23 files the whole non-streamed
+    # answer under reasoning, content null (no </think> in it, enable_thinking not false).
+    "chat_with_parsers": {"message_keys": ["annotations", "audio", "content", "function_call", "reasoning", "refusal",
+                                           "role", "tool_calls"], "reasoning": "str", "content": "NoneType",
+                          "tool_calls": []},
+    "reasoning_smoke": {"status": 200, "problem": None, "reasoning": "str", "no_reasoning_content": True},
+    "reasoning_stream": {"status": 200, "delta_fields": ["reasoning", "role"]},
+    "tool_call_auto": {"status": 200, "tool_calls": "list", "shapes_ok": True, "finish_reason_says_so": True},
+    "tool_call_named": {"status": 200, "calls": 1, "content": "", "shape": {
+        "keys": ["function", "id", "type"], "type": "function", "function_keys": ["arguments", "name"],
+        "id_prefix": "chatcmpl-tool-"}},
 }
 # What SIGTERM with a request in flight and a dead engine look like (measured on the reference server).
 EXPECTED_SIGTERM = {"new_connections_refused": True, "generation_completed": False, "exit_status": 0,
@@ -120,3 +131,19 @@ def test_the_api_server_exits_when_the_engine_dies(start_server, kind):
         def kill_engine():
             time.sleep(3)
     assert probes.engine_death(server, kill_engine) == EXPECTED_ENGINE_DEATH
+
+
+# vLLM's 400 for tool_choice auto on a server started without the tool-call parser (the plan with
+# vllm_serve_reasoning_parser / vllm_serve_tool_call_parser none): entrypoints/serve/render/serving.py.
+NO_PARSERS = {"vllm_serve_reasoning_parser": "none", "vllm_serve_tool_call_parser": "none"}
+EXPECTED_TOOL_AUTO_WITHOUT_PARSERS = {
+    "status": 400, "keys": ["code", "message", "param", "type"], "type": "BadRequestError", "param": None,
+    "code": 400, "message": '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'}
+
+
+@pytest.mark.parametrize("kind", [pytest.param("vllm", marks=pytest.mark.refserver), "standin"])
+def test_tool_choice_auto_without_the_parsers_is_vllms_400(start_server, kind):
+    server = start_server(kind, plan_extra=NO_PARSERS)
+    assert not {"--enable-auto-tool-choice", "--tool-call-parser", "--reasoning-parser"} & set(server.argv)
+    assert probes.tool_auto_without_parsers(server) == EXPECTED_TOOL_AUTO_WITHOUT_PARSERS
+    server.stop()

@@ -422,6 +422,29 @@ def test_with_a_reasoning_parser_the_thinking_is_in_the_reasoning_field(server):
     assert status == 200 and message["reasoning"] is None and message["content"]
 
 
+def test_with_a_reasoning_parser_a_plain_answer_is_all_reasoning_unless_streamed(server):
+    """vLLM 0.23 parses a non-streamed answer by its text alone: no </think>, enable_thinking not false, so all of
+    it is reasoning, content null (seen on vLLM's own server, tests/sim/refserver chat_with_parsers)."""
+    port = server(*PARSERS).wait_ready().port
+    status, out = chat(port)
+    message = out["choices"][0]["message"]
+    assert status == 200 and message["content"] is None and message["reasoning"]
+    status, text = http(port, "/v1/chat/completions", {"model": "qwen3.5", "stream": True,
+                                                       "messages": [{"role": "user", "content": "Hi?"}]})
+    deltas = [json.loads(line[6:])["choices"][0]["delta"] for line in text.splitlines() if line.startswith("data: {")
+              and json.loads(line[6:])["choices"]]
+    assert status == 200 and any(d.get("content") for d in deltas) and not any(d.get("reasoning") for d in deltas)
+
+
+def test_a_named_tool_choice_has_an_empty_content_and_stops(server):
+    port = server(*PARSERS).wait_ready().port
+    status, out = chat(port, tools=[TOOL], tool_choice={"type": "function", "function": {"name": "get_weather"}},
+                       chat_template_kwargs={"enable_thinking": False})
+    choice = out["choices"][0]
+    assert status == 200 and choice["finish_reason"] == "stop" and choice["message"]["content"] == ""
+    assert choice["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
 def test_without_a_reasoning_parser_the_thinking_stays_in_the_content(server):
     port = server().wait_ready().port
     status, out = chat(port, chat_template_kwargs={"enable_thinking": True})

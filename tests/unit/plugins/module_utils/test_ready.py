@@ -649,3 +649,15 @@ def test_a_crash_seen_only_when_a_report_is_due_is_a_crash_in_words_too(crash_at
         return  # the crash came after the last look: the next call sees it
     assert result['state'] == 'crashed', result
     assert 'vLLM crashed while starting' in result['error'] and 'still not up' not in result['error'], result
+
+
+@pytest.mark.parametrize('message, text', [
+    ({'role': 'assistant', 'content': 'Hi.', 'reasoning': None}, 'Hi.'),
+    # --reasoning-parser on vLLM 0.23, a non-streamed answer without </think>: all of it is reasoning.
+    ({'role': 'assistant', 'content': None, 'reasoning': 'Hi.'}, 'Hi.'),
+    ({'role': 'assistant', 'content': 'Hi.', 'reasoning': 'thought'}, 'Hi.'),
+    ({'role': 'assistant', 'content': None, 'reasoning': None}, ''),
+])
+def test_a_chat_answers_text_is_its_content_else_its_reasoning(message, text):
+    assert _ready.answer_text({'choices': [{'index': 0, 'message': message}]}, True) == text
+    assert _ready.answer_text({'choices': [{'index': 0, 'text': 'x', 'message': message}]}, False) == 'x'
