@@ -161,8 +161,11 @@ def _ansible(nodes, *args):
 
 
 def test_ansible_sees_the_platform_os(nodes):
-    proc, hosts = _ansible(nodes, "all", "-m", "ansible.builtin.setup", "-a", "filter=ansible_distribution*")
-    assert proc.returncode == 0, proc.stderr
+    # The three nodes this test judges (pt-duo is another test's, which may be restarting its containers).
+    proc, hosts = _ansible(nodes, "pt-duo4,pt-pro,pt-oe", "-m", "ansible.builtin.setup",
+                           "-a", "filter=ansible_distribution*")
+    failed = {h: r.get("msg") for h, r in hosts.items() if r.get("failed") or r.get("unreachable")}
+    assert proc.returncode == 0, (proc.stderr, failed)
     dist = {h: r["ansible_facts"]["ansible_distribution"] for h, r in hosts.items() if h in NODE_FOR.values()}
     assert dist == {"pt-duo4": "Debian", "pt-pro": "Ubuntu", "pt-oe": "openEuler"}
     assert hosts["pt-oe"]["ansible_facts"]["ansible_distribution_version"] == "22.03"
