@@ -28,6 +28,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms im
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
     copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import inspect_config
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 
 display = Display()
@@ -145,15 +146,19 @@ class ActionModule(ActionBase):
 
         def call(seconds):
             return self._module('ascend.vllm.image_pull_wait', dict(
-                wait_args, results_file=job['results_file'], timeout=conf['timeout'], report_after=seconds), task_vars)
+                wait_args, results_file=job['results_file'], timeout=conf['timeout'], report_after=seconds,
+                cleanup=True), task_vars)
 
         def show(result, elapsed):
             display.display(line(host, name, result.get('progress'), elapsed, conf['timeout']), stderr=True)
 
+        waited = {}
         try:
             waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
         finally:
-            self._cleanup(job, task_vars)
+            # The wait that saw the job end removed its results file: no further module run for that.
+            if not waited.get('cleaned'):
+                self._cleanup(job, task_vars)
         if waited.get('failed'):
             return waited
         if not waited.get('finished'):
@@ -287,7 +292,8 @@ class ActionModule(ActionBase):
         if problem:
             return dict(out, failed=True, stage='inputs', msg=problem)
         got = self._ensure(conf, task_vars)
-        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg', 'diff') if key in got)
+        out.update((key, got[key]) for key in ('changed', 'errors', 'seconds', 'loaded', 'msg', 'diff', 'config')
+                   if key in got)
         if got.get('failed'):
             return dict(out, failed=True, stage='load' if args.get('archive') else 'pull')
         out.update(ref=got['ref'] or out['ref'], id=got.get('id') or out['id'], stage='ensured')
@@ -334,8 +340,10 @@ class ActionModule(ActionBase):
                         ' '.join(to_text(answer.get('msg', 'failed')).split())[:400]), stderr=True)
                 if not answer.get('failed'):
                     image = answer.get('image') or {}
+                    # The pulled image's own configuration, so that container_run need not read it again.
+                    config = dict(inspect_config(image), image=ref) if image.get('Id') else None
                     return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
-                            'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
+                            'config': config, 'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
                 errors.append(dict(classify_failure(to_text(answer.get('msg', 'failed'))), ref=ref,
                                    attempt=attempt))
                 if errors[-1]['missing']:

@@ -55,6 +55,13 @@ options:
   msg:
     description: The failure message at the timeout, instead of the default C(the pull of NAME did not end within the timeout (N s)).
     type: str
+  cleanup:
+    description:
+      - Remove the job's results file (what M(ansible.builtin.async_status) with C(mode=cleanup) removes) once the
+        job has ended and its answer was read, so that the caller needs no further module run for it.
+    type: bool
+    default: false
+    version_added: 0.4.0
   report_after:
     description: Seconds between two progress lines; also the longest one run of the module on the node takes.
     type: float
@@ -124,11 +131,17 @@ progress:
       process has it open).
   returned: always
   type: dict
+cleaned:
+  description: Whether this run removed the job's results file (O(cleanup) and the job had ended).
+  returned: when the run removed it
+  type: bool
 seconds:
   description: Seconds the whole wait took (the action plugin), or the last run (the module).
   returned: always
   type: float
 '''
+
+import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
@@ -145,6 +158,7 @@ ARGUMENT_SPEC = dict(
     msg=dict(type='str'),
     report_after=dict(type='float', default=15),
     docker_host=dict(type='str'),
+    cleanup=dict(type='bool', default=False),
 )
 
 
@@ -164,6 +178,9 @@ def main():
                                 registry_auth(registry, read_docker_config()))
     path = params['results_file']
     result = watch_pull(lambda: job_answer(read_file(path)), observer, params['report_after'])
+    if result['finished'] and params['cleanup'] and not module.check_mode:
+        os.unlink(path)
+        result['cleaned'] = True
     module.exit_json(changed=False, **result)
 
 

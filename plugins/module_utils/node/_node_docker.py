@@ -286,6 +286,11 @@ def image_config(api, ref):
         if exc.status == 404:
             return None
         raise
+    return inspect_config(inspect)
+
+
+def inspect_config(inspect):
+    """``{id, env, architecture}`` of an image's inspect output (the Engine's, or docker_image_pull's ``image``)."""
     return {'id': inspect.get('Id'), 'env': list((inspect.get('Config') or {}).get('Env') or []),
             'architecture': str(inspect.get('Architecture') or '')}
 

@@ -37,7 +37,7 @@ from http.client import HTTPException
 from urllib.parse import urlencode
 
 # Seconds between two looks at the job's results file.
-POLL_INTERVAL = 0.5
+POLL_INTERVAL = 0.2
 
 
 def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import itertools
 import threading
 from unittest import mock
 
@@ -53,9 +54,13 @@ def _run(args, answers, check_mode=False, present=(), node=None):
             waits = (node or {}).get('load_waits') or []
             if waits:
                 return {'finished': False, 'progress': waits.pop(0)}
-            return {'finished': True, 'answer': {'changed': True, 'image_names': ['haproxy:2.6', 'mirror/haproxy:2.6']}}
+            return {'finished': True, 'answer': {'changed': True, 'image_names': ['haproxy:2.6', 'mirror/haproxy:2.6']},
+                    'cleaned': module_args.get('cleanup')}
+        if name == 'ascend.vllm.image_pull_wait' and (node or {}).get('pull_never_ends'):
+            return {'finished': False, 'progress': None}
         if name == 'ascend.vllm.image_pull_wait':
-            return {'finished': True, 'answer': outcome(module_args['name'])}
+            # Like the module: the run that sees the job end removes its results file when asked to.
+            return {'finished': True, 'answer': outcome(module_args['name']), 'cleaned': module_args.get('cleanup')}
         if name == 'community.docker.docker_image_info':
             return {'images': [{'RepoTags': [ref]} for ref in present]}
         if name == 'community.docker.docker_image_load':
@@ -103,8 +108,9 @@ def test_the_first_reference_that_gives_the_image_wins():
     assert _starts(calls) == ['m/a:t', 'm/a:t', 'q/a:t']
     assert [args['s'] for name, args in calls if name == 'sleep'] == [3.0]
     assert [e['reason'] for e in result['errors']] == ['Get "https://r/v2/": dial tcp: i/o timeout'] * 2
-    # Every background job's files are cleaned up, the failed ones too.
-    assert len([c for c in calls if c[0] == 'cleanup']) == 3
+    # Every background job's files are cleaned up, the failed ones too: by the wait that saw the job end.
+    assert [args['cleanup'] for name, args in calls if name == 'ascend.vllm.image_pull_wait'] == [True] * 3
+    assert 'cleanup' not in _names(calls)
 
 
 def test_not_found_is_final_and_named_in_the_fix():
@@ -139,8 +145,7 @@ def test_a_tarball_is_copied_loaded_and_removed_unless_the_image_is_there():
     assert result['ref'] == 'mirror/haproxy:2.6' and result['changed']
     names = [name for name, _args in calls]
     assert names == ['community.docker.docker_image_info', 'ansible.legacy.file', 'transfer', 'ansible.legacy.file',
-                     'community.docker.docker_image_load', 'ascend.vllm.image_pull_wait', 'cleanup',
-                     'ansible.legacy.file']
+                     'community.docker.docker_image_load', 'ascend.vllm.image_pull_wait', 'ansible.legacy.file']
     assert calls[5][1]['archive'] == '/var/tmp/x/haproxy.tar' and calls[5][1]['results_file'] == '/r/j1'
     assert calls[2][1] == {'src': '/srv/haproxy.tar', 'dest': '/var/tmp/x/haproxy.tar'}
     assert calls[-1][1] == {'path': '/var/tmp/x/haproxy.tar', 'state': 'absent'}
@@ -202,6 +207,22 @@ def test_inputs_missing_image_is_pulled_from_the_first_registry_that_gives_it():
     result, calls = _run(ROLE, {M: [TIMEOUT, TIMEOUT], Q: [None]})
     assert (result.get('failed'), result['ref'], result['changed'], result['stage']) == (None, Q, True, 'ensured')
     assert _starts(calls) == [M, M, Q]
+
+
+def test_a_pull_hands_on_the_image_s_configuration_and_needs_no_module_run_to_clean_up():
+    result, calls = _run(ROLE, {M: [None]})
+    assert result['config'] == {'image': M, 'id': 'sha256:' + 'a' * 64, 'env': [], 'architecture': ''}
+    assert 'cleanup' not in _names(calls)
+    present, _calls = _run(ROLE, {}, present=[Q])
+    assert 'config' not in present
+
+
+def test_a_wait_that_did_not_see_the_job_end_leaves_the_cleanup_to_async_status():
+    clock = itertools.count(0.0, 0.4)
+    with mock.patch.object(action_module.time, 'monotonic', lambda: next(clock)):
+        result, calls = _run(dict(ROLE, timeout=1, retries=1), {}, node={'pull_never_ends': True})
+    assert result['failed'] and 'did not end within image_pull_timeout' in result['msg']
+    assert _names(calls).count('cleanup') == _starts(calls).__len__() == 2
 
 
 def test_inputs_node_images_given_save_the_look_at_the_node():

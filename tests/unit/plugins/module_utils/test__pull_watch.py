@@ -87,7 +87,7 @@ def test_watch_pull_ends_within_a_poll_of_the_job():
     texts = iter(['{"started": 1, "finished": 0}'] * 5 + ['{"changed": true}'])
     result = w.watch_pull(lambda: w.job_answer(next(texts)), observer, 15, clock=clock, sleep=clock.sleep)
     assert result['finished'] and result['answer'] == {'changed': True}
-    assert result['seconds'] == 2.5 and observer.events == ['start', 'stop']
+    assert result['seconds'] == 5 * w.POLL_INTERVAL and observer.events == ['start', 'stop']
     assert result['progress']['layers']['a']['current'] == 1
 
 

@@ -39,6 +39,17 @@ def test_a_running_job_returns_after_report_after_with_why_the_engine_said_nothi
     assert 'No such file or directory' in result['progress']['error']
 
 
+def test_cleanup_removes_the_results_file_of_an_ended_job_only(tmp_path):
+    ended, running = tmp_path / 'j1', tmp_path / 'j2'
+    ended.write_text(json.dumps({'changed': True}))
+    running.write_text(json.dumps({'started': 1, 'finished': 0, 'ansible_job_id': 'j2'}))
+    result = run_module({'results_file': str(ended), 'name': 'reg:5000/a/b:1', 'cleanup': True})
+    assert result['finished'] and result['cleaned'] and not ended.exists()
+    result = run_module({'results_file': str(running), 'name': 'reg:5000/a/b:1', 'cleanup': True, 'report_after': 0.3,
+                         'docker_host': 'unix:///nonexistent/docker.sock'})
+    assert not result['finished'] and 'cleaned' not in result and running.exists()
+
+
 @pytest.mark.parametrize('option', ['timeout', 'report_after'])
 def test_a_time_must_be_positive(tmp_path, option):
     result = run_module({'results_file': str(tmp_path / 'j1'), 'name': 'x', option: 0})
