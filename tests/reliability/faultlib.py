@@ -534,7 +534,8 @@ def _record(result: dict) -> None:
 
 CASE_ORDER = [
     "registry_first_down", "registry_all_down", "registry_flaky", "image_tag_missing",
-    "crash_on_start", "readiness_timeout", "port_taken", "chip_busy", "chip_unhealthy",
+    "crash_on_start", "readiness_timeout", "port_taken", "balancer_port_taken", "balancer_dir_is_file",
+    "chip_busy", "chip_unhealthy",
     "driver_missing", "npu_smi_missing", "node_unreachable", "interrupted_run", "changed_config_crash",
 ]
 

@@ -241,6 +241,26 @@ def scn_port_taken(case):
                "the holder python3 (pid %s) is not named: %s" % (holder.get("pid"), msg[:800]))
 
 
+def scn_balancer_port_taken(case):
+    """A port the balancer would bind is held by another process: preflight names the variable, the port and the
+    process, although no instance uses that port (the plan declares the balancer's ports; the judge walks them)."""
+    holder = {}
+
+    def setup():
+        holder["pid"] = fl.start_helper(A, "port-holder", fl.PORT_HOLDER, "8095")
+    _result, msg = _preflight_case(case, setup, ["balancer_port: port 8095 (the balancer) is already in use"],
+                                   {"balancer_enabled": True, "balancer_port": 8095})
+    case.check("message", "python3 (pid %s)" % holder.get("pid") in msg and "set balancer_port to a free port" in msg,
+               "the holder python3 (pid %s) or the fix is not named: %s" % (holder.get("pid"), msg[:800]))
+
+
+def scn_balancer_dir_is_file(case):
+    """A directory the balancer would write is a file on the node: preflight names the variable and the path."""
+    _preflight_case(case, lambda: None, ['balancer_config_dir="/etc/hostname" is a file on the node, not a directory',
+                                          "set balancer_config_dir to a directory root can write on the node"],
+                    {"balancer_enabled": True, "balancer_config_dir": "/etc/hostname"})
+
+
 def scn_chip_busy(case):
     """Chip 0 held by another process: preflight names the chip, the pid and the process."""
     _preflight_case(case, lambda: fl.sim.set_node(A, ["process=chip0:4242:python3:2048"]),
@@ -407,7 +427,9 @@ def scn_changed_config_crash(case, node=D):
 # ------------------------------------------------------------------------------- lanes
 # Lanes run at once and never share a node; a lane's cases run in this order.
 LANES = [
-    [("image_tag_missing", scn_image_tag_missing), ("port_taken", scn_port_taken), ("chip_busy", scn_chip_busy),
+    [("image_tag_missing", scn_image_tag_missing), ("port_taken", scn_port_taken),
+     ("balancer_port_taken", scn_balancer_port_taken), ("balancer_dir_is_file", scn_balancer_dir_is_file),
+     ("chip_busy", scn_chip_busy),
      ("chip_unhealthy", scn_chip_unhealthy), ("driver_missing", scn_driver_missing),
      ("npu_smi_missing", scn_npu_smi_missing)],
     [("registry_first_down", scn_registry_first_down), ("registry_all_down", scn_registry_all_down),
@@ -464,6 +486,16 @@ def test_readiness_timeout(faults):
 def test_port_taken(faults):
     """6. Serving port taken on the node: preflight names the port and what holds it."""
     faults.wait("port_taken").finish()
+
+
+def test_balancer_port_taken(faults):
+    """6b. A port the balancer would bind taken on the node: preflight names the variable and what holds it."""
+    faults.wait("balancer_port_taken").finish()
+
+
+def test_balancer_dir_is_file(faults):
+    """6c. A directory the balancer would write is a file on the node: preflight names the variable and the path."""
+    faults.wait("balancer_dir_is_file").finish()
 
 
 def test_chip_busy(faults):

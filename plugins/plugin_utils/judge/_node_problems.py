@@ -143,10 +143,14 @@ def node_query(settings: Dict[str, Any]) -> Dict[str, Any]:
         'paths': unique,
         'npu_smi_path': settings.get('npu_smi_path') or profile.get('npu_smi_path') or '',
         'driver_version_file': settings['driver_version_file'],
-        # Each instance's container and the one a deploy keeps while replacing it (container_run).
-        'containers': sorted(set(name for inst in instances
-                                 for name in (inst['container_name'], previous_name(inst['container_name'])))),
-        'ports': sorted(set(int(inst['port']) for inst in _ports(instances))) if settings.get('ports', True) else [],
+        # Each instance's container and the one a deploy keeps while replacing it (container_run); the containers of
+        # the other components that bind ports.
+        'containers': sorted(set([name for inst in instances
+                                  for name in (inst['container_name'], previous_name(inst['container_name']))]
+                                 + [bind['container'] for bind in settings.get('binds') or [] if bind['container']])),
+        'ports': (sorted(set([int(inst['port']) for inst in _ports(instances)]
+                             + [bind['port'] for bind in settings.get('binds') or []]))
+                  if settings.get('ports', True) else []),
     }
 
 
@@ -602,6 +606,31 @@ def _port_fix(port: Any, holders: List[Dict[str, Any]], procs: List[str], pids: 
             'another port' % (port, port))
 
 
+def bind_problems(facts: Dict[str, Any], binds: List[Dict[str, Any]]) -> List[Dict[str, str]]:
+    """The ports the plan declares for its other components (``binds``: port, var, component, container) held by
+    another container or process. The component's own running container of ours may hold them (a re-run)."""
+    containers = (facts.get('docker') or {}).get('containers') or []
+    out = []
+    for bind in binds:
+        port, owner = bind['port'], (facts.get('containers') or {}).get(bind['container']) or {}
+        ours = owner.get('running') and (owner.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
+        holders = [{'name': c['name'], 'ours': (c.get('labels') or {}).get(MANAGED_LABEL, '') == 'ascend.vllm'}
+                   for c in containers if c['name'] != bind['container'] and int(port) in (c.get('ports') or [])]
+        seen = (facts.get('listeners') or {}).get(str(port)) or {}
+        mine = set(str(pid) for pid in owner.get('pids') or []) if ours else set()
+        procs = [p for p in seen.get('processes') or [] if str(p['pid']) not in mine]
+        if not holders and not (procs or (seen.get('listening') or seen.get('accepts')) and not ours):
+            continue
+        named = ['%s (pid %s)' % (p['name'], p['pid']) for p in procs]
+        held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
+                   else (' by ' + ', '.join(named) if named else ''))
+        out.append(_problem('ports', '%s: port %s (%s) is already in use on the node%s'
+                            % (bind['var'], port, bind['component'], held_by),
+                            _port_fix(port, holders, named, [str(p['pid']) for p in procs])
+                            .replace('give the instance another port', 'set %s to a free port' % bind['var'])))
+    return out
+
+
 def port_problems(facts: Dict[str, Any],
                   instances: List[Dict[str, Any]],
                   own: Dict[str, Any],
@@ -746,6 +775,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
     problems += chips_per_card_problems(facts, settings, profile)
     if settings.get('ports', True):
         problems += port_problems(facts, instances, own, settings.get('removing') or ())
+        problems += bind_problems(facts, settings.get('binds') or [])
     result = node_result(facts, settings, profile, instances, own, found_versions)
     if install.get('method') != 'source':
         problems += disk_problems(result['disk'], result['image_present'], settings)

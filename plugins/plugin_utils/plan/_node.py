@@ -74,14 +74,29 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
         'paths': ([cache_dir] + [item['host'] for item in local]
                   + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
-                  + _archive_dir(request) + _balancer_left(request, planned)[1]),
+                  + [entry['path'] for entry in dirs(request, planned)] + _balancer_left(request, planned)[1]),
         'drop': drop or {},
         'memory_again': memory_again or {},
         # The source install method: its plan, the instances' units, and whether a balancer needs Docker.
         'install': planned.get('install') or {},
         'services': planned.get('services') or {},
         'needs_docker': bool((planned.get('balancer') or {}).get('enabled')),
+        'binds': binds(request, planned),
     }
+
+
+def binds(request, planned):
+    """The ports the host's components other than the instances bind on the node, each with the variable that sets
+    it and the container of ours that may hold it: the balancer's frontends and its metrics port (HAProxy in the host's
+    network). The node read looks at each and the judge refuses one held by anything else."""
+    front = planned.get('balancer') or {}
+    if not front.get('enabled'):
+        return []
+    owner = request.get('balancer_container_name')
+    ports = [('balancer_port', frontend.get('port')) for frontend in front.get('frontends') or []]
+    ports.append(('balancer_metrics_port', request.get('balancer_metrics_port')))
+    return [{'port': int(port), 'var': var, 'component': 'the balancer', 'container': owner}
+            for var, port in ports if isinstance(port, int) and not isinstance(port, bool)]
 
 
 def _archive(request):
@@ -90,24 +105,32 @@ def _archive(request):
     return [archive] if archive and request.get('image_pull_archive_on_node') else []
 
 
-def _archive_dir(request):
-    """The node directory the controller's tarball is copied to (image_pull_archive_dir), when one is copied."""
-    directory = request.get('image_pull_archive_dir') or ''
-    copied = request.get('image_pull_archive') and not request.get('image_pull_archive_on_node')
-    return [directory] if copied and isinstance(directory, str) and directory.startswith('/') else []
-
-
-def archive_dir_problems(request, paths):
-    """The tarball's directory on the node must be one root can write, or create (the copy goes there)."""
+def dirs(request, planned):
+    """The directories the host's components write on the node (created when missing), each with the variable that
+    sets it and what goes there: the tarball's copy (image_pull_archive_dir, when the controller copies one) and the
+    balancer's configuration and admin socket. The node read looks at each; dir_problems judges them."""
     out = []
-    for directory in _archive_dir(request):
-        why = unwritable_dir(paths.get(directory))
-        if why is None:
-            continue
-        out.append({'check': 'paths', 'msg': 'image_pull_archive_dir=%s %s; the controller copies the image tarball '
-                                             'there' % (json.dumps(directory), why),
-                    'fix': 'set image_pull_archive_dir to a directory root can write on the node, with room for '
-                           'the tarball'})
+    directory = request.get('image_pull_archive_dir') or ''
+    if request.get('image_pull_archive') and not request.get('image_pull_archive_on_node'):
+        out.append(('image_pull_archive_dir', directory, 'the controller copies the image tarball there',
+                    ', with room for the tarball'))
+    if (planned.get('balancer') or {}).get('enabled'):
+        out.append(('balancer_config_dir', request.get('balancer_config_dir'),
+                    'the balancer writes its HAProxy configuration there', ''))
+        out.append(('balancer_run_dir', request.get('balancer_run_dir'), "HAProxy's admin socket is made there", ''))
+    return [{'var': var, 'path': path, 'use': use, 'room': room} for var, path, use, room in out
+            if isinstance(path, str) and path.startswith('/')]
+
+
+def dir_problems(declared, paths):
+    """A declared directory must be one root can write on the node, or create."""
+    out = []
+    for entry in declared:
+        why = unwritable_dir(paths.get(entry['path']))
+        if why is not None:
+            out.append({'check': 'paths', 'msg': '%s=%s %s; %s' % (entry['var'], json.dumps(entry['path']), why,
+                                                                   entry['use']),
+                        'fix': 'set %s to a directory root can write on the node%s' % (entry['var'], entry['room'])})
     return out
 
 
@@ -320,7 +343,8 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     source = (planned.get('install') or {}).get('method') == SOURCE
     offline = [] if source else offline_problems(inputs, found,
                                                  request.first_set('image_pull_offline', 'ascend_vllm_offline'))
-    problems = (([] if source else image_problems(request, planned, paths) + archive_dir_problems(request, paths))
+    problems = (([] if source else image_problems(request, planned, paths))
+                + dir_problems(dirs(request, planned), paths)
                 + offline + list(verdict['problems'])
                 + config_problems(configured)
                 + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)

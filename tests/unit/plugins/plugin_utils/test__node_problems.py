@@ -233,6 +233,50 @@ def test_port_of_our_own_container_is_no_problem(capture):
     assert msgs(np.node_problems(facts, settings(ports=False))) == []
 
 
+BALANCER = [{'port': 9000, 'var': 'balancer_port', 'component': 'the balancer', 'container': 'vllm-balancer'}]
+
+
+def test_node_query_asks_for_the_ports_and_containers_of_every_declared_bind():
+    query = np.node_query(settings(binds=BALANCER))
+    assert query['ports'] == [8080, 9000] and 'vllm-balancer' in query['containers']
+    assert np.node_query(settings(binds=BALANCER, ports=False))['ports'] == []
+
+
+@pytest.mark.parametrize('owner, listener, containers, msg', [
+    ({'exists': False}, {'listening': True, 'processes': [{'name': 'nginx', 'pid': 77}], 'accepts': True}, [],
+     'balancer_port: port 9000 (the balancer) is already in use on the node by nginx (pid 77)'),
+    ({'exists': False}, {'listening': False, 'processes': [], 'accepts': True}, [],
+     'balancer_port: port 9000 (the balancer) is already in use on the node'),
+    ({'exists': False}, {'listening': False, 'processes': [], 'accepts': False},
+     [{'name': 'web', 'ports': [9000], 'labels': {}}],
+     'balancer_port: port 9000 (the balancer) is already in use on the node by container web'),
+    # Our balancer runs, but someone else holds the port beside it.
+    ({'exists': True, 'running': True, 'labels': {'ascend.vllm.managed-by': 'ascend.vllm'}, 'pids': [5]},
+     {'listening': True, 'processes': [{'name': 'haproxy', 'pid': 5}, {'name': 'nc', 'pid': 8}], 'accepts': True}, [],
+     'balancer_port: port 9000 (the balancer) is already in use on the node by nc (pid 8)'),
+])
+def test_a_declared_bind_held_by_anything_else_is_refused(capture, owner, listener, containers, msg):
+    facts = healthy(capture)
+    facts['listeners']['9000'] = listener
+    facts['docker']['containers'] = containers
+    facts['containers']['vllm-balancer'] = owner
+    problems = np.node_problems(facts, settings(binds=BALANCER))['problems']
+    assert [(p['check'], p['msg']) for p in problems] == [('ports', msg)]
+    assert 'set balancer_port to a free port' in problems[0]['fix']
+
+
+@pytest.mark.parametrize('processes', [[{'name': 'haproxy', 'pid': 5}], []])
+def test_a_declared_bind_held_by_its_own_running_container_is_no_problem(capture, processes):
+    facts = healthy(capture)
+    facts['listeners']['9000'] = {'listening': True, 'processes': processes, 'accepts': True}
+    facts['containers']['vllm-balancer'] = {'exists': True, 'running': True, 'pids': [5],
+                                            'labels': {'ascend.vllm.managed-by': 'ascend.vllm'}}
+    assert np.node_problems(facts, settings(binds=BALANCER))['problems'] == []
+    # Not ours (no label): whoever it is, it holds the port.
+    facts['containers']['vllm-balancer']['labels'] = {}
+    assert len(np.node_problems(facts, settings(binds=BALANCER))['problems']) == 1
+
+
 def test_platform_with_fewer_chips_per_card(capture):
     """A DUO declared as a 200I Pro: npu-smi is elsewhere, its chips tell the platform."""
     facts = healthy(capture)

@@ -65,7 +65,7 @@ def test_offline_refuses_a_pull_policy_that_asks_the_registry():
 
 
 # ------------------------------------------------------------------ where the tarball is copied to
-from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import archive_dir_problems  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import dir_problems, dirs  # noqa: E402
 
 
 @pytest.mark.parametrize('found, on_node, words', [
@@ -79,12 +79,25 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import arch
 def test_the_tarball_directory_must_be_writable(found, on_node, words):
     request = _Request(image_pull_archive='/srv/vllm.tar', image_pull_archive_on_node=on_node,
                        image_pull_archive_dir='/var/tmp/ascend-vllm')
-    problems = archive_dir_problems(request, {'/var/tmp/ascend-vllm': found})
+    problems = dir_problems(dirs(request, {}), {'/var/tmp/ascend-vllm': found})
     if words is None:
         assert problems == []
     else:
         assert len(problems) == 1 and words in problems[0]['msg']
         assert problems[0]['msg'].startswith('image_pull_archive_dir="/var/tmp/ascend-vllm"')
+
+
+@pytest.mark.parametrize('enabled', [True, False])
+def test_the_balancer_s_directories_are_judged_when_it_runs(enabled):
+    request = _Request(balancer_config_dir='/etc/ascend-vllm/balancer', balancer_run_dir='/var/lib/x/run')
+    declared = dirs(request, {'balancer': {'enabled': enabled}})
+    assert [entry['path'] for entry in declared] == (['/etc/ascend-vllm/balancer', '/var/lib/x/run'] if enabled else [])
+    problems = dir_problems(declared, {'/etc/ascend-vllm/balancer': {'exists': True, 'isdir': False, 'writable': True},
+                                       '/var/lib/x/run': {'exists': False, 'isdir': False, 'writable': True}})
+    assert [(p['msg'], p['fix']) for p in problems] == ([(
+        'balancer_config_dir="/etc/ascend-vllm/balancer" is a file on the node, not a directory; the balancer writes '
+        'its HAProxy configuration there', 'set balancer_config_dir to a directory root can write on the node')]
+        if enabled else [])
 
 
 # ---------------------------------------------------------------- the plan is the node's desired state
