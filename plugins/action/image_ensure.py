@@ -278,7 +278,7 @@ class ActionModule(ActionBase):
         out = {'changed': False, 'ref': found['ref'], 'id': found.get('id'), 'present': bool(found['present']),
                'refs': list(found.get('refs') or []), 'candidates': resolved['candidates'],
                'image_tag': resolved['image_tag'], 'problems': resolved['problems'], 'needed': resolved['needed'],
-               'errors': [], 'stage': 'resolved'}
+               'errors': [], 'stage': 'resolved', 'config': None}
         state = args.get('state') or 'present'
         if state == 'absent':
             return self._remove(out, task_vars)

@@ -233,7 +233,7 @@ config:
     - The pulled image's own configuration (C(id), C(env) its C(Config.Env), C(architecture)) with its reference
       (C(image)), from the pull's own answer; the image_pull role hands it to container_run as
       C(image_pull_image_config), which then need not read the image again.
-  returned: when this run pulled the image
+  returned: always (null unless this run pulled the image)
   type: dict
   version_added: 0.4.0
 id:

@@ -214,7 +214,7 @@ def test_a_pull_hands_on_the_image_s_configuration_and_needs_no_module_run_to_cl
     assert result['config'] == {'image': M, 'id': 'sha256:' + 'a' * 64, 'env': [], 'architecture': ''}
     assert 'cleanup' not in _names(calls)
     present, _calls = _run(ROLE, {}, present=[Q])
-    assert 'config' not in present
+    assert present['config'] is None
 
 
 def test_a_wait_that_did_not_see_the_job_end_leaves_the_cleanup_to_async_status():
