@@ -65,7 +65,8 @@ def release_image(registry_local: str) -> str:
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
     """The node (fresh), the release pushed, and the group variables of the inventory."""
-    why = sim.why_unusable()
+    why = sim.why_unusable() or ("" if sim.image_exists(sim.image_refs().variants[RELEASE])
+                                 else "the test images are not built (tests/sim/simctl build)")
     if why:
         pytest.skip("the deploy needs the simulated nodes: %s" % why)
     venv, model = refserver.venv(), refserver.model()
