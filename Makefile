@@ -59,8 +59,10 @@ sim: setup images
 # 0.23.0's own OpenAI server (PyPI's CPU build, in a virtual environment cached under
 # ~/.cache/ascend-sim/refserver) and against the stand-in, and the collection's readiness watch, smoke
 # tests, API key, metrics targets and evaluation client against both; the chat parsers' fields; a crash then
-# the restart in a container (Docker, tests/sim's node-systemd image; skipped without). Not part of `make test`:
-# measured in tests/sim/README.md (the environment is 6 GB, and the first server start compiles its kernels).
+# the restart in a container (Docker, tests/sim's node-systemd image; skipped without); one site.yml deploy on a
+# simulated Atlas 300I DUO whose container runs vLLM's own server (tests/sim's images; about 5 min, 3 GB).
+# Not part of `make test`: measured in tests/sim/README.md (the environment is 6 GB, every server start
+# compiles its kernels, and the deploy alone adds 5 min to a CI that takes 35 of its 45 min).
 contract: controller
 	$(PYTEST) tests/sim/refserver -q
 

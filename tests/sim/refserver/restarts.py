@@ -29,7 +29,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -86,14 +86,20 @@ def docker_available() -> str:
     return ""
 
 
-def node_image() -> str:
-    """``ascend-sim/refserver-node:<hash of the Dockerfile and the base image's id>``, built once."""
-    base_id = docker("image", "inspect", "--format", "{{.Id}}", BASE_IMAGE).stdout.strip()
-    key = hashlib.sha256(((IMAGE_DIR / "Dockerfile").read_text() + base_id).encode()).hexdigest()[:16]
-    ref = "%s:%s" % (IMAGE_REPO, key)
+def node_image(base: str = BASE_IMAGE, repo: str = IMAGE_REPO, dockerfile: Path = IMAGE_DIR / "Dockerfile",
+               build_args: Tuple[str, ...] = (), files: Tuple[Path, ...] = ()) -> str:
+    """``<repo>:<hash of its inputs>``: ``dockerfile`` (context: this directory) built ``FROM`` ``base`` once;
+    by default ``ascend-sim/refserver-node`` (image/Dockerfile over node-systemd). ``files``: the context's
+    files the Dockerfile copies."""
+    base_id = docker("image", "inspect", "--format", "{{.Id}}", base).stdout.strip()
+    digest = hashlib.sha256("\0".join((dockerfile.read_text(), base_id) + tuple(build_args)).encode())
+    for path in files:
+        digest.update(path.read_bytes())
+    ref = "%s:%s" % (repo, digest.hexdigest()[:16])
     if docker("image", "inspect", ref, check=False).returncode != 0:
-        docker("build", "-q", "--build-arg", "BASE=" + BASE_IMAGE, "--label", LABEL + "=1", "-t", ref,
-               str(IMAGE_DIR), timeout=1800, locked=True)
+        args = [word for arg in ("BASE=" + base,) + tuple(build_args) for word in ("--build-arg", arg)]
+        docker("build", "-q", *args, "--label", LABEL + "=1", "-t", ref, "-f", str(dockerfile), str(HERE),
+               timeout=1800, locked=True)
     return ref
 
 
