@@ -22,7 +22,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args im
     ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, parser_flags, split_extra_args)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.chat_parsers import (
     AUTO, AUTO_TOOL_CHOICE_FLAG, NONE, REASONING_FLAG, REGISTRY, TOOL_CALL_FLAG, registry_for)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
@@ -522,17 +521,11 @@ def rule_memory_figures(ctx: Context) -> None:
 
 
 def image_vllm(tag: Any) -> Optional[str]:
-    """The vLLM version inside the image of ``tag``: the one its release record names (contracts/releases.py),
-    else its entry in versions.IMAGES; None when neither was read. The one answer for the flag table and the chat
+    """The vLLM version inside the image of ``tag``, as its release record names it (contracts/releases.py); None
+    when the tag has no record or the record's vLLM was not read. The one answer for the flag table and the chat
     parsers' registry."""
-    text = str(tag).strip() if isinstance(tag, str) else ''
-    if not text:
-        return None
-    record = releases.get(releases.release_of_tag(text))
-    if record and record.get('vllm'):
-        return record['vllm']
-    entry = entry_for(text)
-    return entry['vllm'] if entry else None
+    record = releases.get(releases.release_of_tag(tag.strip())) if isinstance(tag, str) and tag.strip() else None
+    return record['vllm'] if record else None
 
 
 def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
