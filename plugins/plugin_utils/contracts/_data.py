@@ -3,7 +3,7 @@
 """The catalogs as data: ``data/<name>.yml`` beside this file, read once on the controller.
 
 Each file has ``schema`` (every field an entry may have: ``str``, ``int``, ``number``, ``bool``,
-``list`` or ``dict``, with ``?`` when it may be null or left out) and ``entries``; YAML keeps each
+``list``, ``dict`` or ``any``, with ``?`` when it may be null or left out) and ``entries``; YAML keeps each
 fact next to the comment or ``sources`` field that says where it was read, and its anchors let
 entries share a fact written once (``common``). A file that breaks its schema fails at load,
 naming the file, the entry and the field.
@@ -19,7 +19,8 @@ from typing import Any, Dict
 import yaml
 
 DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
-_TYPES = {'str': (str,), 'int': (int,), 'number': (int, float), 'bool': (bool,), 'list': (list,), 'dict': (dict,)}
+_TYPES = {'str': (str,), 'int': (int,), 'number': (int, float), 'bool': (bool,), 'list': (list,), 'dict': (dict,),
+          'any': (object,)}
 
 
 def _check(path: str, doc: Any) -> None:
@@ -38,7 +39,7 @@ def _check(path: str, doc: Any) -> None:
             if value is None and not kind.endswith('?'):
                 raise ValueError('%s: entry %s, field %s: missing (type %s)' % (path, entry, field, kind))
             wanted = _TYPES[kind.rstrip('?')]
-            if value is not None and (not isinstance(value, wanted) or (isinstance(value, bool) and bool not in wanted)):
+            if value is not None and (not isinstance(value, wanted) or (isinstance(value, bool) and int in wanted)):
                 raise ValueError('%s: entry %s, field %s: %r is not of type %s' % (path, entry, field, value, kind.rstrip('?')))
 
 
