@@ -31,7 +31,7 @@ SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            'plugins/plugin_utils/contracts/data/releases.yml', 'plugins/plugin_utils/contracts/data/models.yml',
            'plugins/plugin_utils/contracts/data/platforms.yml', 'plugins/plugin_utils/contracts/data/chat_parsers.yml',
            'plugins/plugin_utils/contracts/data/options.yml', 'plugins/plugin_utils/contracts/data/ranges.yml',
-           'plugins/plugin_utils/contracts/data/formats.yml',
+           'plugins/plugin_utils/contracts/data/formats.yml', 'plugins/plugin_utils/contracts/data/serve_flags.yml',
            # ansible-doc's documentation of filters that share a plugin file.
            'plugins/filter/platform_group.yml', 'plugins/filter/platform_names.yml',
            'plugins/filter/platform_profile.yml',

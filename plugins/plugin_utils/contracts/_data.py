@@ -36,11 +36,18 @@ def _check(path: str, doc: Any) -> None:
                              % (path, entry, unknown[0], ', '.join(schema)))
         for field, kind in schema.items():
             value = fields.get(field)
-            if value is None and not kind.endswith('?'):
-                raise ValueError('%s: entry %s, field %s: missing (type %s)' % (path, entry, field, kind))
-            wanted = _TYPES[kind.rstrip('?')]
-            if value is not None and (not isinstance(value, wanted) or (isinstance(value, bool) and int in wanted)):
-                raise ValueError('%s: entry %s, field %s: %r is not of type %s' % (path, entry, field, value, kind.rstrip('?')))
+            if not is_kind(value, kind):
+                raise ValueError('%s: entry %s, field %s: %s' % (
+                    path, entry, field, 'missing (type %s)' % kind if value is None
+                    else '%r is not of type %s' % (value, kind.rstrip('?'))))
+
+
+def is_kind(value: Any, kind: str) -> bool:
+    """Whether ``value`` is of a schema type (``int``, ``str?``, ...); None is one only of a ``?`` type."""
+    if value is None:
+        return kind.endswith('?')
+    wanted = _TYPES[kind.rstrip('?')]
+    return isinstance(value, wanted) and not (isinstance(value, bool) and int in wanted)
 
 
 @functools.lru_cache(maxsize=None)

@@ -460,7 +460,7 @@ def rule_max_model_len(ctx: Context) -> None:
 
 def rule_utilization_and_port(ctx: Context) -> None:
     """Rule 9 (part): gpu_memory_utilization in (0, 1] and a port."""
-    req, name_of = ctx.req, ctx.name_of
+    req = ctx.req
     util_raw = (req['gpu_memory_utilization'] if req['gpu_memory_utilization'] is not None
                 else ctx.guide.get('gpu_memory_utilization', 0.9))
     ctx.util = bounded(ctx, 'gpu_memory_utilization', util_raw)

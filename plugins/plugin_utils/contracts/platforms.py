@@ -42,20 +42,8 @@ def profile_names() -> List[str]:
 
 
 def _check_type(name: str, key: str, value: Any, reference: Any) -> None:
-    """Raise ValueError when an override has another kind of value than the profile."""
-    if isinstance(reference, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(reference, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(reference, str):
-        ok = isinstance(value, str)
-    elif isinstance(reference, list):
-        ok = isinstance(value, list)
-    elif isinstance(reference, dict):
-        ok = isinstance(value, dict)
-    else:  # pragma: no cover - every profile value is one of the kinds above
-        ok = True
-    if not ok:
+    """Raise ValueError when an override has another kind of value than the profile (its type in the schema)."""
+    if not _data.is_kind(value, _DATA['schema'][key]):
         raise ValueError(
             'platform override %s for %s must be a %s like the profile value %r, got %r'
             % (key, name, type(reference).__name__, reference, value))
@@ -74,9 +62,10 @@ def get_profile(name: str, overrides: Optional[Dict[str, Any]] = None) -> Dict[s
     Unknown profiles, unknown override keys and values of the wrong kind
     raise ``ValueError`` naming the key and the valid choices.
     """
-    if name not in PLATFORMS:
-        raise ValueError('unknown platform %r; valid platforms: %s' % (name, ', '.join(profile_names())))
-    return _apply_overrides(name, copy.deepcopy(PLATFORMS[name]), overrides)
+    profile, bad = resolve_profile(name, overrides)
+    if bad:
+        raise ValueError(bad[2])
+    return profile
 
 
 def _apply_overrides(name: str, profile: Dict[str, Any], overrides: Any) -> Dict[str, Any]:

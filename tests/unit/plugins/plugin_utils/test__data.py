@@ -14,7 +14,7 @@ NAMES = sorted(name[:-4] for name in os.listdir(_data.DIR) if name.endswith('.ym
 
 
 def test_the_catalogs_are_the_data_files():
-    assert NAMES == ['chat_parsers', 'formats', 'models', 'options', 'platforms', 'ranges', 'releases']
+    assert NAMES == ['chat_parsers', 'formats', 'models', 'options', 'platforms', 'ranges', 'releases', 'serve_flags']
 
 
 @pytest.mark.parametrize('name', NAMES)
