@@ -716,12 +716,6 @@ def _free_memory(ctx: Context, mem: Dict[str, Any]) -> None:
 
 _PARSER_KINDS = (('reasoning', 'reasoning_parser', REASONING_FLAG, 'reasoning parser'),
                  ('tool_call', 'tool_call_parser', TOOL_CALL_FLAG, 'tool-call parser'))
-# How vLLM 0.23.0 fails on a name it does not have (chat_parsers.py [V0230]).
-_UNKNOWN_PARSER = {
-    'reasoning': 'its engine stops after loading the model with KeyError "Reasoning parser \'%s\' not found" '
-                 '(v1/structured_output/__init__.py)',
-    'tool_call': 'it stops at start with "invalid tool call parser: %s" (entrypoints/openai/api_server.py)',
-}
 
 
 def _parser_registry(ctx: Context) -> Optional[Dict[str, Any]]:
@@ -805,7 +799,7 @@ def _parser_problem(ctx: Context, kind: str, option: str, flag: str, what: str, 
         ctx.violation(where, shown,
                       'vLLM %s (in image %s) has no %s named %s%s; %s (registered names: %s)'
                       % (registry['vllm'].lstrip('v'), registry['image_tag'], what, name,
-                         _did_you_mean(name, list(registry[kind])), _UNKNOWN_PARSER[kind] % name, registry['source']),
+                         _did_you_mean(name, list(registry[kind])), registry['unknown_' + kind] % name, registry['source']),
                       'set %s to auto (%s\'s: %s) or none' % (ctx.name_of(option), model_name, own or 'none')
                       if where == option else
                       'remove %s from %s and set %s to auto (%s\'s: %s)'

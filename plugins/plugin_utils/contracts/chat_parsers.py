@@ -21,8 +21,6 @@ AUTO_TOOL_CHOICE_FLAG = '--enable-auto-tool-choice'
 
 REGISTRY: Dict[str, Dict[str, Any]] = _data.load('chat_parsers')['entries']
 
-KINDS = ('reasoning', 'tool_call')
-
 
 def registry_for(vllm_version: Any) -> Optional[Dict[str, Any]]:
     """The parser names of a vLLM version ("v0.23.0" or "0.23.0"), or None when they were not read."""

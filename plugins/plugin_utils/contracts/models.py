@@ -23,10 +23,7 @@ _NON_NEGATIVE_INT_FIELDS = ('mtp_num_layers',)
 _POSITIVE_INT_FIELDS = tuple(key for key in REQUIRED_FIELDS
                              if _SCHEMA[key] == 'int' and key not in _NON_NEGATIVE_INT_FIELDS)
 _BOOL_FIELDS = tuple(key for key in REQUIRED_FIELDS if _SCHEMA[key] == 'bool')
-_TAG_FIELDS = ('min_image_tag',)
-_OPTIONAL_TAG_FIELDS = ('guide_min_image_tag',)
 PARSER_FIELDS = ('reasoning_parser', 'tool_call_parser')
-MODELS_EXAMPLE_PARSERS = {'reasoning_parser': 'qwen3', 'tool_call_parser': 'qwen3_coder'}
 
 
 class ModelSpecError(ValueError):
@@ -54,10 +51,6 @@ def model_names() -> List[str]:
     return sorted(MODELS)
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
     missing = [key for key in REQUIRED_FIELDS if key not in model]
     if missing:
@@ -71,15 +64,15 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
     if isinstance(params, float) and params.is_integer():
         model['num_parameters'] = int(params)
     for key in _POSITIVE_INT_FIELDS:
-        if not _is_int(model[key]) or model[key] < 1:
+        if not _data.is_kind(model[key], 'int') or model[key] < 1:
             bad.append((key, model[key], 'a positive integer'))
     for key in _NON_NEGATIVE_INT_FIELDS:
-        if not _is_int(model[key]) or model[key] < 0:
+        if not _data.is_kind(model[key], 'int') or model[key] < 0:
             bad.append((key, model[key], 'an integer >= 0'))
     for key in _BOOL_FIELDS:
         if not isinstance(model[key], bool):
             bad.append((key, model[key], 'true or false'))
-    for key in _TAG_FIELDS + _OPTIONAL_TAG_FIELDS:
+    for key in ('min_image_tag', 'guide_min_image_tag'):
         if key in model and not (isinstance(model[key], str) and model[key].startswith('v')):
             bad.append((key, model[key], 'an image tag such as v0.23.0rc1-310p'))
     bad.extend(_optional_problems(model))
@@ -110,7 +103,7 @@ def _optional_problems(model: Dict[str, Any]) -> List[Any]:
     weight_bytes = model.get('weight_bytes')
     if isinstance(weight_bytes, float) and weight_bytes.is_integer():
         model['weight_bytes'] = weight_bytes = int(weight_bytes)
-    if weight_bytes is not None and (not _is_int(weight_bytes) or weight_bytes < 1):
+    if weight_bytes is not None and (not _data.is_kind(weight_bytes, 'int') or weight_bytes < 1):
         bad.append(('weight_bytes', weight_bytes, 'a positive integer (bytes of one copy of the weights)'))
     quantization = model.get('quantization')
     if quantization is not None and not (isinstance(quantization, str) and quantization):
@@ -118,12 +111,12 @@ def _optional_problems(model: Dict[str, Any]) -> List[Any]:
     allowed = model.get('allowed_tp')
     if allowed is not None and not (isinstance(allowed, dict) and allowed and all(
             isinstance(platform, str) and isinstance(sizes, list) and sizes
-            and all(_is_int(size) and size >= 1 for size in sizes) for platform, sizes in allowed.items())):
+            and all(_data.is_kind(size, 'int') and size >= 1 for size in sizes) for platform, sizes in allowed.items())):
         bad.append(('allowed_tp', allowed, 'a mapping of platform names to lists of TP sizes, '
                     'e.g. {atlas_300i_duo: [2, 4]}'))
     sizes = model.get('tp_cudagraph_batch_sizes')
     if sizes is not None and not (isinstance(sizes, list) and 1 <= len(sizes) <= 2
-                                  and all(_is_int(size) and size >= 1 for size in sizes)):
+                                  and all(_data.is_kind(size, 'int') and size >= 1 for size in sizes)):
         bad.append(('tp_cudagraph_batch_sizes', sizes, 'one or two requests-per-graph sizes, e.g. [1, 8] '
                     '(TP allows at most two capture sizes)'))
     for key in PARSER_FIELDS:
@@ -131,7 +124,7 @@ def _optional_problems(model: Dict[str, Any]) -> List[Any]:
         if value is not None and not (isinstance(value, str) and value and value.strip() == value
                                       and value.lower() not in ('auto', 'none')):
             bad.append((key, value, 'a vLLM parser name such as %s, or null (the model has none)'
-                        % MODELS_EXAMPLE_PARSERS[key]))
+                        % _DATA['common']['qwen35'][key]))
     source = model.get('source')
     if source is not None and not isinstance(source, str):
         bad.append(('source', source, 'a text naming the document the model\'s rules come from'))

@@ -18,10 +18,10 @@ The plan runs the newest complete record unless ``image_pull_tag`` names another
 from __future__ import annotations
 
 import copy
-import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import image_sort_key, parse_image_tag
 
 # The fields a record needs to be complete (the plan uses each of them).
 REQUIRED = ('images', 'vllm', 'vllm_ascend', 'cann', 'hdk', 'container', 'serve', 'models')
@@ -44,21 +44,9 @@ def _records() -> Dict[str, Dict[str, Any]]:
 
 RELEASES: Dict[str, Dict[str, Any]] = _records()
 
-_RELEASE_RE = re.compile(r'^v(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?$')
-
-
-def release_key(release: str) -> Tuple[int, int, int, float]:
-    """Sort key: v0.23.0rc1 < v0.23.0 < v0.24.0rc1."""
-    match = _RELEASE_RE.match(release)
-    if not match:
-        raise ValueError('release %r is not vX.Y.Z[rcN]' % (release,))
-    major, minor, patch, rc = match.groups()
-    return (int(major), int(minor), int(patch), float(rc) if rc is not None else float('inf'))
-
-
 def names() -> List[str]:
-    """The recorded releases, oldest first."""
-    return sorted(RELEASES, key=release_key)
+    """The recorded releases, oldest first (v0.23.0rc1 < v0.23.0 < v0.24.0rc1)."""
+    return sorted(RELEASES, key=lambda release: image_sort_key(parse_image_tag(release)))
 
 
 def missing(record: Dict[str, Any]) -> List[str]:

@@ -103,10 +103,8 @@ def _hdk(release: str) -> Tuple[int, int, Optional[Tuple[int, int]]]:
 
 def in_release(key: Tuple[Any, ...], release: str) -> bool:
     """Whether a driver (its parse_driver_version key) belongs to an HDK release ("25.2.X", "26.0.RC1", "26.1.0")."""
-    major, minor, stage = _hdk(release)
-    if (key[0], key[1]) != (major, minor):
-        return False
-    return stage is None or (key[2], key[3]) == stage
+    low, high = _release_bounds(release)
+    return low <= key <= high
 
 
 def _release_bounds(release: str) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
