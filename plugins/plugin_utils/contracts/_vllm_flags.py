@@ -42,8 +42,8 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
 KINDS = ('switch', 'flag', 'value', 'json', 'values', 'optional')
 VALUE_TYPES = ('int', 'float', 'hint')
 
-# The version the flag checks use when the plan names no vLLM version (the image of
-# versions.IMAGES the plan runs carries its own: versions.entry_for(tag)['vllm']).
+# The version the flag checks use when the plan names no vLLM version (the release record of
+# the image the plan runs names its own: _rules.image_vllm).
 DEFAULT_VERSION = '0.23.0'
 _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vllm_flags')
 _TYPES = {'int': 'int', 'float': 'float', 'human_readable_int': 'hint'}

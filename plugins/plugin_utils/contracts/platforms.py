@@ -32,8 +32,9 @@ def _mount(volume: str) -> Dict[str, Any]:
     return mount
 
 
+# Each profile's fields in the order of the schema (an entry that takes fields from a YAML anchor lists them first).
 PLATFORMS: Dict[str, Dict[str, Any]] = dict(
-    (name, dict(profile, mounts=[_mount(volume) for volume in profile['mounts']]))
+    (name, dict(((key, profile[key]) for key in _DATA['schema']), mounts=[_mount(volume) for volume in profile['mounts']]))
     for name, profile in _DATA['entries'].items())
 
 
