@@ -44,6 +44,7 @@ def _records() -> Dict[str, Dict[str, Any]]:
 
 RELEASES: Dict[str, Dict[str, Any]] = _records()
 
+
 def names() -> List[str]:
     """The recorded releases, oldest first (v0.23.0rc1 < v0.23.0 < v0.24.0rc1)."""
     return sorted(RELEASES, key=lambda release: image_sort_key(parse_image_tag(release)))
@@ -130,4 +131,3 @@ def choose(tag: Any, assume: Any = '') -> Dict[str, Any]:
                             'image_pull_assume_release to the record to assume for it (docs/versions.md)'
                             % (', '.join(names()), ', '.join(recorded_tags()))})
     return {'release': None, 'record': None, 'assumed': False, 'problems': problems, 'not_checked': []}
-

@@ -208,4 +208,3 @@ def firmware_verdict(firmware: Any,
     return {'verdict': 'unjudged',
             'msg': 'firmware %s is newer than driver %s lists (compatible_version_fw=%s); the card\'s own list decides'
                    % (fw, driver_version, shown)}
-
