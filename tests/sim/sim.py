@@ -50,13 +50,13 @@ IMAGE_REPO = "ascend/vllm-ascend"
 
 
 def _load_releases():
-    """The collection's release records (plugins/plugin_utils/contracts/releases.py, standard library only)."""
-    path = ROOT.parents[1] / "plugins" / "plugin_utils" / "contracts" / "releases.py"
-    loader = importlib.machinery.SourceFileLoader("ascend_sim_releases", str(path))
-    spec = importlib.util.spec_from_loader("ascend_sim_releases", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    """The collection's release records (plugins/plugin_utils/contracts/releases.py, over data/releases.yml; PyYAML
+    only), through the collection link scripts/setup-venv.sh makes (.ansible/collections, as tests/unit uses)."""
+    collections = str(ROOT.parents[1] / ".ansible" / "collections")
+    if collections not in sys.path:
+        sys.path.insert(0, collections)
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
+    return releases
 
 
 RELEASES = _load_releases()

@@ -27,6 +27,11 @@ SHIPPED = ('MANIFEST.json', 'README.md', 'LICENSE', 'meta/runtime.yml',
            'plugins/modules/vllm_config.py', 'plugins/plugin_utils/contracts/platforms.py',
            # The vllm serve flag tables the planner reads (plugin_utils/contracts/_vllm_flags.py).
            'plugins/plugin_utils/contracts/vllm_flags/0.23.0.json',
+           # The catalogs the contracts read (plugin_utils/contracts/_data.py).
+           'plugins/plugin_utils/contracts/data/releases.yml', 'plugins/plugin_utils/contracts/data/models.yml',
+           'plugins/plugin_utils/contracts/data/platforms.yml', 'plugins/plugin_utils/contracts/data/chat_parsers.yml',
+           'plugins/plugin_utils/contracts/data/options.yml', 'plugins/plugin_utils/contracts/data/ranges.yml',
+           'plugins/plugin_utils/contracts/data/formats.yml', 'plugins/plugin_utils/contracts/data/serve_flags.yml',
            # ansible-doc's documentation of filters that share a plugin file.
            'plugins/filter/platform_group.yml', 'plugins/filter/platform_names.yml',
            'plugins/filter/platform_profile.yml',

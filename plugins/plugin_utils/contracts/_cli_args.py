@@ -3,7 +3,7 @@
 """The ``vllm serve`` command line: managed flags, extra arguments, argv and env.
 
 The flag order and values are those of the vllm-ascend docs, "Qwen3.5-Dense"
-tutorial, section 5.1.  Private to the planner (import from ``planner``).
+tutorial, section 5.1.  Private to the planner.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""The format of every role variable that names an image, a dataset or a path on the node, declared once.
+"""The format of every role variable that names an image, a dataset or a path on the node, declared once
+(data/formats.yml).
 
 The argument specs say such a variable is a ``str`` (or a list of them); this table says which
 grammar its value must follow -- Docker's reference grammar, simplified: a registry address, a
@@ -22,6 +23,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
 
 # What a registry, a repository and an image reference may look like (Docker's
 # reference grammar, simplified): no scheme, no spaces, lower-case repositories.
@@ -33,33 +35,10 @@ DIGEST_RE = r'^sha256:[a-f0-9]{64}$'
 # Docker's tag grammar: [\w][\w.-]{0,127}.
 TAG_RE = r'^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$'
 
-# kind: the grammar; example: a value the fix suggests; instead: the variable an empty value leaves the choice to.
 Format = collections.namedtuple('Format', ['kind', 'example', 'instead'])
+FORMATS = dict((name, Format(entry['kind'], entry.get('example'), entry.get('instead')))
+               for name, entry in _data.load('formats')['entries'].items())
 
-FORMATS = {
-    'image_pull_registries': Format('registry', 'quay.io', None),
-    'image_pull_repository': Format('repository', 'ascend/vllm-ascend', None),
-    'image_pull_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', 'image_pull_registries'),
-    'image_pull_digest': Format('digest', None, None),
-    'image_pull_tag': Format('tag', 'v0.23.0', None),
-    'balancer_registries': Format('registry', 'quay.io', None),
-    'balancer_repository': Format('repository', 'library/haproxy', None),
-    'balancer_image': Format('image', 'docker.io/library/haproxy:2.6', 'balancer_registries'),
-    'balancer_tag': Format('tag', '2.6', None),
-    'container_run_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', None),
-    'vllm_serve_image': Format('image', 'quay.io/ascend/vllm-ascend:v0.23.0-310p', 'the image image_pull pulls'),
-    'vllm_serve_image_tag': Format('tag', 'v0.23.0-310p', None),
-    'npu_check_image_tag': Format('tag', 'v0.23.0-310p', None),
-    'eval_datasets': Format('dataset', 'gsm8k', None),
-    # Paths on the node, which Docker bind-mounts and Ansible's file tasks create: only an absolute path
-    # means the same directory wherever the connection starts. (vllm_serve_model_cache_dir and
-    # image_pull_archive_dir are judged so by the instance and image plans, in their own words.)
-    'balancer_config_dir': Format('node path', '/etc/ascend-vllm/balancer', None),
-    'balancer_run_dir': Format('node path', '/run/ascend-vllm/balancer', None),
-    'container_run_model_cache_dir': Format('node path', '/root/.cache', None),
-    'npu_check_driver_dir': Format('node path', '/usr/local/Ascend/driver', None),
-    'npu_check_driver_version_file': Format('node path', '/usr/local/Ascend/driver/version.info', None),
-}
 # Path variables judged elsewhere (their own messages) or that live on the controller, where a relative
 # path is taken from the directory ansible-playbook runs in.
 PATHS_ELSEWHERE = {

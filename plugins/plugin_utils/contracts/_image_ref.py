@@ -25,7 +25,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges impo
 # which judges every variable that names an image, image_pull's and the balancer's alike.
 RELEASE_TAG_RE = re.compile(r'^v?[0-9]+[.][0-9]+')
 
-# Counts and durations that must not be below a minimum: (variable, minimum, example).
 # The numeric inputs this module judges (contracts/_ranges.py holds their ranges).
 MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('image_pull_'))
 
@@ -48,10 +47,6 @@ def _problem(msg, fix):
 
 def _str(value):
     return '' if value is None else str(value)
-
-
-def _match(pattern, value):
-    return isinstance(value, str) and re.match(pattern, value) is not None
 
 
 def _items(value):
@@ -84,7 +79,7 @@ def _archive_problems(inputs, controller_isfile):
                             'copy the docker save tarball to that path on the node, or set image_pull_archive_on_node: '
                             'false to copy it from the controller'))
     archive_dir = inputs.get('image_pull_archive_dir')
-    if not on_node and not _match('^/', archive_dir):
+    if not on_node and not (isinstance(archive_dir, str) and archive_dir.startswith('/')):
         out.append(_problem('image_pull_archive_dir=%s is not an absolute path on the node' % _json(archive_dir),
                             'set image_pull_archive_dir to an absolute directory, e.g. /var/tmp/ascend-vllm'))
     return out

@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""vllm-ascend image tags: "v0.23.0rc1-310p-openeuler" -> version, rc, suffix.
-
-Private to the planner (import from ``planner``)."""
+"""vllm-ascend image tags and releases: "v0.23.0rc1-310p-openeuler" -> version, rc, suffix."""
 
 from __future__ import annotations
 

@@ -22,7 +22,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args im
     ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, parser_flags, split_extra_args)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.chat_parsers import (
     AUTO, AUTO_TOOL_CHOICE_FLAG, NONE, REASONING_FLAG, REGISTRY, TOOL_CALL_FLAG, registry_for)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
@@ -461,7 +460,7 @@ def rule_max_model_len(ctx: Context) -> None:
 
 def rule_utilization_and_port(ctx: Context) -> None:
     """Rule 9 (part): gpu_memory_utilization in (0, 1] and a port."""
-    req, name_of = ctx.req, ctx.name_of
+    req = ctx.req
     util_raw = (req['gpu_memory_utilization'] if req['gpu_memory_utilization'] is not None
                 else ctx.guide.get('gpu_memory_utilization', 0.9))
     ctx.util = bounded(ctx, 'gpu_memory_utilization', util_raw)
@@ -522,17 +521,11 @@ def rule_memory_figures(ctx: Context) -> None:
 
 
 def image_vllm(tag: Any) -> Optional[str]:
-    """The vLLM version inside the image of ``tag``: the one its release record names (contracts/releases.py),
-    else its entry in versions.IMAGES; None when neither was read. The one answer for the flag table and the chat
+    """The vLLM version inside the image of ``tag``, as its release record names it (contracts/releases.py); None
+    when the tag has no record or the record's vLLM was not read. The one answer for the flag table and the chat
     parsers' registry."""
-    text = str(tag).strip() if isinstance(tag, str) else ''
-    if not text:
-        return None
-    record = releases.get(releases.release_of_tag(text))
-    if record and record.get('vllm'):
-        return record['vllm']
-    entry = entry_for(text)
-    return entry['vllm'] if entry else None
+    record = releases.get(releases.release_of_tag(tag.strip())) if isinstance(tag, str) and tag.strip() else None
+    return record['vllm'] if record else None
 
 
 def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
@@ -723,12 +716,6 @@ def _free_memory(ctx: Context, mem: Dict[str, Any]) -> None:
 
 _PARSER_KINDS = (('reasoning', 'reasoning_parser', REASONING_FLAG, 'reasoning parser'),
                  ('tool_call', 'tool_call_parser', TOOL_CALL_FLAG, 'tool-call parser'))
-# How vLLM 0.23.0 fails on a name it does not have (chat_parsers.py [V0230]).
-_UNKNOWN_PARSER = {
-    'reasoning': 'its engine stops after loading the model with KeyError "Reasoning parser \'%s\' not found" '
-                 '(v1/structured_output/__init__.py)',
-    'tool_call': 'it stops at start with "invalid tool call parser: %s" (entrypoints/openai/api_server.py)',
-}
 
 
 def _parser_registry(ctx: Context) -> Optional[Dict[str, Any]]:
@@ -812,7 +799,7 @@ def _parser_problem(ctx: Context, kind: str, option: str, flag: str, what: str, 
         ctx.violation(where, shown,
                       'vLLM %s (in image %s) has no %s named %s%s; %s (registered names: %s)'
                       % (registry['vllm'].lstrip('v'), registry['image_tag'], what, name,
-                         _did_you_mean(name, list(registry[kind])), _UNKNOWN_PARSER[kind] % name, registry['source']),
+                         _did_you_mean(name, list(registry[kind])), registry['unknown_' + kind] % name, registry['source']),
                       'set %s to auto (%s\'s: %s) or none' % (ctx.name_of(option), model_name, own or 'none')
                       if where == option else
                       'remove %s from %s and set %s to auto (%s\'s: %s)'

@@ -37,11 +37,13 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
+
 KINDS = ('switch', 'flag', 'value', 'json', 'values', 'optional')
 VALUE_TYPES = ('int', 'float', 'hint')
 
-# The version the flag checks use when the plan names no vLLM version (the image of
-# versions.IMAGES the plan runs carries its own: versions.entry_for(tag)['vllm']).
+# The version the flag checks use when the plan names no vLLM version (the release record of
+# the image the plan runs names its own: _rules.image_vllm).
 DEFAULT_VERSION = '0.23.0'
 _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vllm_flags')
 _TYPES = {'int': 'int', 'float': 'float', 'human_readable_int': 'hint'}
@@ -145,31 +147,8 @@ _DEFAULT = flags_for(DEFAULT_VERSION)
 # The default table's views: {"--flag": kind}, {"-alias": "--flag"} and {"--flag": value type}.
 FLAGS, ALIASES, VALUE_TYPE, SOURCE = _DEFAULT.flags, _DEFAULT.aliases, _DEFAULT.value_type, _DEFAULT.source
 
-# Flags vLLM accepts that would undo what the planner sets or keep the server
-# from serving the managed port: {flag: why}.
-CONFLICTS = {
-    '--cudagraph-capture-sizes': 'it replaces the capture sizes the module computes from '
-                                 'cudagraph_batch_sizes (guide 5.1)',
-    '--max-cudagraph-capture-size': 'it caps the capture sizes the module computes from cudagraph_batch_sizes',
-    '--spec-method': 'vLLM refuses it next to the --speculative-config the module passes ("mutually exclusive")',
-    '--spec-model': 'vLLM refuses it next to the --speculative-config the module passes ("mutually exclusive")',
-    '--spec-tokens': 'vLLM refuses it next to the --speculative-config the module passes ("mutually exclusive")',
-    '--uds': 'vLLM then listens on a Unix socket and ignores --host and --port: nothing answers on the port',
-    '--headless': 'no API server starts: nothing answers on the port',
-    '--grpc': 'vLLM then serves gRPC instead of the OpenAI HTTP API the readiness check and clients use',
-    '--config': 'a YAML file of options inside the container cannot be checked here',
-    '--help': 'vllm serve prints its help and exits, so the container stops at once',
-}
-
-# Flags vLLM accepts that vllm-ascend does not support on 310P: {flag: why, with its source}.
-_TP_ONLY = ('these devices run tensor parallelism only (vllm-ascend docs, "Qwen3.5-Dense" tutorial, '
-            'parallelism note: the TP scenario only); use vllm_serve_tensor_parallel_size')
-UNSUPPORTED_ON_310P = {
-    '--kv-transfer-config': 'vllm-ascend\'s 310P model runner stops at start with "KV cache transfer is not supported '
-                            'for 310P." (vllm_ascend/_310p/model_runner_310p.py, v0.23.0)',
-    '--pipeline-parallel-size': _TP_ONLY,
-    '--data-parallel-size': _TP_ONLY,
-    '--decode-context-parallel-size': _TP_ONLY,
-    '--prefill-context-parallel-size': _TP_ONLY,
-    '--enable-expert-parallel': _TP_ONLY,
-}
+# Flags vLLM accepts that the planner refuses in extra_args, {flag: why} (data/serve_flags.yml).
+_REFUSED = _data.load('serve_flags')['entries']
+CONFLICTS = dict((flag, why['conflict']) for flag, why in _REFUSED.items() if why.get('conflict'))
+UNSUPPORTED_ON_310P = dict((flag, why['unsupported_on_310p']) for flag, why in _REFUSED.items()
+                           if why.get('unsupported_on_310p'))

@@ -13,8 +13,7 @@ so the caller can stop a whole fleet before anything is pulled or started.
 This module is the public face of the planner; the work is done in private
 modules by concern: ``_coerce`` (user values), ``_capture`` (graph sizes),
 ``_memory`` (the cache layout and memory fit), ``_image_tags``, ``_cli_args``
-(managed flags, argv) and ``_rules`` (one function per rule).  Every name they
-export is importable from here.
+(managed flags, argv) and ``_rules`` (one function per rule).
 
 All functions are pure and Python 3.8 compatible (they run on targets).
 """
@@ -24,45 +23,9 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
-# Re-exported: callers and tests import these from planner.
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._capture import (
-    DEFAULT_BATCH_SIZES_TP, DEFAULT_BATCH_SIZES_TP1, MAX_CAPTURE_SIZES_WITH_TP, _round_up, capture_sizes,
-    default_batch_sizes, vllm_adjust_for_spec_decode)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args import (
-    ADDITIONAL_CONFIG, API_KEY_ENV, MANAGED_FLAGS, _SHORT_ALIASES, _enables_npugraph_ex, _flag_name, serve_command)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import (
-    _BINARY_SUFFIX, _DECIMAL_SUFFIX, _HUMAN_INT_RE, _INT_RE, _to_bool, _to_float, _to_int,
-    compact_json, format_utilization, parse_human_int)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import (
-    _TAG_RE, image_sort_key, parse_image_tag)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._memory import (
-    KERNEL_BLOCK_ALIGNMENT, MIB, _budget_mb, _ceil_div, _kv_blocks, _num_blocks, attention_bytes_per_token_per_layer,
-    attention_layers, attention_mask_mb, cache_layout, full_attention_layers, gdn_layers, gdn_state_bytes_per_layer,
-    kv_heads_per_rank, memory_plan)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._rules import (
-    CUDAGRAPH_MODES, RECOMMENDED_CUDAGRAPH_MODE, RULES, SPECULATIVE_METHODS, SUPPORTED_DTYPE, Context, _Report,
-    _did_you_mean, _fix_for_fit, _model_fix)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import (
-    ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
-    platform_violation, resolve_profile)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args import serve_command
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._rules import RULES, Context
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import defaults as _option_defaults
-
-# The public face of the planner, and the names older callers and tests import from here.
-__all__ = (
-    'ADDITIONAL_CONFIG', 'ALL_FIELDS', 'API_KEY_ENV', 'CUDAGRAPH_MODES', 'Context', 'DEFAULTS',
-    'DEFAULT_BATCH_SIZES_TP', 'DEFAULT_BATCH_SIZES_TP1', 'GUIDE_DEFAULTS', 'KERNEL_BLOCK_ALIGNMENT',
-    'MANAGED_FLAGS', 'MAX_CAPTURE_SIZES_WITH_TP', 'MIB', 'ModelSpecError', 'RECOMMENDED_CUDAGRAPH_MODE', 'RULES',
-    'SPECULATIVE_METHODS', 'SUPPORTED_DTYPE', '_BINARY_SUFFIX', '_DECIMAL_SUFFIX',
-    '_HUMAN_INT_RE', '_INT_RE', '_Report', '_SHORT_ALIASES', '_TAG_RE', '_budget_mb', '_ceil_div',
-    '_did_you_mean', '_enables_npugraph_ex', '_fix_for_fit', '_flag_name', '_kv_blocks', '_model_fix',
-    '_num_blocks', '_round_up', '_to_bool', '_to_float', '_to_int', 'attention_bytes_per_token_per_layer',
-    'attention_layers', 'attention_mask_mb', 'cache_layout', 'capture_sizes', 'compact_json',
-    'default_batch_sizes', 'format_utilization', 'full_attention_layers', 'gdn_layers',
-    'gdn_state_bytes_per_layer', 'get_model', 'image_sort_key', 'kv_heads_per_rank', 'memory_plan', 'model_names',
-    'parse_human_int', 'parse_image_tag', 'plan', 'platform_violation', 'resolve_profile', 'serve_command',
-    'summary', 'task_result', 'vllm_adjust_for_spec_decode',
-)
 
 # The vllm_config options and what plan() assumes when one is not given; None
 # means "not set" (the model's guide_defaults, the profile or another option

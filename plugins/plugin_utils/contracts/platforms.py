@@ -1,14 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Platform profiles: the one place that knows what each Atlas device needs.
+"""Platform profiles: the one place that knows what each Atlas device needs (data/platforms.yml).
 
 A profile is plain data (dicts, lists, strings, numbers) so roles can read it
 through the ``vllm_config`` module result and inventories can override any
-field.  Every list that comes from the deployment guide (vllm-ascend docs,
-"Qwen3.5-Dense" tutorial, section 4.1 "Docker 镜像安装", the ``docker run``
-commands for Atlas 300I DUO and Atlas 200I Pro) keeps the guide's order and
-spelling, so a generated ``docker run`` can be compared with the guide line by
-line.  "Guide 4.1" / "guide 5.1" below name sections of that tutorial.
+field.
 """
 
 from __future__ import annotations
@@ -19,216 +15,27 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import template_problem
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
+
+_DATA = _data.load('platforms')
+# What each host path the guide mounts is ("file" or "dir") and what installs it.
+MOUNT_SOURCES: Dict[str, Tuple[str, str]] = dict((path, tuple(known)) for path, known in _DATA['mount_sources'].items())
 
 
-# What each host path the guide mounts is ("file" or "dir") and what installs it, for the
-# preflight's mount check (plugins/plugin_utils/judge/_node_problems.py).  Ascend's driver package
-# (Ascend-hdk-310p-npu-driver) installs /usr/local/Ascend/driver, npu-smi, /usr/local/dcmi and
-# /etc/ascend_install.info; the Atlas 200I Pro's board software (its driver and firmware
-# package) the rest of the 200I Pro lines' files, except the OS libraries named by package.
-DRIVER_PACKAGE = 'the Ascend NPU driver package (Ascend-hdk-310p-npu-driver)'
-BOARD_PACKAGE = "the Atlas 200I Pro board's driver and firmware package"
-MOUNT_SOURCES: Dict[str, Tuple[str, str]] = {
-    '/usr/local/dcmi': ('dir', DRIVER_PACKAGE),
-    '/usr/local/bin/npu-smi': ('file', DRIVER_PACKAGE),
-    '/usr/local/Ascend/driver/lib64': ('dir', DRIVER_PACKAGE),
-    '/usr/local/Ascend/driver/version.info': ('file', DRIVER_PACKAGE),
-    '/etc/ascend_install.info': ('file', DRIVER_PACKAGE),
-    '/usr/local/sbin/npu-smi': ('file', BOARD_PACKAGE),
-    '/etc/sys_version.conf': ('file', BOARD_PACKAGE),
-    '/etc/ld.so.conf.d/mind_so.conf': ('file', BOARD_PACKAGE),
-    '/etc/hdcBasic.cfg': ('file', BOARD_PACKAGE),
-    '/var/dmp_daemon': ('file', BOARD_PACKAGE),
-    '/var/slogd': ('file', BOARD_PACKAGE),
-    '/etc/slog.conf': ('file', BOARD_PACKAGE),
-    '/usr/lib64/libmmpa.so': ('file', BOARD_PACKAGE),
-    '/usr/lib64/libstackcore.so': ('file', BOARD_PACKAGE),
-    '/usr/lib64/libtensorflow.so': ('file', BOARD_PACKAGE),
-    '/usr/lib64/libcrypto.so.1.1': ('file', BOARD_PACKAGE + ' or the OS OpenSSL 1.1 libraries'),
-    '/usr/lib/aarch64-linux-gnu/libyaml-0.so.2': ('file', 'the Ubuntu package libyaml-0-2'),
-    '/usr/lib64/libyaml-0.so.2.0.9': ('file', 'the openEuler package libyaml'),
-    '/usr/lib64/libsemanage.so.2': ('file', 'the openEuler package libsemanage'),
-}
-
-
-def _mount(source: str, target: Optional[str] = None, read_only: bool = True) -> Dict[str, Any]:
-    mount = {'source': source, 'target': target or source, 'read_only': read_only}
+def _mount(volume: str) -> Dict[str, Any]:
+    """A guide ``-v`` value (SOURCE or SOURCE:TARGET) as a read-only mount, with its kind and package."""
+    source, _sep, target = volume.partition(':')
+    mount = {'source': source, 'target': target or source, 'read_only': True}
     known = MOUNT_SOURCES.get(source.rstrip('/'))
     if known:
         mount['kind'], mount['provided_by'] = known
     return mount
 
 
-# Read-only is the default for every guide mount: they are driver libraries,
-# config files and binaries the container only reads.  Huawei's own container
-# instructions for the 310-series edge boards mount the same daemon binaries
-# and libraries ":ro" (e.g. "-v /var/slogd:/var/slogd:ro -v
-# /var/dmp_daemon:/var/dmp_daemon:ro" in the ascend-infer-310b image guide).
-# /var/slogd and /var/dmp_daemon are the log and device-manager daemon
-# executables on Atlas 200-class boards, not directories the container writes
-# (slog writes under /var/log/npu), so they stay read-only too.  The only
-# mount the container writes is the model cache, kept apart in
-# ``model_cache_mount``.
-_MODEL_CACHE_MOUNT = _mount('/root/.cache', read_only=False)
-
-# The serving process's environment (docs/image-contract.md has the whole contract).
-# The guide starts the image with "docker run ... -it $IMAGE bash" and types
-# "vllm serve" into that interactive shell, which reads /root/.bashrc.  The
-# collection runs "vllm serve" as the container's command (through the image's
-# ENTRYPOINT, never replacing it), which reads no .bashrc; so the profile gives,
-# as container environment, what the image sets only in .bashrc.  "${NAME}"
-# expands to the image's own ENV value of NAME (read from the image on the node),
-# the way the .bashrc lines build on it, and "$(uname -m)" to the image's machine.
-#
-# vllm-ascend Dockerfile.310p at v0.23.0 and v0.23.0rc1 (the images of the guide)
-# append to /root/.bashrc, in this order:
-#   export LD_PRELOAD=/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2:$LD_PRELOAD
-#   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/lib
-#   export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:/usr/lib64:/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:$LD_LIBRARY_PATH
-# The first two are written with double quotes, so $LD_PRELOAD (empty) and
-# $LD_LIBRARY_PATH (the image's ENV value) were expanded at build time: the shell
-# ends with "<jemalloc>:" and "<three dirs>:<image ENV value>:/usr/local/lib".
-# Dockerfile.310p.openEuler (same releases) preloads /usr/lib64/libjemalloc.so.2.
-# On the Atlas 200I Pro the guide mounts board libraries into /usr/lib64; only
-# this .bashrc line puts /usr/lib64 on the library path.
-# OMP_NUM_THREADS=1 and TASK_QUEUE_ENABLE=1 are the image's own ENV values
-# (Dockerfile.310p "ENV SOC_VERSION=... TASK_QUEUE_ENABLE=1 OMP_NUM_THREADS=1"), the
-# values vllm-ascend's tutorials export (e.g. "Qwen3.5-27B" tutorial, v0.23.0); the
-# profile restates them so that an operator changes them in one place.
-_BASHRC_LD_LIBRARY_PATH = ('/usr/local/Ascend/driver/lib64:/usr/lib64:'
-                           '/root/aicpu_kernels/0/aicpu_kernels_device/sand_box:${LD_LIBRARY_PATH}:/usr/local/lib')
-
-
-def _environment(jemalloc: str) -> Dict[str, str]:
-    return {
-        'LD_LIBRARY_PATH': _BASHRC_LD_LIBRARY_PATH,
-        'LD_PRELOAD': jemalloc + ':',
-        'OMP_NUM_THREADS': '1',
-        'TASK_QUEUE_ENABLE': '1',
-    }
-
-
-# "$(uname -m)" is the image's machine (aarch64 on the Atlas 200I Pro), as in the Dockerfile line.
-_UBUNTU_ENVIRONMENT = _environment('/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2')
-_OPENEULER_ENVIRONMENT = _environment('/usr/lib64/libjemalloc.so.2')
-
-PLATFORMS: Dict[str, Dict[str, Any]] = {
-    'atlas_300i_duo': {
-        'description': 'Atlas 300I DUO inference card (two 310P3 chips per card, PCIe EP mode)',
-        'os_family': 'any',
-        # Guide 4.1 (300I DUO command): no --privileged, --shm-size=1g.
-        'privileged': False,
-        'shm_size': '1g',
-        # Guide 4.1 (300I DUO command): "-v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi".
-        'npu_smi_path': '/usr/local/bin/npu-smi',
-        # Guide 4.1: "vllm-ascend:v0.23.0-310p".
-        'image_tag_suffix': '-310p',
-        # Guide 5.1 and 9.1: "在 Atlas 300I DUO 上，TP=1 和 TP=2 均受支持".
-        'allowed_tp': [1, 2],
-        'chips_per_card': 2,
-        # EP mode: the card has its own memory (vllm_ascend/utils.py is_rc_device
-        # is false when lspci lists "accelerators", fixture 05).
-        'rc_mode': False,
-        # npu-smi total of chip 0 on an Atlas 300I Duo 96 GB (fixture 01: "1175 / 44280").
-        'chip_memory_mb': 44280,
-        'chip_device_template': '/dev/davinci{index}',
-        # Guide 4.1 (300I DUO command): "--device /dev/davinci0" .. "/dev/davinci7".
-        'guide_chip_devices': ['/dev/davinci%d' % i for i in range(8)],
-        # Guide 4.1 (300I DUO command), in the guide's order.
-        'manager_devices': ['/dev/davinci_manager', '/dev/devmm_svm', '/dev/hisi_hdc'],
-        # Guide 4.1 (300I DUO command): every -v except /root/.cache, in order and
-        # with the guide's spelling (trailing slash on lib64/ included).
-        'mounts': [
-            _mount('/usr/local/dcmi'),
-            _mount('/usr/local/bin/npu-smi'),
-            _mount('/usr/local/Ascend/driver/lib64/'),
-            _mount('/usr/local/Ascend/driver/version.info'),
-            _mount('/etc/ascend_install.info'),
-        ],
-        # Guide 4.1: "-v /root/.cache:/root/.cache" (ModelScope/HF downloads land here).
-        'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
-        # The -310p image (Ubuntu): its .bashrc additions, see _environment above.
-        'environment': dict(_UBUNTU_ENVIRONMENT),
-        # Guide 4.1: "-p 8080:8080".
-        'guide_port_mapping': '8080:8080',
-    },
-    'atlas_200i_pro': {
-        'description': 'Atlas 200I Pro (one 310P chip, RC mode, host memory shared), Ubuntu host',
-        'os_family': 'Debian',
-        # Guide 4.1 (200I Pro Ubuntu command): --privileged, --shm-size=10g.
-        'privileged': True,
-        'shm_size': '10g',
-        # Guide 4.1 (200I Pro command): "-v /usr/local/sbin/npu-smi:/usr/local/sbin/npu-smi".
-        'npu_smi_path': '/usr/local/sbin/npu-smi',
-        'image_tag_suffix': '-310p',
-        # Guide 5.1: "在单个可见 NPU 的 Atlas 200I Pro 上，使用 TP=1".
-        'allowed_tp': [1],
-        'chips_per_card': 1,
-        # RC mode: host and device share memory; vllm-ascend reads free memory
-        # from psutil (vllm_ascend/_310p/worker_310p.py, is_rc_device()).
-        'rc_mode': True,
-        # Nominal only (24 GiB board); RC mode reads host memory, so deploys pass
-        # the real figure from npu_facts/host facts as chip_memory_mb.
-        'chip_memory_mb': 24576,
-        'chip_device_template': '/dev/davinci{index}',
-        # Guide 4.1 (200I Pro command): "--device=/dev/davinci0:/dev/davinci0".
-        'guide_chip_devices': ['/dev/davinci0'],
-        # Guide 4.1 (200I Pro command), in the guide's order.
-        'manager_devices': ['/dev/davinci_manager', '/dev/ascend_manager', '/dev/user_config'],
-        # Guide 4.1 (200I Pro Ubuntu command): every -v except /root/.cache, in order.
-        'mounts': [
-            _mount('/etc/sys_version.conf'),
-            _mount('/etc/ld.so.conf.d/mind_so.conf'),
-            _mount('/etc/hdcBasic.cfg'),
-            _mount('/var/dmp_daemon'),
-            _mount('/usr/lib64/libmmpa.so'),
-            _mount('/usr/lib64/libcrypto.so.1.1'),
-            _mount('/usr/local/sbin/npu-smi'),
-            _mount('/usr/lib64/libstackcore.so'),
-            # Ubuntu keeps libyaml under the multiarch directory; the image expects /usr/lib64.
-            _mount('/usr/lib/aarch64-linux-gnu/libyaml-0.so.2', '/usr/lib64/libyaml-0.so.2'),
-            _mount('/etc/slog.conf'),
-            _mount('/var/slogd'),
-            _mount('/usr/local/Ascend/driver/lib64'),
-            _mount('/usr/lib64/libtensorflow.so'),
-        ],
-        'model_cache_mount': copy.deepcopy(_MODEL_CACHE_MOUNT),
-        # The -310p image (Ubuntu): /usr/lib64 on the library path is what makes the
-        # board libraries mounted there loadable.
-        'environment': dict(_UBUNTU_ENVIRONMENT),
-        'guide_port_mapping': '8080:8080',
-    },
-}
-
-# The openEuler 200I Pro is the 200I Pro with the openEuler host's differences (guide 4.1 gives it
-# its own command): the same board, devices, privilege, shm size, RC mode and TP; its own mounts,
-# image suffix and the image's environment.
-PLATFORMS['atlas_200i_pro_openeuler'] = dict(copy.deepcopy(PLATFORMS['atlas_200i_pro']), **{
-    'description': 'Atlas 200I Pro (one 310P chip, RC mode, host memory shared), openEuler host',
-    'os_family': 'openEuler',
-    # Guide 4.1: "vllm-ascend:v0.23.0-310p-openeuler".
-    'image_tag_suffix': '-310p-openeuler',
-    # Guide 4.1 (200I Pro openEuler command): every -v except /root/.cache, in order.
-    'mounts': [
-        _mount('/etc/sys_version.conf'),
-        _mount('/etc/ld.so.conf.d/mind_so.conf'),
-        _mount('/etc/hdcBasic.cfg'),
-        _mount('/var/dmp_daemon'),
-        _mount('/usr/lib64/libsemanage.so.2'),
-        _mount('/usr/lib64/libmmpa.so'),
-        _mount('/usr/lib64/libcrypto.so.1.1'),
-        # openEuler ships the versioned file; the image links against the soname.
-        _mount('/usr/lib64/libyaml-0.so.2.0.9', '/usr/lib64/libyaml-0.so.2'),
-        _mount('/usr/local/sbin/npu-smi'),
-        _mount('/usr/lib64/libstackcore.so'),
-        _mount('/etc/slog.conf'),
-        _mount('/var/slogd'),
-        _mount('/usr/local/Ascend/driver/lib64'),
-        _mount('/usr/lib64/libtensorflow.so'),
-    ],
-    # The -310p-openeuler image: jemalloc under /usr/lib64 (Dockerfile.310p.openEuler).
-    'environment': dict(_OPENEULER_ENVIRONMENT),
-})
+# Each profile's fields in the order of the schema (an entry that takes fields from a YAML anchor lists them first).
+PLATFORMS: Dict[str, Dict[str, Any]] = dict(
+    (name, dict(((key, profile[key]) for key in _DATA['schema']), mounts=[_mount(volume) for volume in profile['mounts']]))
+    for name, profile in _DATA['entries'].items())
 
 
 def profile_names() -> List[str]:
@@ -236,20 +43,8 @@ def profile_names() -> List[str]:
 
 
 def _check_type(name: str, key: str, value: Any, reference: Any) -> None:
-    """Raise ValueError when an override has another kind of value than the profile."""
-    if isinstance(reference, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(reference, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(reference, str):
-        ok = isinstance(value, str)
-    elif isinstance(reference, list):
-        ok = isinstance(value, list)
-    elif isinstance(reference, dict):
-        ok = isinstance(value, dict)
-    else:  # pragma: no cover - every profile value is one of the kinds above
-        ok = True
-    if not ok:
+    """Raise ValueError when an override has another kind of value than the profile (its type in the schema)."""
+    if not _data.is_kind(value, _DATA['schema'][key]):
         raise ValueError(
             'platform override %s for %s must be a %s like the profile value %r, got %r'
             % (key, name, type(reference).__name__, reference, value))
@@ -268,9 +63,10 @@ def get_profile(name: str, overrides: Optional[Dict[str, Any]] = None) -> Dict[s
     Unknown profiles, unknown override keys and values of the wrong kind
     raise ``ValueError`` naming the key and the valid choices.
     """
-    if name not in PLATFORMS:
-        raise ValueError('unknown platform %r; valid platforms: %s' % (name, ', '.join(profile_names())))
-    return _apply_overrides(name, copy.deepcopy(PLATFORMS[name]), overrides)
+    profile, bad = resolve_profile(name, overrides)
+    if bad:
+        raise ValueError(bad[2])
+    return profile
 
 
 def _apply_overrides(name: str, profile: Dict[str, Any], overrides: Any) -> Dict[str, Any]:

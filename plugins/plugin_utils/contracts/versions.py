@@ -1,34 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Versions as data: per supported image tag, what is inside the image and which driver suits it.
+"""The driver and firmware rules over the release records (releases.py, data/releases.yml).
 
-One entry per vllm-ascend image tag: the vLLM and CANN versions inside the image, its Python,
-and the Ascend HDK (NPU driver and firmware) releases that the release notes of that CANN list
-as compatible or incompatible. Every fact names the source it was read from (``sources``);
-what could not be verified is said in ``unverified``. docs/versions.md shows the same data.
-Adding a tag is one more entry.
-
+``IMAGES`` is the driver-matrix view of the records whose CANN and Ascend HDK list were read: one
+entry per image tag, derived from its record (the record is the one home of every fact in it).
 The rules below are pure functions over plain data: ``driver_verdict`` judges the node's
 driver version against an entry, ``firmware_verdict`` judges a card's firmware against the
 driver, the way the driver itself does (its DCMI library). The node preflight reports what
 they return (plugin_utils/judge/_node_problems.py).
 
-Sources, as read (quoted in the entries by their letter):
-
-[DF]   vllm-ascend ``Dockerfile.310p`` and ``Dockerfile.310p.openEuler`` at tag v0.23.0:
-       ``FROM quay.io/ascend/cann:9.1.0-310p-ubuntu22.04-py3.12`` (openEuler:
-       ``...:9.1.0-310p-openeuler24.03-py3.12``) and ``ARG VLLM_TAG=v0.23.0``.
-[INST] vllm-ascend ``docs/source/installation.md`` at tag v0.23.0, "Atlas 300I DUO" tab:
-       ``CANN == 9.1.0``, ``Ascend HDK``: "Refer to the CANN 9.1.0 Release Notes"
-       (https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/910/softwareinst/releasenote/9.1.0/release-notes.md);
-       Python ">= 3.10, < 3.13".
-[RN910] CANN 9.1.0 Release Notes, "Version Compatibility / CANN and Ascend HDK Version
-       Compatibility" (https://www.hiascend.com/document/detail/en/CANNCommunityEdition/910/softwareinst/releasenote/9.1.0/release-notes.md;
-       also gitcode.com/cann/release-management 9.1.0/release-notes.md, "版本兼容性说明"):
-       row 9.1.X: 25.0.X N, 25.2.X Y, 25.3.X Y, 25.5.X Y, 26.0.RC1/25.7.RC1 Y, 26.1.0 Y;
-       "CANN Software Version Mapping Table": CANN 9.1.0 <-> Ascend HDK 26.0.RC1.
-[RN911] CANN 9.1.1 Release Notes (.../releasenote/9.1.1/release-notes_en.md): row 9.1.X, 26.1.1 Y.
-[RN920] CANN 9.2.0 Release Notes (.../CANNCommunityEdition/920/.../9.2.0/release-notes.md): row 9.1.X, 26.2.RC1 Y.
 [DCMI] The Ascend driver's DCMI library (the public copy of Huawei's driver source,
        src/custom/dev_prod/user/dcmi: ``dcmi_get_device_compatibility``,
        ``dcmi_judge_compatibility``; npucli ``npu_info_print.c``): the ``Compatibility`` line of
@@ -49,40 +29,29 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 
 
-def _entry(record: Dict[str, Any], tag: str) -> Dict[str, Any]:
-    """The driver-matrix view of a release record for one of its image tags."""
-    openeuler = tag.endswith('-openeuler')
+def _entry(record: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The driver-matrix view of a release record, or None when its CANN or HDK list was not read."""
+    if not record or not record.get('cann') or not record.get('hdk') or 'hdk' in record['unverified']:
+        return None
     sources = record['sources']
     return {
         'release': record['release'],
         'vllm_ascend': record['release'],
         'vllm': ('v' + record['vllm']) if record.get('vllm') else None,
         'cann': record['cann'],
-        'python': record.get('python'),
-        'base_image': (record.get('base_images') or {}).get('openeuler' if openeuler else 'ubuntu'),
-        'os': 'openEuler 24.03' if openeuler else 'Ubuntu 22.04',
         'hdk_paired': record['hdk']['paired'],
         'hdk_compatible': list(record['hdk']['compatible']),
         'hdk_incompatible': list(record['hdk']['incompatible']),
         'sources': dict([(key, sources[key]) for key in ('vllm', 'cann', 'python', 'hdk') if key in sources]
                         + [('firmware', '[DCMI] the driver judges its firmware by compatible_version_fw of its '
                                         'version.info')]),
-        'unverified': ['%s: %s' % item for item in sorted(record.get('unverified', {}).items())],
+        'unverified': ['%s: %s' % item for item in sorted(record['unverified'].items())],
     }
 
 
-def _images() -> Dict[str, Dict[str, Any]]:
-    # Only records whose CANN and HDK list were read can judge a driver.
-    out = {}
-    for name in releases.names():
-        record = releases.RELEASES[name]
-        if record.get('cann') and record.get('hdk') and 'hdk' not in record.get('unverified', {}):
-            for tag in record['images'].values():
-                out[tag] = _entry(record, tag)
-    return out
-
-
-IMAGES: Dict[str, Dict[str, Any]] = _images()
+IMAGES: Dict[str, Dict[str, Any]] = dict(
+    (tag, _entry(record)) for record in map(releases.RELEASES.get, releases.names()) if _entry(record)
+    for tag in record['images'].values())
 
 # npu_check_driver_min_version's default: the oldest driver the image's entry allows.
 AUTO = 'auto'
@@ -100,13 +69,8 @@ def entry_for(image: Any, release: Any = None) -> Optional[Dict[str, Any]]:
 
     ``release`` (image_pull_assume_release) names the record to judge a tag by that has none of its own.
     """
-    tag = tag_of(image)
-    entry = IMAGES.get(tag)
-    if entry is None and release:
-        record = releases.RELEASES.get(str(release))
-        if record is not None and record.get('cann') and record.get('hdk') and 'hdk' not in record['unverified']:
-            entry = _entry(record, tag)
-    return copy.deepcopy(entry) if entry is not None else None
+    entry = IMAGES.get(tag_of(image)) or (_entry(releases.RELEASES.get(str(release))) if release else None)
+    return copy.deepcopy(entry)
 
 
 def parse_driver_version(text: Any) -> Tuple[int, int, int, int, Tuple[int, ...]]:
@@ -139,10 +103,8 @@ def _hdk(release: str) -> Tuple[int, int, Optional[Tuple[int, int]]]:
 
 def in_release(key: Tuple[Any, ...], release: str) -> bool:
     """Whether a driver (its parse_driver_version key) belongs to an HDK release ("25.2.X", "26.0.RC1", "26.1.0")."""
-    major, minor, stage = _hdk(release)
-    if (key[0], key[1]) != (major, minor):
-        return False
-    return stage is None or (key[2], key[3]) == stage
+    low, high = _release_bounds(release)
+    return low <= key <= high
 
 
 def _release_bounds(release: str) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
@@ -246,13 +208,3 @@ def firmware_verdict(firmware: Any,
     return {'verdict': 'unjudged',
             'msg': 'firmware %s is newer than driver %s lists (compatible_version_fw=%s); the card\'s own list decides'
                    % (fw, driver_version, shown)}
-
-
-def min_driver(entry: Optional[Dict[str, Any]]) -> str:
-    """The oldest driver an entry allows, as text ("25.2"), or '' without an entry."""
-    if not entry:
-        return ''
-    major, minor, stage = _hdk(entry['hdk_compatible'][0])
-    if stage is None:
-        return '%d.%d' % (major, minor)
-    return '%d.%d.%s' % (major, minor, ('rc%d' % stage[1]) if stage[0] == 0 else stage[1])

@@ -33,7 +33,7 @@ def test_the_stand_in_registers_the_same_names():
     text = STANDIN.read_text()
     for var, kind in (('REASONING_PARSERS', 'reasoning'), ('TOOL_CALL_PARSERS', 'tool_call')):
         block = text[text.index(var + ' = ('):]
-        assert tuple(re.findall(r'"([^"]+)"', block[:block.index(')\n')])) == chat_parsers.REGISTRY['v0.23.0'][kind]
+        assert re.findall(r'"([^"]+)"', block[:block.index(')\n')]) == chat_parsers.REGISTRY['v0.23.0'][kind]
 
 
 def test_every_complete_release_has_the_parser_names_of_its_vllm():

@@ -12,10 +12,14 @@ import shlex
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import planner
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import (
-    capture_sizes, format_utilization, image_sort_key, parse_human_int, parse_image_tag, plan,
-    vllm_adjust_for_spec_decode)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._capture import (
+    capture_sizes, vllm_adjust_for_spec_decode)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import format_utilization, parse_human_int
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import image_sort_key, parse_image_tag
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._memory import cache_layout
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import get_model
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import did_you_mean
 
 MODELS = ['Qwen/Qwen3.5-2B', 'Qwen/Qwen3.5-4B', 'Qwen/Qwen3.5-9B']
 PLATFORMS = ['atlas_300i_duo', 'atlas_200i_pro', 'atlas_200i_pro_openeuler']
@@ -567,13 +571,13 @@ def test_memory_plan_is_skipped_when_its_inputs_are_wrong():
 
 
 def test_layout_without_gdn_layers_uses_plain_blocks():
-    model = planner.get_model('acme/Dense', {
+    model = get_model('acme/Dense', {
         'num_hidden_layers': 4, 'full_attention_interval': 1, 'num_attention_heads': 8, 'num_key_value_heads': 2,
         'head_dim': 128, 'linear_num_key_heads': 1, 'linear_num_value_heads': 1, 'linear_key_head_dim': 1,
         'linear_value_head_dim': 1, 'linear_conv_kernel_dim': 4, 'hidden_size': 1024, 'vocab_size': 32000,
         'tie_word_embeddings': True, 'num_parameters': 500000000, 'mtp_num_layers': 0,
         'max_position_embeddings': 32768, 'min_image_tag': 'v0.23.0rc1-310p'})
-    layout = planner.cache_layout(model, 1, 0)
+    layout = cache_layout(model, 1, 0)
     assert layout['block_size_tokens'] == 128
     assert layout['state_blocks_per_seq'] == 0
     assert layout['block_bytes'] == 4 * 128 * (2 * 2 * 128 * 2)
@@ -620,7 +624,7 @@ def test_memory_fix_when_the_weights_leave_no_room():
     (None, ['a'], ''),
 ])
 def test_did_you_mean(value, choices, expected):
-    assert planner._did_you_mean(value, choices) == expected
+    assert did_you_mean(value, choices) == expected
 
 
 # --------------------------------------------------------------------------- the 27B W8A8 tutorial

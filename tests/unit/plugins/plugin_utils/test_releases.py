@@ -4,10 +4,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS
+
+ROOT = Path(__file__).resolve().parents[4]
 
 
 @pytest.mark.parametrize('name', releases.names())
@@ -56,10 +61,7 @@ def test_a_record_made_complete_becomes_the_default(monkeypatch):
 
 def test_the_image_pull_tag_default_is_the_default_record():
     # roles/image_pull/defaults/main.yml and the records must agree on what runs by default.
-    import yaml
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[4]
-    defaults = yaml.safe_load((root / 'roles' / 'image_pull' / 'defaults' / 'main.yml').read_text())
+    defaults = yaml.safe_load((ROOT / 'roles' / 'image_pull' / 'defaults' / 'main.yml').read_text())
     assert defaults['image_pull_tag'] == releases.default_release()
 
 
@@ -91,15 +93,11 @@ def test_assuming_an_unknown_record_is_a_problem():
     assert problem['variable'] == 'image_pull_assume_release' and 'v0.23.0' in problem['fix']
 
 
-def test_the_hdk_to_install_is_the_one_paired_with_the_cann():
-    assert releases.hdk_needed(releases.RELEASES['v0.23.0']) == '26.0.RC1'
-    assert releases.hdk_needed(releases.RELEASES['v0.30.0']) == ''
-
-
 def test_newest_tutorial_lists_the_w8a8_310p_models_for_both_boards():
     models = releases.RELEASES['v0.30.0']['models']
+    w8a8 = set('Qwen/Qwen3.5-%s-W8A8-310P' % size for size in ('2B', '4B', '9B'))
     for platform in PLATFORMS:
-        assert set(releases.W8A8_310P_MODELS) <= set(models[platform])
+        assert w8a8 <= set(models[platform])
     assert 'models_checkpoints' in releases.RELEASES['v0.30.0']['unverified']
 
 
@@ -110,9 +108,42 @@ def test_get_returns_a_copy():
     assert releases.get('v0.0.1') is None
 
 
+def _short(value):
+    return 'not read' if value in (None, '', [], {}) else str(value)
+
+
+def _table_rows():
+    """docs/versions.md's table of records (en and zh_CN show the same rows), newest first."""
+    rows = []
+    for name in reversed(releases.names()):
+        record = releases.RELEASES[name]
+        hdk = record.get('hdk') if 'hdk' not in record['unverified'] else None
+        container = record.get('container') or {}
+        shm = ' / '.join(_short((container.get(platform) or {}).get('shm_size'))
+                         for platform in ('atlas_300i_duo', 'atlas_200i_pro'))
+        models = record.get('models') or {}
+        model_names = sorted(set(model for listed in models.values() for model in listed))
+        complete = releases.complete(record)
+        state = 'complete' if complete else 'incomplete (unverified: %s)' % ', '.join(releases.missing(record))
+        rows.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            name + (' (default)' if complete and name == releases.default_release() else ''),
+            ', '.join('`%s`' % tag for tag in sorted(set(record['images'].values()))),
+            _short(record.get('vllm')), _short(record.get('cann')), _short(record.get('torch_npu')),
+            ('%s (paired); compatible %s; incompatible %s' % (hdk['paired'], ', '.join(hdk['compatible']),
+                                                              ', '.join(hdk['incompatible']))) if hdk else 'not read',
+            shm, ', '.join(model.split('/')[-1] for model in model_names) or 'not read', state))
+    return rows
+
+
 @pytest.mark.parametrize('page', ['docs/versions.md', 'docs/zh_CN/versions.md'])
 def test_the_versions_page_shows_every_record_as_the_records_say(page):
-    from pathlib import Path
-    text = (Path(__file__).resolve().parents[4] / page).read_text()
+    text = (ROOT / page).read_text()
     rows = [line for line in text.splitlines() if line.startswith('| v0.') and '`v0.' in line.split('|')[2]]
-    assert rows == releases.table_rows()
+    assert rows == _table_rows()
+
+
+@pytest.mark.parametrize('name', releases.names())
+def test_a_base_image_carries_the_records_cann_and_python(name):
+    record = releases.RELEASES[name]
+    for base in (record['base_images'] or {}).values():
+        assert record['cann'] in base and 'py' + record['python'] in base
