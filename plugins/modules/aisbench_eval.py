@@ -26,8 +26,9 @@ description:
     folders stay under O(workdir).
   - The inputs are checked by the role before this runs (the environment installed, the dataset layout AISBench
     reads); an AISBench task that fails (its CLI exits 0 then) fails the module with the end of its log.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   venv:
     description: The AISBench virtual environment (C(bin/ais_bench) in it).
@@ -97,12 +98,9 @@ options:
     default: 3600
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: In check mode nothing is written or sent; the instances come back without results, and C(changed) is
       true (a run writes the configs and sends the requests).
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: partial
     details:
       - Every file the module writes under O(workdir) (the model configs, the performance dataset, the stand-in

@@ -31,27 +31,17 @@ description:
   - >-
     Runs on the controller (an action plugin), where the dataset directories are; no host is contacted. The C(eval)
     role runs it first and registers its result as C(__eval_inputs).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options: {}
 attributes:
   action:
-    support: full
     details: Only the action plugin exists; everything is computed and read on the controller.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Only judges and reads, so check mode gives the same result.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 seealso:
   - module: ascend.vllm.vllm_eval

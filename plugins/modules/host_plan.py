@@ -23,9 +23,8 @@ description:
     the fix and where it was set), unless O(fail_on_problems=false).
   - Runs on the controller (an action plugin); no host is contacted unless O(read_node=true), so a rejected
     configuration costs no round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -77,21 +76,12 @@ options:
     type: dict
 attributes:
   action:
-    support: full
     details: Only the action plugin exists; the plan is built on the controller, and with O(read_node) the node is
       read by M(ascend.vllm.node_facts).
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Only computes and reads, so check mode gives the same result, except that the opt-in page-cache drop
       does not run.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 seealso:
   - module: ascend.vllm.vllm_config

@@ -23,9 +23,8 @@ description:
   - >-
     Runs on the controller (an action plugin); no host is contacted. The first play of every playbook
     (C(playbooks/hosts.yml)) runs it once per run.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -44,19 +43,10 @@ options:
     default: false
 attributes:
   action:
-    support: full
     details: Only the action plugin exists; the inventory is the controller's.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Only judges, so check mode gives the same result.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 seealso:
   - module: ascend.vllm.host_plan

@@ -29,9 +29,8 @@ description:
     suffix, looks at the node's images (one M(community.docker.docker_host_info), or O(node_images)), then pulls or
     loads only what is missing (O(state=present)), removes every local name of the image (O(state=absent)), or
     changes nothing (O(state=resolved)). Wrong inputs fail with every problem and its fix before the node changes.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -130,15 +129,10 @@ options:
     default: true
 attributes:
   action:
-    support: full
     details: The action plugin runs the pulls and the waits on the node through their modules.
   async:
-    support: none
     details: Each attempt already runs in the background on the node.
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: M(community.docker.docker_image_pull) only asks the Engine whether it would pull, in the foreground; a
       tarball is neither copied nor loaded.
   diff_mode:
@@ -148,9 +142,6 @@ attributes:
         size, not its bytes; with O(archive_cleanup=true) nothing stays, and only a file it replaces shows, as
         removed. In check mode too.
       - An image is no file and has no diff; RV(changed) says whether one was pulled or loaded.
-  platform:
-    support: full
-    platforms: posix
 seealso:
   - module: community.docker.docker_image_pull
   - module: ascend.vllm.image_pull_wait

@@ -24,9 +24,9 @@ description:
     bytes. Leaving early does not stop the job's pull.
   - The job's result is read from its results file twice a second, so the wait ends within about
     half a second of the pull.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
   - ascend.vllm.docker_engine
 options:
   results_file:
@@ -61,16 +61,7 @@ options:
     default: 15
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads; in check mode a pull runs in the foreground and there is nothing to wait for.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 notes:
   - Registry credentials for the progress request come from the Docker client's C(config.json)
     (E(DOCKER_CONFIG), else C(~/.docker)) C(auths), as C(docker login) and M(community.docker.docker_login)

@@ -19,8 +19,9 @@ description:
     left, the newest line of O(log)) at every verbosity, until the job ends or O(timeout) seconds have passed.
   - The job's result is read from its results file twice a second, so the wait ends within about half a second of the
     job.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   results_file:
     description: The async job's results file (the C(results_file) that the async task which started it returns).
@@ -47,16 +48,9 @@ options:
     default: 15
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: N/A
-    platforms: posix
 seealso:
   - module: ascend.vllm.image_pull_wait
 '''

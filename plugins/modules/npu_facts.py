@@ -19,8 +19,9 @@ description:
   - Knows the layouts of npu-smi 22.0.4 to 25.x on Atlas 300I DUO and Atlas 200I Pro
     (310P), multi-card hosts, and the optional C(HBM-Usage) (MB) column of 910 hosts.
   - The module only reads; it never changes the host.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   npu_smi_path:
     description:
@@ -58,19 +59,11 @@ options:
     default: 0
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads, so it runs in check mode as in a normal run.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
   facts:
     description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
     support: full
   platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
     details: Linux hosts with the Ascend driver (npu-smi) installed.
 notes:
   - C(npu-smi) usually needs root and access to C(/dev/davinci_manager); run the task with

@@ -28,9 +28,8 @@ description:
     C(ascend_vllm_plan), or the npu_check role's own read).
   - Runs on the controller (an action plugin); shows its lines at every verbosity, as M(ansible.builtin.debug) does.
     The vllm_serve role's C(summary) entry point calls it once per host.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -67,20 +66,6 @@ options:
     elements: str
     default: []
     version_added: 0.4.0
-attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 seealso:
   - module: ascend.vllm.host_plan
 '''

@@ -31,9 +31,9 @@ description:
     over the annotators' answers); then, for each O(concurrency) level, sends synthetic prompts of
     O(input_len) words asking for O(output_len) tokens and times each stream (TTFT, TPOT, end-to-end).
   - Standard library only; nothing is installed or changed.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
   - ascend.vllm.docker_engine
 options:
   action:
@@ -99,12 +99,8 @@ options:
     version_added: 0.4.0
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: Only reads; O(action=run) sends no requests in check mode.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
     details:
       - The one file it writes is its own progress log (O(progress_file)), read by M(ascend.vllm.job_wait) while it
         runs; the results are returned, and M(ascend.vllm.eval_report) writes (and diffs) the report.
