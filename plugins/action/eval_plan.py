@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 
 from ansible.errors import AnsibleError
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.ascend.vllm.plugins.plugin_utils._task_args import task_args
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged, role_argument_specs, value_specs
 
@@ -44,11 +44,9 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        validation = ArgumentSpecValidator({}).validate(dict(self._task.args))
-        if validation.error_messages:
-            # The module's own wording (AnsibleModule._check_arguments): the task takes no options.
-            return {'failed': True, 'changed': False,
-                    'msg': 'Unsupported parameters for (%s) module: %s' % (self._task.action, validation.errors.msg)}
+        failed = task_args(self, {})[1]
+        if failed:
+            return failed
         host = task_vars.get('inventory_hostname', 'localhost')
         templar = self._templar.copy_with_new_env(available_variables=task_vars)
         settings = {}

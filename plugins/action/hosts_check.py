@@ -10,10 +10,10 @@ every pattern Ansible accepts is judged as Ansible reads it.
 
 from __future__ import annotations
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import line, report
+from ansible_collections.ascend.vllm.plugins.plugin_utils._task_args import task_args
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._targets import targets_problems
 
 _SPEC = {
@@ -46,10 +46,10 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        validation = ArgumentSpecValidator(_SPEC).validate(dict(self._task.args))
-        if validation.error_messages:
-            return {'failed': True, 'changed': False, 'msg': 'hosts_check: %s' % validation.errors.msg}
-        args = validation.validated_parameters
+        checked, failed = task_args(self, _SPEC)
+        if failed:
+            return failed
+        args = checked.validated_parameters
         groups = dict((name, list(hosts)) for name, hosts in (task_vars.get('groups') or {}).items())
         # The inventory itself, for Ansible's own pattern matching (host_plan reads host_vars through it too).
         inventory = getattr(task_vars.get('hostvars'), '_inventory', None)

@@ -10,10 +10,10 @@ plugin_utils/serve/_serve.py; the hosts that dropped out are read from their own
 
 from __future__ import annotations
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.ascend.vllm.plugins.plugin_utils._task_args import task_args
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report._summary import host_summary
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import left_out_line
@@ -45,10 +45,9 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        checked = ArgumentSpecValidator(SERVE_SUMMARY).validate(dict(self._task.args))
-        if checked.error_messages:
-            return {'failed': True, 'changed': False,
-                    'msg': 'serve_summary: %s' % '; '.join(checked.error_messages)}
+        checked, failed = task_args(self, SERVE_SUMMARY)
+        if failed:
+            return failed
         args = checked.validated_parameters
         lines = host_summary(plain(args['instances']), plain(args['status']),
                              boolean(self._task.check_mode or False, strict=False),
