@@ -267,16 +267,14 @@ diff:
   type: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import ARGUMENT_SPEC
 
 
 def main():
     # Every step is a module run from the controller: only the action plugin can.
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.container_ensure runs from the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('container_ensure', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

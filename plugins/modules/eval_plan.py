@@ -87,14 +87,12 @@ aisbench_dirs:
   type: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
 def main():
     # The eval_* variables and the dataset directories are the controller's: only the action plugin can read them.
-    module = AnsibleModule(argument_spec={}, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.eval_plan runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('eval_plan', {})
 
 
 if __name__ == '__main__':

@@ -168,20 +168,17 @@ problems:
   elements: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
 def main():
     # The plan needs the controller's view of the inventory: only the action plugin can build it.
-    module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True},
-                                          'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
-                                          'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
-                                          'chip_figures': {'type': 'dict'},
-                                          'read_node': {'type': 'bool', 'default': False},
-                                          'given': {'type': 'dict'}},
-                           supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('host_plan', {'fail_on_problems': {'type': 'bool', 'default': True},
+                                  'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
+                                  'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
+                                  'chip_figures': {'type': 'dict'},
+                                  'read_node': {'type': 'bool', 'default': False},
+                                  'given': {'type': 'dict'}})
 
 
 if __name__ == '__main__':

@@ -79,17 +79,14 @@ lookalikes:
   elements: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
 def main():
     # The inventory is the controller's: only the action plugin can read it.
-    module = AnsibleModule(argument_spec={'pattern': {'type': 'str', 'required': True},
-                                          'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
-                                          'given': {'type': 'bool', 'default': False}},
-                           supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.hosts_check runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('hosts_check', {'pattern': {'type': 'str', 'required': True},
+                                    'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
+                                    'given': {'type': 'bool', 'default': False}})
 
 
 if __name__ == '__main__':

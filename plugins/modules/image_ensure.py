@@ -251,12 +251,12 @@ diff:
   version_added: 0.4.0
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
 def main():
     # The attempts, their waits and retries are driven from the controller: only the action plugin can.
-    module = AnsibleModule(argument_spec={
+    controller_only('image_ensure', {
         'candidates': {'type': 'list', 'elements': 'str'},
         'policy': {'type': 'str', 'choices': ['not_present', 'always'], 'default': 'not_present'},
         'retries': {'type': 'int', 'default': 3},
@@ -274,9 +274,7 @@ def main():
         'platform': {'type': 'str'},
         'platform_overrides': {'type': 'dict'},
         'platform_spec': {'type': 'dict'},
-    }, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.image_ensure runs from the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    })
 
 
 if __name__ == '__main__':

@@ -87,15 +87,13 @@ msg:
   elements: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import SERVE_SUMMARY
 
 
 def main():
     # The lines read other hosts' variables: only the action plugin, on the controller, can.
-    module = AnsibleModule(argument_spec=SERVE_SUMMARY, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.serve_summary runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('serve_summary', SERVE_SUMMARY)
 
 
 if __name__ == '__main__':

@@ -109,15 +109,13 @@ msg:
   type: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
 
 
 def main():
     # Decided on the controller from the run's results: only the action plugin can.
-    module = AnsibleModule(argument_spec=UPGRADE_STEP, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.upgrade_step runs from the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('upgrade_step', UPGRADE_STEP)
 
 
 if __name__ == '__main__':
