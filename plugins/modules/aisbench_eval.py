@@ -29,6 +29,7 @@ description:
 extends_documentation_fragment:
   - ascend.vllm.module
   - ansible.builtin.action_common_attributes
+  - ascend.vllm.eval_load
 options:
   venv:
     description: The AISBench virtual environment (C(bin/ais_bench) in it).
@@ -58,31 +59,6 @@ options:
   limit:
     description: Score only the first N questions of each dataset.
     type: int
-  max_out_len:
-    description: The guide's C(max_out_len) for accuracy requests.
-    type: int
-    default: 4096
-  batch_size:
-    description: The guide's C(batch_size) (accuracy requests in flight at once).
-    type: int
-    default: 16
-  concurrency:
-    description: Concurrency levels of the performance run; empty for none.
-    type: list
-    elements: int
-    default: []
-  requests:
-    description: Requests per concurrency level.
-    type: int
-    default: 32
-  input_len:
-    description: Words in each performance prompt.
-    type: int
-    default: 128
-  output_len:
-    description: Tokens asked for by each performance request (sent with C(ignore_eos)).
-    type: int
-    default: 128
   tokenizer:
     description: A tokenizer directory on the controller for AISBench's perf summarizer (the model's). AISBench
       counts tokens with it only when a response has no usage (vLLM always sends usage); when not given, a

@@ -27,12 +27,9 @@ description:
 extends_documentation_fragment:
   - ascend.vllm.module
   - ansible.builtin.action_common_attributes
+  - ascend.vllm.job_wait
   - ascend.vllm.docker_engine
 options:
-  results_file:
-    description: The async job's results file (the C(results_file) that the async task which started it returns).
-    type: path
-    required: true
   name:
     description:
       - The image reference the job pulls (registry, repository and tag or digest); required unless O(archive) is
@@ -45,20 +42,9 @@ options:
         offset of the open archive in C(/proc/PID/fdinfo) of the process that sends it.
     type: path
     version_added: 0.4.0
-  timeout:
-    description:
-      - Seconds (the controller's clock) the whole wait may take; then the task fails with
-        C(the pull of NAME did not end within the timeout).
-      - The job has its own limit, its C(async) value.
-    type: float
-    default: 3600
   msg:
     description: The failure message at the timeout, instead of the default C(the pull of NAME did not end within the timeout (N s)).
     type: str
-  report_after:
-    description: Seconds between two progress lines; also the longest one run of the module on the node takes.
-    type: float
-    default: 15
 attributes:
   check_mode:
     details: The module only reads; in check mode a pull runs in the foreground and there is nothing to wait for.

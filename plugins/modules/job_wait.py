@@ -22,30 +22,17 @@ description:
 extends_documentation_fragment:
   - ascend.vllm.module
   - ansible.builtin.action_common_attributes
+  - ascend.vllm.job_wait
 options:
-  results_file:
-    description: The async job's results file (the C(results_file) that the async task which started it returns).
-    type: path
-    required: true
   log:
     description: The file the job writes its progress or output to; a carriage return ends a line too.
     type: path
     required: true
   what:
-    description: What the job does, as the progress line starts (C(building vllm-ascend)).
+    description: What the job does (C(building vllm-ascend)), as the progress line starts and as the failure at
+      O(timeout) says, C(WHAT did not end within the timeout).
     type: str
     default: running
-  timeout:
-    description:
-      - Seconds (the controller's clock) the whole wait may take; then the task fails with C(WHAT did not end within
-        the timeout).
-      - The job has its own limit, its C(async) value.
-    type: float
-    default: 3600
-  report_after:
-    description: Seconds between two progress lines; also the longest one run of the module on the node takes.
-    type: float
-    default: 15
 attributes:
   check_mode:
     details: The module only reads.

@@ -34,6 +34,7 @@ description:
 extends_documentation_fragment:
   - ascend.vllm.module
   - ansible.builtin.action_common_attributes
+  - ascend.vllm.eval_load
   - ascend.vllm.docker_engine
 options:
   action:
@@ -61,31 +62,8 @@ options:
       them.
     type: dict
     default: {}
-  max_out_len:
-    description: C(max_tokens) of each accuracy request (the guide's C(max_out_len)).
-    type: int
-    default: 4096
-  batch_size:
-    description: Accuracy requests in flight at once (the guide's C(batch_size)).
-    type: int
-    default: 16
-  concurrency:
-    description: Concurrency levels of the performance sweep; empty for none.
-    type: list
-    elements: int
-    default: []
   requests:
     description: Requests per concurrency level (at least the level itself).
-    type: int
-    default: 32
-  input_len:
-    description: Words in each performance prompt.
-    type: int
-    default: 128
-  output_len:
-    description: C(max_tokens) of each performance request (sent with C(ignore_eos)).
-    type: int
-    default: 128
   timeout:
     description: Seconds one request may take.
     type: int
