@@ -29,6 +29,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
     copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
+from ansible_collections.ascend.vllm.plugins.modules.image_ensure import ARGUMENT_SPEC
 
 display = Display()
 
@@ -70,9 +71,7 @@ class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = False
-    _VALID_ARGS = frozenset(('candidates', 'policy', 'retries', 'delay', 'timeout', 'report_after', 'inputs',
-                             'image_tag', 'archive', 'archive_on_node', 'archive_dir', 'archive_cleanup',
-                             'state', 'node_images', 'platform', 'platform_overrides', 'platform_spec'))
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)

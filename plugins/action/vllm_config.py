@@ -12,26 +12,18 @@ instead of shipping the module to the node: no connection, no round trip.
 from __future__ import annotations
 
 from ansible.module_utils.common.parameters import remove_values
-from ansible.plugins.action import ActionBase
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils._task_args import task_args
+from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan, summary, task_result
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import argument_spec
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Plan a vLLM deployment from the task's options, on the controller."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+    SPEC = argument_spec()
 
-    def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
-        checked, failed = task_args(self, argument_spec())
-        if failed:
-            return failed
+    def act(self, checked, task_vars):
         params = checked.validated_parameters
         try:
             result = plan(dict(params))

@@ -171,14 +171,22 @@ problems:
 from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
+# The action plugin's accepted arguments too.
+ARGUMENT_SPEC = {
+    'fail_on_problems': {'type': 'bool', 'default': True},
+    'node': {'type': 'dict'},
+    'drop': {'type': 'dict'},
+    'memory_again': {'type': 'dict'},
+    'registry': {'type': 'dict'},
+    'chip_figures': {'type': 'dict'},
+    'read_node': {'type': 'bool', 'default': False},
+    'given': {'type': 'dict'},
+}
+
+
 def main():
     # The plan needs the controller's view of the inventory: only the action plugin can build it.
-    controller_only('host_plan', {'fail_on_problems': {'type': 'bool', 'default': True},
-                                  'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
-                                  'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
-                                  'chip_figures': {'type': 'dict'},
-                                  'read_node': {'type': 'bool', 'default': False},
-                                  'given': {'type': 'dict'}})
+    controller_only('host_plan', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

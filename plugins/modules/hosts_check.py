@@ -81,12 +81,17 @@ lookalikes:
 
 from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
+# The action plugin's argument spec too.
+ARGUMENT_SPEC = {
+    'pattern': {'type': 'str', 'required': True},
+    'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
+    'given': {'type': 'bool', 'default': False},
+}
+
 
 def main():
     # The inventory is the controller's: only the action plugin can read it.
-    controller_only('hosts_check', {'pattern': {'type': 'str', 'required': True},
-                                    'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
-                                    'given': {'type': 'bool', 'default': False}})
+    controller_only('hosts_check', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

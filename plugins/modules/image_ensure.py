@@ -254,27 +254,31 @@ diff:
 from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
+# The action plugin's accepted arguments too.
+ARGUMENT_SPEC = {
+    'candidates': {'type': 'list', 'elements': 'str'},
+    'policy': {'type': 'str', 'choices': ['not_present', 'always'], 'default': 'not_present'},
+    'retries': {'type': 'int', 'default': 3},
+    'delay': {'type': 'float', 'default': 10},
+    'timeout': {'type': 'float', 'default': 3600},
+    'report_after': {'type': 'float', 'default': 15},
+    'inputs': {'type': 'dict'},
+    'image_tag': {'type': 'str'},
+    'archive': {'type': 'str'},
+    'archive_on_node': {'type': 'bool', 'default': False},
+    'archive_dir': {'type': 'str', 'default': '/var/tmp'},
+    'archive_cleanup': {'type': 'bool', 'default': True},
+    'state': {'type': 'str', 'choices': ['present', 'absent', 'resolved'], 'default': 'present'},
+    'node_images': {'type': 'list', 'elements': 'str'},
+    'platform': {'type': 'str'},
+    'platform_overrides': {'type': 'dict'},
+    'platform_spec': {'type': 'dict'},
+}
+
+
 def main():
     # The attempts, their waits and retries are driven from the controller: only the action plugin can.
-    controller_only('image_ensure', {
-        'candidates': {'type': 'list', 'elements': 'str'},
-        'policy': {'type': 'str', 'choices': ['not_present', 'always'], 'default': 'not_present'},
-        'retries': {'type': 'int', 'default': 3},
-        'delay': {'type': 'float', 'default': 10},
-        'timeout': {'type': 'float', 'default': 3600},
-        'report_after': {'type': 'float', 'default': 15},
-        'inputs': {'type': 'dict'},
-        'image_tag': {'type': 'str'},
-        'archive': {'type': 'str'},
-        'archive_on_node': {'type': 'bool', 'default': False},
-        'archive_dir': {'type': 'str', 'default': '/var/tmp'},
-        'archive_cleanup': {'type': 'bool', 'default': True},
-        'state': {'type': 'str', 'choices': ['present', 'absent', 'resolved'], 'default': 'present'},
-        'node_images': {'type': 'list', 'elements': 'str'},
-        'platform': {'type': 'str'},
-        'platform_overrides': {'type': 'dict'},
-        'platform_spec': {'type': 'dict'},
-    })
+    controller_only('image_ensure', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

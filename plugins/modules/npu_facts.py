@@ -118,44 +118,36 @@ ansible_facts:
   contains:
     ascend_npu:
       description: What C(npu-smi info) and the driver report.
-      returned: success
       type: complex
       contains:
         npu_smi_version:
           description: Version printed in the npu-smi title row.
-          returned: success
           type: str
           sample: 25.2.0
         driver_version:
           description: C(Version) (else C(package_version)) from O(driver_version_file); null when the file is missing.
-          returned: success
           type: str
           sample: 24.1.rc2.2
         driver_info:
           description: Every C(key=value) of O(driver_version_file); empty when it is missing.
-          returned: success
           type: dict
           sample:
             Version: 24.1.rc2.2
             package_version: 24.1.rc2.2
         npu_smi_path:
           description: The npu-smi binary that was run; null when O(output) was given.
-          returned: success
           type: str
           sample: /usr/local/bin/npu-smi
         chip_count:
           description: Number of chips listed (an Atlas 300I DUO card has 2).
-          returned: success
           type: int
           sample: 2
         process_table_present:
           description: Whether the output had a process table (some outputs end after the chips).
-          returned: success
           type: bool
           sample: true
         chips:
           description: One entry per chip, in npu-smi order.
-          returned: success
           type: list
           elements: dict
           contains:
@@ -227,7 +219,6 @@ ansible_facts:
               sample: 65536
         processes:
           description: Processes holding chips; empty when none (or no process table).
-          returned: success
           type: list
           elements: dict
           contains:
