@@ -177,7 +177,6 @@ options:
         description: The image's own configuration as a preflight read it (C(image), C(env), C(architecture));
           used when its C(image) is O(inputs.container_run_image), else the node is asked.
         type: dict
-        version_added: 0.3.0
 attributes:
   action:
     details: The action plugin runs each step on the node through its module.

@@ -40,7 +40,6 @@ options:
       - With O(read_node=true), a plan without problems that was not judged against the node yet (preflight's first
         play) is the one read and judged here, not planned again.
     type: dict
-    version_added: 0.3.0
   node:
     description:
       - What M(ascend.vllm.node_facts) read of the host (its registered result). With it the plan is judged again
@@ -57,7 +56,6 @@ options:
       - Nothing is read when the plan already has problems (they are reported without contacting the host).
     type: bool
     default: false
-    version_added: 0.3.0
   drop:
     description: The result of the opt-in page-cache drop (RC mode), if one ran.
     type: dict

@@ -77,28 +77,23 @@ options:
     type: str
     choices: [present, absent, resolved]
     default: present
-    version_added: 0.3.0
   node_images:
     description:
       - Without O(candidates) only. The images on the node as C(repo:tag) strings, when a preflight already listed
         them; null asks the node (M(community.docker.docker_host_info)).
     type: list
     elements: str
-    version_added: 0.3.0
   platform:
     description:
       - Without O(candidates) only. The platform whose profile gives the tag suffix when
         C(image_pull_tag_suffix) in O(inputs) is null.
     type: str
-    version_added: 0.3.0
   platform_overrides:
     description: Profile fields to replace (C(ascend_vllm_platform_overrides)).
     type: dict
-    version_added: 0.3.0
   platform_spec:
     description: The description of a platform that is not built in (C(ascend_vllm_platform_spec)).
     type: dict
-    version_added: 0.3.0
   image_tag:
     description: The tag the candidates carry (with the platform's suffix), for the failure message.
     type: str
