@@ -123,6 +123,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, current, described, hide
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._load import LOAD_SPEC
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     accuracy_config, failure_log, latest_run, perf_config, perf_dataset, read_accuracy, read_performance,
     stand_in_tokenizer, textvqa_files)
@@ -243,6 +244,7 @@ def evaluate(module, result, entry):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            LOAD_SPEC,
             venv=dict(type='path', required=True),
             host=dict(type='str', required=True),
             where=dict(type='str', required=True),
@@ -250,12 +252,6 @@ def main():
             api_key=dict(type='str', no_log=True),
             dataset_dirs=dict(type='dict', default={}),
             limit=dict(type='int'),
-            max_out_len=dict(type='int', default=4096),
-            batch_size=dict(type='int', default=16),
-            concurrency=dict(type='list', elements='int', default=[]),
-            requests=dict(type='int', default=32),
-            input_len=dict(type='int', default=128),
-            output_len=dict(type='int', default=128),
             tokenizer=dict(type='path'),
             workdir=dict(type='path', required=True),
             timeout=dict(type='int', default=3600),

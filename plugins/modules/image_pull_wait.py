@@ -107,7 +107,7 @@ seconds:
   type: float
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._job_wait import job_wait_module
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
@@ -115,23 +115,17 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch impor
 )
 
 ARGUMENT_SPEC = dict(
-    results_file=dict(type='path', required=True),
     name=dict(type='str'),
     archive=dict(type='path'),
-    timeout=dict(type='float', default=3600),
     msg=dict(type='str'),
-    report_after=dict(type='float', default=15),
     docker_host=dict(type='str'),
 )
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_one_of=[('name', 'archive')], mutually_exclusive=[('name', 'archive')])
+    module = job_wait_module(ARGUMENT_SPEC, required_one_of=[('name', 'archive')],
+                             mutually_exclusive=[('name', 'archive')])
     params = module.params
-    for option in ('timeout', 'report_after'):
-        if params[option] <= 0:
-            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     if params['archive']:
         observer = ArchiveObserver(params['archive'])
     else:

@@ -81,23 +81,14 @@ seconds:
   type: float
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._job_wait import job_wait_module
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
     LogObserver, job_answer, read_file, watch_pull)
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(
-        results_file=dict(type='path', required=True),
-        log=dict(type='path', required=True),
-        what=dict(type='str', default='running'),
-        timeout=dict(type='float', default=3600),
-        report_after=dict(type='float', default=15),
-    ), supports_check_mode=True)
+    module = job_wait_module(dict(log=dict(type='path', required=True), what=dict(type='str', default='running')))
     params = module.params
-    for option in ('timeout', 'report_after'):
-        if params[option] <= 0:
-            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     path = params['results_file']
     result = watch_pull(lambda: job_answer(read_file(path)), LogObserver(params['log']), params['report_after'])
     module.exit_json(changed=False, **result)

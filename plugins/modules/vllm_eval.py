@@ -145,6 +145,7 @@ import socket
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import gsm8k_prompt, gsm8k_score, problems_report
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._load import LOAD_SPEC
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textvqa import textvqa_content, textvqa_score
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_client import (
     accuracy_replies, performance_sweep, probe)
@@ -253,17 +254,12 @@ def evaluate(params, entry, headers):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            LOAD_SPEC,
             action=dict(type='str', choices=['probe', 'run', 'provenance'], default='probe'),
             host=dict(type='str', default='127.0.0.1'),
             instances=dict(type='list', elements='dict', required=True),
             api_key=dict(type='str', no_log=True),
             datasets=dict(type='dict', default={}),
-            max_out_len=dict(type='int', default=4096),
-            batch_size=dict(type='int', default=16),
-            concurrency=dict(type='list', elements='int', default=[]),
-            requests=dict(type='int', default=32),
-            input_len=dict(type='int', default=128),
-            output_len=dict(type='int', default=128),
             timeout=dict(type='int', default=600),
             progress_file=dict(type='path'),
             docker_host=dict(type='str'),
