@@ -26,10 +26,11 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
     classify_failure, failure_message, problem_report, resolve)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
-    copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
+    copy_line, load_line, pull_line, seconds_text, while_running)
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 from ansible_collections.ascend.vllm.plugins.modules.image_ensure import ARGUMENT_SPEC
+from ansible_collections.ascend.vllm.plugins.plugin_utils._follow import follow
 
 display = Display()
 
@@ -146,11 +147,9 @@ class ActionModule(ActionBase):
             return self._module('ascend.vllm.image_pull_wait', dict(
                 wait_args, results_file=job['results_file'], timeout=conf['timeout'], report_after=seconds), task_vars)
 
-        def show(result, elapsed):
-            display.display(line(host, name, result.get('progress'), elapsed, conf['timeout']), stderr=True)
-
         try:
-            waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
+            waited = follow(call, lambda progress, elapsed: line(host, name, progress, elapsed, conf['timeout']),
+                            conf['timeout'], conf['report_after'])
         finally:
             self._cleanup(job, task_vars)
         if waited.get('failed'):
