@@ -168,7 +168,6 @@ problems:
 
 from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
-
 # The action plugin's accepted arguments too.
 ARGUMENT_SPEC = {
     'fail_on_problems': {'type': 'bool', 'default': True},

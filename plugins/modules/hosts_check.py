@@ -81,7 +81,7 @@ lookalikes:
 
 from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
-# The action plugin's argument spec too.
+# The action plugin's accepted arguments too.
 ARGUMENT_SPEC = {
     'pattern': {'type': 'str', 'required': True},
     'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},

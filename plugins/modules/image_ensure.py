@@ -248,7 +248,6 @@ diff:
 
 from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
-
 # The action plugin's accepted arguments too.
 ARGUMENT_SPEC = {
     'candidates': {'type': 'list', 'elements': 'str'},
