@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 
 from ansible.errors import AnsibleError
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
-from ansible.plugins.action import ActionBase
 
+from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged, role_argument_specs, value_specs
 
@@ -33,22 +32,10 @@ def _value_specs():
     return _CACHE['value_specs']
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Judge the eval_* variables of the task's host and read its datasets, on the controller."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
-
-    def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
-        validation = ArgumentSpecValidator({}).validate(dict(self._task.args))
-        if validation.error_messages:
-            # The module's own wording (AnsibleModule._check_arguments): the task takes no options.
-            return {'failed': True, 'changed': False,
-                    'msg': 'Unsupported parameters for (%s) module: %s' % (self._task.action, validation.errors.msg)}
+    def act(self, checked, task_vars):
         host = task_vars.get('inventory_hostname', 'localhost')
         templar = self._templar.copy_with_new_env(available_variables=task_vars)
         settings = {}

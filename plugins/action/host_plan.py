@@ -20,6 +20,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.plugins.loader import vars_loader
 
+from ansible_collections.ascend.vllm.plugins.modules.host_plan import ARGUMENT_SPEC
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import host_plan
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_read import NodeReadError, read_node, run_module
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import node_plan, node_query, npu_settings
@@ -137,8 +138,7 @@ class ActionModule(ActionBase):
     _requires_connection = False
     _supports_check_mode = True
     _supports_async = False
-    _VALID_ARGS = frozenset(('fail_on_problems', 'node', 'drop', 'memory_again', 'registry', 'chip_figures',
-                             'read_node', 'given'))
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def _read_node(self, request, planned, task_vars):
         """What the roles' gather step reads, in one phase: node_facts for this plan, the opt-in page-cache

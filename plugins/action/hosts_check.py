@@ -10,17 +10,10 @@ every pattern Ansible accepts is judged as Ansible reads it.
 
 from __future__ import annotations
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import line, report
+from ansible_collections.ascend.vllm.plugins.modules.hosts_check import ARGUMENT_SPEC
+from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._targets import targets_problems
-
-_SPEC = {
-    'pattern': {'type': 'str', 'required': True},
-    'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
-    'given': {'type': 'bool', 'default': False},
-}
 
 
 def _matched(inventory, groups, pattern, limits):
@@ -35,21 +28,13 @@ def _matched(inventory, groups, pattern, limits):
     return sorted(names)
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Fail a run that targets none of the collection's hosts; warn of look-alike platform groups."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+    SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
-        validation = ArgumentSpecValidator(_SPEC).validate(dict(self._task.args))
-        if validation.error_messages:
-            return {'failed': True, 'changed': False, 'msg': 'hosts_check: %s' % validation.errors.msg}
-        args = validation.validated_parameters
+    def act(self, checked, task_vars):
+        args = checked.validated_parameters
         groups = dict((name, list(hosts)) for name, hosts in (task_vars.get('groups') or {}).items())
         # The inventory itself, for Ansible's own pattern matching (host_plan reads host_vars through it too).
         inventory = getattr(task_vars.get('hostvars'), '_inventory', None)

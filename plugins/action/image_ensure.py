@@ -26,10 +26,12 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
     classify_failure, failure_message, problem_report, resolve)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
-    copy_line, load_line, pull_line, seconds_text, wait_pull, while_running)
+    copy_line, load_line, pull_line, seconds_text, while_running)
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import inspect_config
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
+from ansible_collections.ascend.vllm.plugins.modules.image_ensure import ARGUMENT_SPEC
+from ansible_collections.ascend.vllm.plugins.plugin_utils._follow import follow
 
 display = Display()
 
@@ -71,9 +73,7 @@ class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = False
-    _VALID_ARGS = frozenset(('candidates', 'policy', 'retries', 'delay', 'timeout', 'report_after', 'inputs',
-                             'image_tag', 'archive', 'archive_on_node', 'archive_dir', 'archive_cleanup',
-                             'state', 'node_images', 'platform', 'platform_overrides', 'platform_spec'))
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
@@ -149,12 +149,10 @@ class ActionModule(ActionBase):
                 wait_args, results_file=job['results_file'], timeout=conf['timeout'], report_after=seconds,
                 cleanup=True), task_vars)
 
-        def show(result, elapsed):
-            display.display(line(host, name, result.get('progress'), elapsed, conf['timeout']), stderr=True)
-
         waited = {}
         try:
-            waited = wait_pull(call, show, time.monotonic, conf['timeout'], conf['report_after'])
+            waited = follow(call, lambda progress, elapsed: line(host, name, progress, elapsed, conf['timeout']),
+                            conf['timeout'], conf['report_after'])
         finally:
             # The wait that saw the job end removed its results file: no further module run for that.
             if not waited.get('cleaned'):

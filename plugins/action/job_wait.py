@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""job_wait with progress lines: the module runs on the node, this loop on the controller.
+"""job_wait with progress lines: the module runs on the node, this loop on the controller (plugin_utils/_follow.py).
 
 Each module run returns after at most ``report_after`` seconds with the newest line of the job's log; this loop prints
 one line per run (``_progress.job_line``) and returns the job's own result once it has ended, with ``changed``, ``rc``,
@@ -9,55 +9,27 @@ one line per run (``_progress.job_line``) and returns the job's own result once 
 
 from __future__ import annotations
 
-import time
-
-from ansible.plugins.action import ActionBase
-from ansible.utils.display import Display
-
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import job_line, seconds_text, wait_options, wait_pull
-
-display = Display()
+from ansible_collections.ascend.vllm.plugins.module_utils._progress import job_line, seconds_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils._follow import FollowAction
 
 
-class ActionModule(ActionBase):
-    """Wait for a background job in module runs of at most ``report_after`` seconds, printing progress."""
+class ActionModule(FollowAction):
+    """Wait for a background job, printing the newest line of its log."""
 
-    _supports_check_mode = True
-    _supports_async = False
+    MODULE = 'ascend.vllm.job_wait'
 
-    def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
-        args = dict(self._task.args)
-        host = task_vars.get('inventory_hostname', '?')
-        numbers, refused = wait_options(args)
-        if refused:
-            return refused
-        what = str(args.get('what') or 'running')
+    def line(self, host, args, progress, elapsed, timeout):
+        return job_line(host, str(args.get('what') or 'running'), progress, elapsed, timeout)
 
-        def call(seconds):
-            return self._execute_module(module_name='ascend.vllm.job_wait', task_vars=task_vars,
-                                        module_args=dict(args, report_after=seconds))
-
-        def show(result, elapsed):
-            display.display(job_line(host, what, result.get('progress'), elapsed, numbers['timeout']), stderr=True)
-
-        start = time.monotonic()
-        try:
-            result = wait_pull(call, show, time.monotonic, numbers['timeout'], numbers['report_after'])
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
-        seconds = round(time.monotonic() - start, 3)
+    def outcome(self, result, seconds, args, timeout):
         if result.get('failed'):
             return dict(result, seconds=seconds)
         if not result.get('finished'):
-            return {'failed': True, 'changed': False, 'seconds': seconds,
-                    'msg': '%s did not end within the timeout (%s s)' % (what, seconds_text(numbers['timeout']))}
+            return {'failed': True, 'changed': False, 'seconds': seconds, 'msg': '%s did not end within the timeout (%s s)'
+                    % (args.get('what') or 'running', seconds_text(timeout))}
         answer = dict(result.get('answer') or {})
         # The job's own result, as its module would have returned it.
-        answer.pop('started', None)
-        answer.pop('finished', None)
-        answer.pop('ansible_job_id', None)
-        answer.pop('results_file', None)
+        for key in ('started', 'finished', 'ansible_job_id', 'results_file'):
+            answer.pop(key, None)
         return dict(answer, changed=bool(answer.get('changed')), failed=bool(answer.get('failed')), answer=answer,
                     seconds=seconds)

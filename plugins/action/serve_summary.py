@@ -10,10 +10,9 @@ plugin_utils/serve/_serve.py; the hosts that dropped out are read from their own
 
 from __future__ import annotations
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible.plugins.action import ActionBase
 
+from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report._summary import host_summary
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import left_out_line
@@ -34,21 +33,12 @@ def _reach(variables):
     return {}
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """The summary lines of the task's host, then (``left_out``) one line per host that is not serving."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+    SPEC = SERVE_SUMMARY
 
-    def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
-        checked = ArgumentSpecValidator(SERVE_SUMMARY).validate(dict(self._task.args))
-        if checked.error_messages:
-            return {'failed': True, 'changed': False,
-                    'msg': 'serve_summary: %s' % '; '.join(checked.error_messages)}
+    def act(self, checked, task_vars):
         args = checked.validated_parameters
         lines = host_summary(plain(args['instances']), plain(args['status']),
                              boolean(self._task.check_mode or False, strict=False),

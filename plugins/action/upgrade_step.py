@@ -13,27 +13,20 @@ from __future__ import annotations
 
 import time
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.plugins.action import ActionBase
-
+from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_outcome
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Decide, put back when the instance serves again, and pass or fail with the step's message."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
+    # The put-back runs ascend.vllm.balancer_server on the node.
+    _requires_connection = True
+    SPEC = UPGRADE_STEP
 
-    def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
-        checked = ArgumentSpecValidator(UPGRADE_STEP).validate(dict(self._task.args))
-        if checked.error_messages:
-            return {'failed': True, 'changed': False, 'msg': 'upgrade_step: %s' % '; '.join(checked.error_messages)}
+    def act(self, checked, task_vars):
         args = checked.validated_parameters
         # Wall-clock seconds the instance did not serve: from its stop (container_run_stopped_at) to now.
         seconds = None if args['stopped_at'] is None else time.time() - args['stopped_at']

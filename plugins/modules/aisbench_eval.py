@@ -26,8 +26,10 @@ description:
     folders stay under O(workdir).
   - The inputs are checked by the role before this runs (the environment installed, the dataset layout AISBench
     reads); an AISBench task that fails (its CLI exits 0 then) fails the module with the end of its log.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
+  - ascend.vllm.eval_load
 options:
   venv:
     description: The AISBench virtual environment (C(bin/ais_bench) in it).
@@ -57,31 +59,6 @@ options:
   limit:
     description: Score only the first N questions of each dataset.
     type: int
-  max_out_len:
-    description: The guide's C(max_out_len) for accuracy requests.
-    type: int
-    default: 4096
-  batch_size:
-    description: The guide's C(batch_size) (accuracy requests in flight at once).
-    type: int
-    default: 16
-  concurrency:
-    description: Concurrency levels of the performance run; empty for none.
-    type: list
-    elements: int
-    default: []
-  requests:
-    description: Requests per concurrency level.
-    type: int
-    default: 32
-  input_len:
-    description: Words in each performance prompt.
-    type: int
-    default: 128
-  output_len:
-    description: Tokens asked for by each performance request (sent with C(ignore_eos)).
-    type: int
-    default: 128
   tokenizer:
     description: A tokenizer directory on the controller for AISBench's perf summarizer (the model's). AISBench
       counts tokens with it only when a response has no usage (vLLM always sends usage); when not given, a
@@ -97,12 +74,9 @@ options:
     default: 3600
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: In check mode nothing is written or sent; the instances come back without results, and C(changed) is
       true (a run writes the configs and sends the requests).
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: partial
     details:
       - Every file the module writes under O(workdir) (the model configs, the performance dataset, the stand-in
@@ -149,6 +123,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, current, described, hide
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._load import LOAD_SPEC
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbench import (
     accuracy_config, failure_log, latest_run, perf_config, perf_dataset, read_accuracy, read_performance,
     stand_in_tokenizer, textvqa_files)
@@ -269,6 +244,7 @@ def evaluate(module, result, entry):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            LOAD_SPEC,
             venv=dict(type='path', required=True),
             host=dict(type='str', required=True),
             where=dict(type='str', required=True),
@@ -276,12 +252,6 @@ def main():
             api_key=dict(type='str', no_log=True),
             dataset_dirs=dict(type='dict', default={}),
             limit=dict(type='int'),
-            max_out_len=dict(type='int', default=4096),
-            batch_size=dict(type='int', default=16),
-            concurrency=dict(type='list', elements='int', default=[]),
-            requests=dict(type='int', default=32),
-            input_len=dict(type='int', default=128),
-            output_len=dict(type='int', default=128),
             tokenizer=dict(type='path'),
             workdir=dict(type='path', required=True),
             timeout=dict(type='int', default=3600),

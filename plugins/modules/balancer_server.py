@@ -20,8 +20,9 @@ description:
   - O(state=ready) - puts the server back (C(state ready)) and waits (up to O(timeout)) until the health check has it
     up, so that the next instance of a rolling upgrade can be drained behind it.
   - O(state=query) - reports only.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   socket:
     description: Path of HAProxy's admin socket on the node.
@@ -45,17 +46,6 @@ options:
       and the module fails when they have not. With O(state=ready), seconds to wait for the server to be up.
     type: int
     default: 600
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 notes:
   - The socket belongs to root (mode 0600); run as root on the node.
 seealso:

@@ -40,9 +40,8 @@ description:
   - Nothing it returns or shows carries a value of the environment's secrets (an API key, C(HF_TOKEN)) - results are
     redacted and messages masked - so the task needs no C(no_log); the node does not log the container's
     arguments either.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -178,25 +177,15 @@ options:
         description: The image's own configuration as a preflight read it (C(image), C(env), C(architecture));
           used when its C(image) is O(inputs.container_run_image), else the node is asked.
         type: dict
-        version_added: 0.3.0
 attributes:
   action:
-    support: full
     details: The action plugin runs each step on the node through its module.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Nothing is kept, drained, stopped or renamed; M(community.docker.docker_container) runs in check mode
       and says what it would do; a missing cache directory is reported, not created.
   diff_mode:
     support: full
     details: The diff of M(community.docker.docker_container), the environment's secrets redacted.
-  platform:
-    support: full
-    platforms: posix
 notes:
   - The four outputs of the container_run role are returned as RV(outputs); the role registers the result and
     sets them as facts in one C(set_fact), so that later tasks and roles (vllm_serve) read them as variables as
@@ -277,16 +266,14 @@ diff:
   type: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import ARGUMENT_SPEC
 
 
 def main():
     # Every step is a module run from the controller: only the action plugin can.
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.container_ensure runs from the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('container_ensure', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

@@ -20,9 +20,9 @@ description:
     exists, or with O(managed_only) when O(name) was not created by ascend.vllm.
   - The C(ascend.vllm.container_run) role uses it to keep a serving container under
     C(<name>-previous) while its replacement starts, and to put it back.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
   - ascend.vllm.docker_engine
 options:
   name:
@@ -39,17 +39,6 @@ options:
         (one C(ascend.vllm.container_run) created).
     type: bool
     default: true
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 notes:
   - Needs access to the Docker socket (root, or the C(docker) group).
   - A running container can be renamed; the roles stop it first so that its port and chips are free.

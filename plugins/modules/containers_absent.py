@@ -21,9 +21,8 @@ description:
     pids still holding a chip. A node whose npu-smi cannot be read gets a warning, not a failure.
   - One module run on the node, through the Docker Engine API (the collection's one Engine client). Model files and
     images are never touched. The vllm_serve role's C(teardown) entry point calls it.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
   - ansible.builtin.action_common_attributes
   - ascend.vllm.docker_engine
 options:
@@ -49,13 +48,7 @@ options:
     type: path
 attributes:
   check_mode:
-    support: full
     details: Says what it would remove (C(changed), O(names) in RV(removed)); nothing is stopped and npu-smi is not read.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 seealso:
   - module: ascend.vllm.npu_facts
 '''

@@ -15,8 +15,9 @@ description:
     the members of each host's archive from M(ascend.vllm.diagnose_collect), plus O(name)C(/hosts.json) naming the
     hosts collected and those in O(missing) with why.
   - Runs where the archives are - the controller in C(playbooks/diagnose.yml) (C(delegate_to) V(localhost)).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   archives:
     description: Host name to the path of its archive.
@@ -40,19 +41,12 @@ options:
     default: true
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The archive is the module's output; it is written in check mode too.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: partial
     details:
       - The archive written shows as created (or replaced), and each host's archive removed (O(remove_sources)) as
         removed, each as its list of members with their sizes, not their bytes.
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 seealso:
   - module: ascend.vllm.diagnose_collect
 '''

@@ -26,9 +26,9 @@ description:
   - A source that fails or is absent is a line of C(manifest.json) in the archive, not a failure; C(summary.json)
     has the NPU ids, driver version, containers and problems.
   - Playbook C(playbooks/diagnose.yml) fetches the archive and bundles every host's with M(ascend.vllm.diagnose_bundle).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
   - ascend.vllm.docker_engine
 options:
   dest:
@@ -76,19 +76,11 @@ options:
     default: 33554432
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads; the archive it writes is its output, in check mode too.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
     details:
       - The archive is the module's output, not a change to the node (by default in a new temporary directory, which
         C(playbooks/diagnose.yml) removes once fetched; C(changed) is false); RV(files) lists what it holds.
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 notes:
   - Run it as root (C(become)) to read the Docker socket and the log directories.
 seealso:

@@ -31,27 +31,17 @@ description:
   - >-
     Runs on the controller (an action plugin), where the dataset directories are; no host is contacted. The C(eval)
     role runs it first and registers its result as C(__eval_inputs).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options: {}
 attributes:
   action:
-    support: full
     details: Only the action plugin exists; everything is computed and read on the controller.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Only judges and reads, so check mode gives the same result.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 seealso:
   - module: ascend.vllm.vllm_eval
@@ -97,14 +87,12 @@ aisbench_dirs:
   type: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 
 
 def main():
     # The eval_* variables and the dataset directories are the controller's: only the action plugin can read them.
-    module = AnsibleModule(argument_spec={}, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.eval_plan runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('eval_plan', {})
 
 
 if __name__ == '__main__':

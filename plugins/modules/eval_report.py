@@ -29,10 +29,11 @@ description:
     Compares each accuracy score with the reference of the instance's model (the vllm-ascend docs,
     "Qwen3.5-Dense" tutorial, section 7, plus O(references)) and returns a failure for each score more than
     O(tolerance) points below it. It does not fail itself, so the report is written either way.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 requirements:
   - matplotlib (for the plots, on the controller)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   results:
     description: Host name to the list of instances the runner returned (M(ascend.vllm.vllm_eval) C(instances)).
@@ -66,11 +67,8 @@ options:
     default: {}
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: Writes nothing in check mode; C(changed) is then true, the report a run would write.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
     details:
       - Every file of the run folder before and after, in check mode too; a new run folder's files show as created

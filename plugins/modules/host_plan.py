@@ -23,9 +23,8 @@ description:
     the fix and where it was set), unless O(fail_on_problems=false).
   - Runs on the controller (an action plugin); no host is contacted unless O(read_node=true), so a rejected
     configuration costs no round trip. C(playbooks/preflight.yml) runs it first and registers its result as C(ascend_vllm_plan).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -41,7 +40,6 @@ options:
       - With O(read_node=true), a plan without problems that was not judged against the node yet (preflight's first
         play) is the one read and judged here, not planned again.
     type: dict
-    version_added: 0.3.0
   node:
     description:
       - What M(ascend.vllm.node_facts) read of the host (its registered result). With it the plan is judged again
@@ -58,7 +56,6 @@ options:
       - Nothing is read when the plan already has problems (they are reported without contacting the host).
     type: bool
     default: false
-    version_added: 0.3.0
   drop:
     description: The result of the opt-in page-cache drop (RC mode), if one ran.
     type: dict
@@ -77,21 +74,12 @@ options:
     type: dict
 attributes:
   action:
-    support: full
     details: Only the action plugin exists; the plan is built on the controller, and with O(read_node) the node is
       read by M(ascend.vllm.node_facts).
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Only computes and reads, so check mode gives the same result, except that the opt-in page-cache drop
       does not run.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 seealso:
   - module: ascend.vllm.vllm_config
@@ -178,20 +166,24 @@ problems:
   elements: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
+
+# The action plugin's accepted arguments too.
+ARGUMENT_SPEC = {
+    'fail_on_problems': {'type': 'bool', 'default': True},
+    'node': {'type': 'dict'},
+    'drop': {'type': 'dict'},
+    'memory_again': {'type': 'dict'},
+    'registry': {'type': 'dict'},
+    'chip_figures': {'type': 'dict'},
+    'read_node': {'type': 'bool', 'default': False},
+    'given': {'type': 'dict'},
+}
 
 
 def main():
     # The plan needs the controller's view of the inventory: only the action plugin can build it.
-    module = AnsibleModule(argument_spec={'fail_on_problems': {'type': 'bool', 'default': True},
-                                          'node': {'type': 'dict'}, 'drop': {'type': 'dict'},
-                                          'memory_again': {'type': 'dict'}, 'registry': {'type': 'dict'},
-                                          'chip_figures': {'type': 'dict'},
-                                          'read_node': {'type': 'bool', 'default': False},
-                                          'given': {'type': 'dict'}},
-                           supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.host_plan runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('host_plan', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

@@ -23,9 +23,8 @@ description:
   - >-
     Runs on the controller (an action plugin); no host is contacted. The first play of every playbook
     (C(playbooks/hosts.yml)) runs it once per run.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -44,19 +43,10 @@ options:
     default: false
 attributes:
   action:
-    support: full
     details: Only the action plugin exists; the inventory is the controller's.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: Only judges, so check mode gives the same result.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 seealso:
   - module: ascend.vllm.host_plan
@@ -89,17 +79,19 @@ lookalikes:
   elements: dict
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
+
+# The action plugin's accepted arguments too.
+ARGUMENT_SPEC = {
+    'pattern': {'type': 'str', 'required': True},
+    'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
+    'given': {'type': 'bool', 'default': False},
+}
 
 
 def main():
     # The inventory is the controller's: only the action plugin can read it.
-    module = AnsibleModule(argument_spec={'pattern': {'type': 'str', 'required': True},
-                                          'platform_groups': {'type': 'list', 'elements': 'str', 'required': True},
-                                          'given': {'type': 'bool', 'default': False}},
-                           supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.hosts_check runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('hosts_check', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

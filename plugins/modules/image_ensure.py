@@ -29,9 +29,8 @@ description:
     suffix, looks at the node's images (one M(community.docker.docker_host_info), or O(node_images)), then pulls or
     loads only what is missing (O(state=present)), removes every local name of the image (O(state=absent)), or
     changes nothing (O(state=resolved)). Wrong inputs fail with every problem and its fix before the node changes.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -78,28 +77,23 @@ options:
     type: str
     choices: [present, absent, resolved]
     default: present
-    version_added: 0.3.0
   node_images:
     description:
       - Without O(candidates) only. The images on the node as C(repo:tag) strings, when a preflight already listed
         them; null asks the node (M(community.docker.docker_host_info)).
     type: list
     elements: str
-    version_added: 0.3.0
   platform:
     description:
       - Without O(candidates) only. The platform whose profile gives the tag suffix when
         C(image_pull_tag_suffix) in O(inputs) is null.
     type: str
-    version_added: 0.3.0
   platform_overrides:
     description: Profile fields to replace (C(ascend_vllm_platform_overrides)).
     type: dict
-    version_added: 0.3.0
   platform_spec:
     description: The description of a platform that is not built in (C(ascend_vllm_platform_spec)).
     type: dict
-    version_added: 0.3.0
   image_tag:
     description: The tag the candidates carry (with the platform's suffix), for the failure message.
     type: str
@@ -130,15 +124,10 @@ options:
     default: true
 attributes:
   action:
-    support: full
     details: The action plugin runs the pulls and the waits on the node through their modules.
   async:
-    support: none
     details: Each attempt already runs in the background on the node.
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: M(community.docker.docker_image_pull) only asks the Engine whether it would pull, in the foreground; a
       tarball is neither copied nor loaded.
   diff_mode:
@@ -148,9 +137,6 @@ attributes:
         size, not its bytes; with O(archive_cleanup=true) nothing stays, and only a file it replaces shows, as
         removed. In check mode too.
       - An image is no file and has no diff; RV(changed) says whether one was pulled or loaded.
-  platform:
-    support: full
-    platforms: posix
 seealso:
   - module: community.docker.docker_image_pull
   - module: ascend.vllm.image_pull_wait
@@ -268,32 +254,33 @@ diff:
   version_added: 0.4.0
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
+
+# The action plugin's accepted arguments too.
+ARGUMENT_SPEC = {
+    'candidates': {'type': 'list', 'elements': 'str'},
+    'policy': {'type': 'str', 'choices': ['not_present', 'always'], 'default': 'not_present'},
+    'retries': {'type': 'int', 'default': 3},
+    'delay': {'type': 'float', 'default': 10},
+    'timeout': {'type': 'float', 'default': 3600},
+    'report_after': {'type': 'float', 'default': 15},
+    'inputs': {'type': 'dict'},
+    'image_tag': {'type': 'str'},
+    'archive': {'type': 'str'},
+    'archive_on_node': {'type': 'bool', 'default': False},
+    'archive_dir': {'type': 'str', 'default': '/var/tmp'},
+    'archive_cleanup': {'type': 'bool', 'default': True},
+    'state': {'type': 'str', 'choices': ['present', 'absent', 'resolved'], 'default': 'present'},
+    'node_images': {'type': 'list', 'elements': 'str'},
+    'platform': {'type': 'str'},
+    'platform_overrides': {'type': 'dict'},
+    'platform_spec': {'type': 'dict'},
+}
 
 
 def main():
     # The attempts, their waits and retries are driven from the controller: only the action plugin can.
-    module = AnsibleModule(argument_spec={
-        'candidates': {'type': 'list', 'elements': 'str'},
-        'policy': {'type': 'str', 'choices': ['not_present', 'always'], 'default': 'not_present'},
-        'retries': {'type': 'int', 'default': 3},
-        'delay': {'type': 'float', 'default': 10},
-        'timeout': {'type': 'float', 'default': 3600},
-        'report_after': {'type': 'float', 'default': 15},
-        'inputs': {'type': 'dict'},
-        'image_tag': {'type': 'str'},
-        'archive': {'type': 'str'},
-        'archive_on_node': {'type': 'bool', 'default': False},
-        'archive_dir': {'type': 'str', 'default': '/var/tmp'},
-        'archive_cleanup': {'type': 'bool', 'default': True},
-        'state': {'type': 'str', 'choices': ['present', 'absent', 'resolved'], 'default': 'present'},
-        'node_images': {'type': 'list', 'elements': 'str'},
-        'platform': {'type': 'str'},
-        'platform_overrides': {'type': 'dict'},
-        'platform_spec': {'type': 'dict'},
-    }, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.image_ensure runs from the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('image_ensure', ARGUMENT_SPEC)
 
 
 if __name__ == '__main__':

@@ -24,15 +24,12 @@ description:
     bytes. Leaving early does not stop the job's pull.
   - The job's result is read from its results file twice a second, so the wait ends within about
     half a second of the pull.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
+  - ascend.vllm.job_wait
   - ascend.vllm.docker_engine
 options:
-  results_file:
-    description: The async job's results file (the C(results_file) that the async task which started it returns).
-    type: path
-    required: true
   name:
     description:
       - The image reference the job pulls (registry, repository and tag or digest); required unless O(archive) is
@@ -45,13 +42,6 @@ options:
         offset of the open archive in C(/proc/PID/fdinfo) of the process that sends it.
     type: path
     version_added: 0.4.0
-  timeout:
-    description:
-      - Seconds (the controller's clock) the whole wait may take; then the task fails with
-        C(the pull of NAME did not end within the timeout).
-      - The job has its own limit, its C(async) value.
-    type: float
-    default: 3600
   msg:
     description: The failure message at the timeout, instead of the default C(the pull of NAME did not end within the timeout (N s)).
     type: str
@@ -61,23 +51,9 @@ options:
         job has ended and its answer was read, so that the caller needs no further module run for it.
     type: bool
     default: false
-    version_added: 0.4.0
-  report_after:
-    description: Seconds between two progress lines; also the longest one run of the module on the node takes.
-    type: float
-    default: 15
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads; in check mode a pull runs in the foreground and there is nothing to wait for.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 notes:
   - Registry credentials for the progress request come from the Docker client's C(config.json)
     (E(DOCKER_CONFIG), else C(~/.docker)) C(auths), as C(docker login) and M(community.docker.docker_login)
@@ -143,7 +119,7 @@ seconds:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._job_wait import job_wait_module
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
@@ -151,24 +127,18 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch impor
 )
 
 ARGUMENT_SPEC = dict(
-    results_file=dict(type='path', required=True),
     name=dict(type='str'),
     archive=dict(type='path'),
-    timeout=dict(type='float', default=3600),
     msg=dict(type='str'),
-    report_after=dict(type='float', default=15),
     docker_host=dict(type='str'),
     cleanup=dict(type='bool', default=False),
 )
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_one_of=[('name', 'archive')], mutually_exclusive=[('name', 'archive')])
+    module = job_wait_module(ARGUMENT_SPEC, required_one_of=[('name', 'archive')],
+                             mutually_exclusive=[('name', 'archive')])
     params = module.params
-    for option in ('timeout', 'report_after'):
-        if params[option] <= 0:
-            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     if params['archive']:
         observer = ArchiveObserver(params['archive'])
     else:

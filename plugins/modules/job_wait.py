@@ -19,44 +19,25 @@ description:
     left, the newest line of O(log)) at every verbosity, until the job ends or O(timeout) seconds have passed.
   - The job's result is read from its results file twice a second, so the wait ends within about half a second of the
     job.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
+  - ascend.vllm.job_wait
 options:
-  results_file:
-    description: The async job's results file (the C(results_file) that the async task which started it returns).
-    type: path
-    required: true
   log:
     description: The file the job writes its progress or output to; a carriage return ends a line too.
     type: path
     required: true
   what:
-    description: What the job does, as the progress line starts (C(building vllm-ascend)).
+    description: What the job does (C(building vllm-ascend)), as the progress line starts and as the failure at
+      O(timeout) says, C(WHAT did not end within the timeout).
     type: str
     default: running
-  timeout:
-    description:
-      - Seconds (the controller's clock) the whole wait may take; then the task fails with C(WHAT did not end within
-        the timeout).
-      - The job has its own limit, its C(async) value.
-    type: float
-    default: 3600
-  report_after:
-    description: Seconds between two progress lines; also the longest one run of the module on the node takes.
-    type: float
-    default: 15
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
   platform:
-    description: Target OS/families that can be operated against.
     support: N/A
-    platforms: posix
 seealso:
   - module: ascend.vllm.image_pull_wait
 '''
@@ -100,23 +81,14 @@ seconds:
   type: float
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._job_wait import job_wait_module
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
     LogObserver, job_answer, read_file, watch_pull)
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(
-        results_file=dict(type='path', required=True),
-        log=dict(type='path', required=True),
-        what=dict(type='str', default='running'),
-        timeout=dict(type='float', default=3600),
-        report_after=dict(type='float', default=15),
-    ), supports_check_mode=True)
+    module = job_wait_module(dict(log=dict(type='path', required=True), what=dict(type='str', default='running')))
     params = module.params
-    for option in ('timeout', 'report_after'):
-        if params[option] <= 0:
-            module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     path = params['results_file']
     result = watch_pull(lambda: job_answer(read_file(path)), LogObserver(params['log']), params['report_after'])
     module.exit_json(changed=False, **result)

@@ -35,12 +35,11 @@ description:
   - With O(checks) (what the C(ascend.vllm.npu_check) role does), the action plugin on the controller also
     judges the node - every problem with its fix, all at once - and returns the judgement (RV(problems),
     RV(result), RV(summary), RV(report)) and the facts C(npu_check_problems) and C(npu_check_result).
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
-  - ascend.vllm.docker_engine
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
+  - ascend.vllm.docker_engine
 options:
   checks:
     description:
@@ -171,23 +170,15 @@ options:
         type: str
 attributes:
   action:
-    support: full
     details: The action plugin runs the module on the node; with O(checks) it also computes the module's arguments
       and judges the node on the controller.
   async:
     support: partial
     details: Without O(checks) only (with them, up to three modules run in turn).
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: The module only reads, so it runs in check mode as in a normal run; the page-cache drop of O(checks)
       never runs in check mode.
-  diff_mode:
-    support: none
   platform:
-    support: full
-    platforms: posix
     details: Linux hosts (C(/proc)); the Docker Engine is asked over its API with the Python standard library.
 notes:
   - Run it as root (C(become)) so that C(npu-smi), the Docker socket and every process's

@@ -19,8 +19,9 @@ description:
   - Knows the layouts of npu-smi 22.0.4 to 25.x on Atlas 300I DUO and Atlas 200I Pro
     (310P), multi-card hosts, and the optional C(HBM-Usage) (MB) column of 910 hosts.
   - The module only reads; it never changes the host.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
 options:
   npu_smi_path:
     description:
@@ -58,19 +59,11 @@ options:
     default: 0
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: The module only reads, so it runs in check mode as in a normal run.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
   facts:
     description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
     support: full
   platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
     details: Linux hosts with the Ascend driver (npu-smi) installed.
 notes:
   - C(npu-smi) usually needs root and access to C(/dev/davinci_manager); run the task with
@@ -125,44 +118,36 @@ ansible_facts:
   contains:
     ascend_npu:
       description: What C(npu-smi info) and the driver report.
-      returned: success
       type: complex
       contains:
         npu_smi_version:
           description: Version printed in the npu-smi title row.
-          returned: success
           type: str
           sample: 25.2.0
         driver_version:
           description: C(Version) (else C(package_version)) from O(driver_version_file); null when the file is missing.
-          returned: success
           type: str
           sample: 24.1.rc2.2
         driver_info:
           description: Every C(key=value) of O(driver_version_file); empty when it is missing.
-          returned: success
           type: dict
           sample:
             Version: 24.1.rc2.2
             package_version: 24.1.rc2.2
         npu_smi_path:
           description: The npu-smi binary that was run; null when O(output) was given.
-          returned: success
           type: str
           sample: /usr/local/bin/npu-smi
         chip_count:
           description: Number of chips listed (an Atlas 300I DUO card has 2).
-          returned: success
           type: int
           sample: 2
         process_table_present:
           description: Whether the output had a process table (some outputs end after the chips).
-          returned: success
           type: bool
           sample: true
         chips:
           description: One entry per chip, in npu-smi order.
-          returned: success
           type: list
           elements: dict
           contains:
@@ -234,7 +219,6 @@ ansible_facts:
               sample: 65536
         processes:
           description: Processes holding chips; empty when none (or no process table).
-          returned: success
           type: list
           elements: dict
           contains:

@@ -28,9 +28,8 @@ description:
     C(ascend_vllm_plan), or the npu_check role's own read).
   - Runs on the controller (an action plugin); shows its lines at every verbosity, as M(ansible.builtin.debug) does.
     The vllm_serve role's C(summary) entry point calls it once per host.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -67,20 +66,6 @@ options:
     elements: str
     default: []
     version_added: 0.4.0
-attributes:
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 seealso:
   - module: ascend.vllm.host_plan
 '''
@@ -102,15 +87,13 @@ msg:
   elements: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import SERVE_SUMMARY
 
 
 def main():
     # The lines read other hosts' variables: only the action plugin, on the controller, can.
-    module = AnsibleModule(argument_spec=SERVE_SUMMARY, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.serve_summary runs on the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('serve_summary', SERVE_SUMMARY)
 
 
 if __name__ == '__main__':

@@ -20,9 +20,8 @@ description:
   - When the step failed, fails with one message -- the instance, the cause, whether the previous container serves
     again, and which instances and hosts were left untouched (O(left)). In check mode nothing was replaced, nothing
     fails, and the message says what would happen.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -74,19 +73,7 @@ options:
     default: false
 attributes:
   action:
-    support: full
     details: Decided on the controller; only the put-back runs on the node.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 seealso:
   - module: ascend.vllm.balancer_server
 '''
@@ -122,15 +109,13 @@ msg:
   type: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._controller_only import controller_only
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import UPGRADE_STEP
 
 
 def main():
     # Decided on the controller from the run's results: only the action plugin can.
-    module = AnsibleModule(argument_spec=UPGRADE_STEP, supports_check_mode=True)
-    module.fail_json(msg='ascend.vllm.upgrade_step runs from the controller only (its action plugin); '
-                         'call it as a task, not as a module on a node')
+    controller_only('upgrade_step', UPGRADE_STEP)
 
 
 if __name__ == '__main__':

@@ -34,9 +34,8 @@ description:
     there too. No code of it is shipped to a node.
   - The options are declared once, in C(plugin_utils/contracts/vllm_options.py); the action's
     argument spec comes from there, and a unit test keeps this documentation in step with it.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module.action
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 options:
@@ -288,19 +287,10 @@ options:
     default: {}
 attributes:
   action:
-    support: full
     details: The action plugin validates the options and plans on the controller.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
   check_mode:
-    support: full
     details: The module only computes, so check mode gives the same result.
-  diff_mode:
-    support: none
   platform:
-    support: full
     platforms: all
 notes:
   - Memory figures are MiB, as npu-smi reports them. The plan follows vLLM's hybrid cache

@@ -31,9 +31,10 @@ description:
     over the annotators' answers); then, for each O(concurrency) level, sends synthetic prompts of
     O(input_len) words asking for O(output_len) tokens and times each stream (TTFT, TPOT, end-to-end).
   - Standard library only; nothing is installed or changed.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
+  - ascend.vllm.eval_load
   - ascend.vllm.docker_engine
 options:
   action:
@@ -61,31 +62,8 @@ options:
       them.
     type: dict
     default: {}
-  max_out_len:
-    description: C(max_tokens) of each accuracy request (the guide's C(max_out_len)).
-    type: int
-    default: 4096
-  batch_size:
-    description: Accuracy requests in flight at once (the guide's C(batch_size)).
-    type: int
-    default: 16
-  concurrency:
-    description: Concurrency levels of the performance sweep; empty for none.
-    type: list
-    elements: int
-    default: []
   requests:
     description: Requests per concurrency level (at least the level itself).
-    type: int
-    default: 32
-  input_len:
-    description: Words in each performance prompt.
-    type: int
-    default: 128
-  output_len:
-    description: C(max_tokens) of each performance request (sent with C(ignore_eos)).
-    type: int
-    default: 128
   timeout:
     description: Seconds one request may take.
     type: int
@@ -99,12 +77,8 @@ options:
     version_added: 0.4.0
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details: Only reads; O(action=run) sends no requests in check mode.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
     details:
       - The one file it writes is its own progress log (O(progress_file)), read by M(ascend.vllm.job_wait) while it
         runs; the results are returned, and M(ascend.vllm.eval_report) writes (and diffs) the report.
@@ -171,6 +145,7 @@ import socket
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import gsm8k_prompt, gsm8k_score, problems_report
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._load import LOAD_SPEC
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textvqa import textvqa_content, textvqa_score
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_client import (
     accuracy_replies, performance_sweep, probe)
@@ -279,17 +254,12 @@ def evaluate(params, entry, headers):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            LOAD_SPEC,
             action=dict(type='str', choices=['probe', 'run', 'provenance'], default='probe'),
             host=dict(type='str', default='127.0.0.1'),
             instances=dict(type='list', elements='dict', required=True),
             api_key=dict(type='str', no_log=True),
             datasets=dict(type='dict', default={}),
-            max_out_len=dict(type='int', default=4096),
-            batch_size=dict(type='int', default=16),
-            concurrency=dict(type='list', elements='int', default=[]),
-            requests=dict(type='int', default=32),
-            input_len=dict(type='int', default=128),
-            output_len=dict(type='int', default=128),
             timeout=dict(type='int', default=600),
             progress_file=dict(type='path'),
             docker_host=dict(type='str'),

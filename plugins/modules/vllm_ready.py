@@ -25,9 +25,9 @@ description:
     first exception line of the log since the start (the cause), and fails.
   - The module only reads and asks; it never changes the container. With O(save_log_dir) it writes
     the log of a failed container to a file.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
+  - ansible.builtin.action_common_attributes
   - ascend.vllm.docker_engine
 options:
   name:
@@ -199,21 +199,14 @@ options:
     version_added: 0.4.0
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
     details:
       - The module only reads, so it waits as in a normal run; a container that is not
         running is not waited for (RV(state=not_running)), as the run that would start it did not.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
     details:
       - The one file it may write is the log of a container that failed (O(save_log_dir)), as the task fails; the
         failure names it (RV(log_file)).
   platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
     details: A Linux node with Docker; the module runs there and reaches the server as the node does.
 notes:
   - Needs read access to the Docker socket (root, or the C(docker) group).

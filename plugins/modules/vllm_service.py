@@ -22,9 +22,8 @@ description:
     and kept files. A unit of that name the collection did not write is left alone and reported.
   - The vllm_serve role plans every argument (C(ascend.vllm.host_plan)); the unit runs C(vllm serve) from the
     virtualenv the role installed.
-author:
-  - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
+  - ascend.vllm.module
   - ansible.builtin.action_common_attributes
 options:
   name:
@@ -84,15 +83,11 @@ options:
     type: path
     default: /etc/systemd/system
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
     details: Each file written or removed (the unit, its environment file, the launcher, the kept C(.previous) files)
       is shown before and after; in the environment file the value of a variable named like a secret (C(*_KEY),
       C(*_TOKEN), ...) shows as C(********).
-  platform:
-    platforms: posix
 notes:
   - Needs root and systemd as the node's init (C(/run/systemd/system)).
 seealso:

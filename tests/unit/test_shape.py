@@ -59,7 +59,7 @@ def function_lengths():
 def test_functions_are_found():
     lengths = function_lengths()
     assert 'plugins/plugin_utils/contracts/planner.py:plan' in lengths
-    assert 'plugins/action/vllm_config.py:ActionModule.run' in lengths
+    assert 'plugins/action/vllm_config.py:ActionModule.act' in lengths
 
 
 def test_no_function_over_the_limit():

@@ -6,7 +6,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
 from unittest import mock
+
+from ansible.utils.display import Display
 
 from ansible_collections.ascend.vllm.plugins.action import image_pull_wait, job_wait, vllm_ready
 
@@ -28,7 +31,7 @@ def run_action(plugin, args, answers, no_log=False):
         sent.append((module_name, dict(module_args)))
         return next(replies)
     with mock.patch.object(action, '_execute_module', side_effect=execute), \
-            mock.patch.object(plugin.display, 'display', side_effect=lambda msg, **kw: shown.append((msg, kw))):
+            mock.patch.object(Display(), 'display', side_effect=lambda msg, **kw: shown.append((msg, kw))):
         result = action.run(task_vars={'inventory_hostname': 'n1'})
     return result, sent, shown
 
@@ -74,7 +77,7 @@ def test_image_pull_wait_prints_progress_and_returns_the_jobs_answer():
 
 
 def test_image_pull_wait_fails_at_the_timeout():
-    with mock.patch.object(image_pull_wait.time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
+    with mock.patch.object(time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
         result, sent, _shown = run_action(image_pull_wait, dict(PULL_ARGS, timeout=2, report_after=5),
                                           [{'finished': False, 'progress': None}])
     assert sent[0][1]['report_after'] == 2
@@ -87,7 +90,7 @@ def test_image_pull_wait_rejects_a_bad_timeout_before_any_run():
 
 
 def test_image_pull_wait_fails_at_the_timeout_with_the_callers_message():
-    with mock.patch.object(image_pull_wait.time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
+    with mock.patch.object(time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
         result, _sent, _shown = run_action(image_pull_wait, dict(PULL_ARGS, timeout=2, msg='past image_pull_timeout'),
                                            [{'finished': False, 'progress': None}])
     assert result['failed'] and result['msg'] == 'past image_pull_timeout'
@@ -175,7 +178,7 @@ def test_job_wait_prints_the_newest_log_line_and_returns_the_jobs_own_result():
                                                 'newest': '[12/480]   Building CXX object  csrc/x.o'}},
                {'finished': True, 'answer': {'changed': True, 'rc': 0, 'stdout': 'Successfully installed vllm-ascend',
                                              'ansible_job_id': 'j1', 'finished': 1}}]
-    with mock.patch.object(job_wait.time, 'monotonic', return_value=0):
+    with mock.patch.object(time, 'monotonic', return_value=0):
         result, sent, shown = run_action(job_wait, JOB_ARGS, answers)
     assert [msg.split(': ', 1)[1] for msg, _kw in shown] == [
         '0s elapsed, timeout in 2h00m; no output yet',
@@ -191,6 +194,6 @@ def test_job_wait_fails_as_the_job_failed_and_at_its_timeout():
     failed, _sent, _shown = run_action(job_wait, JOB_ARGS, [{'finished': True, 'answer': {
         'failed': True, 'rc': 1, 'msg': 'non-zero return code', 'stdout': 'error: ninja failed'}}])
     assert failed['failed'] and failed['rc'] == 1 and failed['stdout'] == 'error: ninja failed'
-    with mock.patch.object(job_wait.time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
+    with mock.patch.object(time, 'monotonic', side_effect=[0, 0, 0, 2, 2, 2, 2]):
         late, _sent, _shown = run_action(job_wait, dict(JOB_ARGS, timeout=2), [{'finished': False, 'progress': None}])
     assert late['failed'] and late['msg'] == 'building vllm-ascend did not end within the timeout (2 s)'
