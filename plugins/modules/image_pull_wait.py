@@ -22,8 +22,8 @@ description:
     (C(POST /images/create)). The Engine shares the layer downloads of concurrent pulls of one
     image, so this joins the job's pull, and the Engine's stream reports each layer's status and
     bytes. Leaving early does not stop the job's pull.
-  - The job's result is read from its results file twice a second, so the wait ends within about
-    half a second of the pull.
+  - The job's result is read from its results file five times a second, so the wait ends within about
+    0.2 s of the pull.
 extends_documentation_fragment:
   - ascend.vllm.module
   - ansible.builtin.action_common_attributes
