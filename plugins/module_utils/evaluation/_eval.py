@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Evaluation after deploy: the reference table, gsm8k scoring, the gate and the summaries.

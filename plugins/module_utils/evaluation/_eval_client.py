@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The builtin evaluation client: OpenAI chat requests to a vLLM server, streamed, timed per token.

@@ -45,7 +45,7 @@ class DockerError(Exception):
     """The engine could not be reached or refused a request; ``status`` is the HTTP status or None."""
 
     def __init__(self, msg, status=None):
-        super(DockerError, self).__init__(msg)
+        super().__init__(msg)
         self.status = status
 
 
@@ -55,17 +55,13 @@ class _UnixConnection(HTTPConnection):
         self._socket_path = path
 
     def connect(self):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self._socket_path)
-        except Exception:
-            sock.close()
-            raise
-        self.sock = sock
+        # Kept in self.sock before it connects, so that the connection's close() closes it when connect fails.
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self._socket_path)
 
 
-class DockerApi(object):
+class DockerApi:
     """Requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
 
     def __init__(self, host=DEFAULT_HOST, timeout=10):
@@ -87,12 +83,10 @@ class DockerApi(object):
 
     def request(self, path, method='GET', headers=None):
         """(HTTP status, raw body) of ``method path``; DockerError when the engine cannot be reached."""
-        conn = self._connection()
+        conn, response = self.open_stream(method, path, headers)
         try:
-            conn.request(method, path, headers=dict({'Host': 'docker'}, **(headers or {})))
-            response = conn.getresponse()
             return response.status, response.read()
-        except (OSError, socket.error, IOError) as exc:
+        except OSError as exc:
             raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
         finally:
             conn.close()
@@ -105,7 +99,7 @@ class DockerApi(object):
         try:
             conn.request(method, path, headers=dict({'Host': 'docker'}, **(headers or {})))
             return conn, conn.getresponse()
-        except (OSError, socket.error, IOError) as exc:
+        except OSError as exc:
             conn.close()
             raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
 
@@ -142,15 +136,29 @@ class DockerApi(object):
         status, body = self.request(path, method)
         text = body.decode('utf-8', 'replace')
         if status >= 400:
-            try:
-                detail = json.loads(text).get('message', text)
-            except (ValueError, AttributeError):
-                detail = text
-            raise DockerError('%s %s: HTTP %d: %s' % (method, path, status, detail.strip()), status)
+            raise DockerError('%s %s: HTTP %d: %s' % (method, path, status, error_detail(text)), status)
         try:
             return json.loads(text) if text.strip() else None
         except ValueError:
             raise DockerError('%s %s: the answer is not JSON: %r' % (method, path, text[:200]))
+
+
+def error_detail(text):
+    """The Engine's ``message`` of an error answer's JSON body, else the body's text."""
+    try:
+        return str(json.loads(text).get('message', text)).strip()
+    except (ValueError, AttributeError):
+        return text.strip()
+
+
+def unless_missing(call, path, missing=None):
+    """``call(path)``, or ``missing`` when the Engine answers 404 (no such container or image)."""
+    try:
+        return call(path)
+    except DockerError as exc:
+        if exc.status == 404:
+            return missing
+        raise
 
 
 def demux(data: bytes, tty: bool) -> str:
@@ -184,8 +192,12 @@ def container_summary(summary):
     }
 
 
-def container_details(inspect, pids):
-    """The fields of one container inspect that preflight reads; ``pids`` from its top."""
+def inspect_container(api, name):
+    """The fields of container ``name``'s inspect that preflight reads, with the pids of its top;
+    ``{'exists': False}`` when there is none."""
+    inspect = inspect_raw(api, name)
+    if inspect is None:
+        return {'exists': False}
     state = inspect.get('State') or {}
     host_config = inspect.get('HostConfig') or {}
     config = inspect.get('Config') or {}
@@ -204,7 +216,7 @@ def container_details(inspect, pids):
         'devices': [d.get('PathOnHost') for d in host_config.get('Devices') or []],
         # "8080/tcp" -> "8080", as the port list of a running instance.
         'ports': sorted(key.split('/')[0] for key in host_config.get('PortBindings') or {}),
-        'pids': pids,
+        'pids': top_pids(api, name) if state.get('Running') else [],
     }
 
 
@@ -235,29 +247,16 @@ def managed_containers(api):
 def remove_container(api, name, stop_timeout):
     """``docker stop -t STOP_TIMEOUT NAME`` then ``docker rm -f NAME``: True when it was removed, False when there
     was none.  DockerError when the Engine refuses."""
-    try:
-        api.post('/containers/%s/stop?t=%d' % (quote(name, safe=''), int(stop_timeout)))
-    except DockerError as exc:
-        if exc.status == 404:
+    path = '/containers/%s' % quote(name, safe='')
+    for call, target in ((api.post, '%s/stop?t=%d' % (path, int(stop_timeout))), (api.delete, path + '?force=1')):
+        if unless_missing(call, target, False) is False:
             return False
-        raise
-    try:
-        api.delete('/containers/%s?force=1' % quote(name, safe=''))
-    except DockerError as exc:
-        if exc.status == 404:
-            return False
-        raise
     return True
 
 
 def inspect_raw(api, name):
     """The ``docker inspect`` of container ``name``, or None when there is none."""
-    try:
-        return api.get('/containers/%s/json' % quote(name, safe=''))
-    except DockerError as exc:
-        if exc.status == 404:
-            return None
-        raise
+    return unless_missing(api.get, '/containers/%s/json' % quote(name, safe=''))
 
 
 def rename_container(api, name, new_name):
@@ -265,27 +264,12 @@ def rename_container(api, name, new_name):
     api.post('/containers/%s/rename?name=%s' % (quote(name, safe=''), quote(new_name, safe='')))
 
 
-def inspect_container(api, name):
-    """Details of container ``name``; ``{'exists': False}`` when there is none."""
-    try:
-        inspect = api.get('/containers/%s/json' % quote(name, safe=''))
-    except DockerError as exc:
-        if exc.status == 404:
-            return {'exists': False}
-        raise
-    running = bool((inspect.get('State') or {}).get('Running'))
-    return container_details(inspect, top_pids(api, name) if running else [])
-
-
 def image_config(api, ref):
     """``{id, env, architecture}`` of image ``ref`` (its own ``Config.Env`` and ``Architecture``, what a
     container of it starts with); None when the node has no such image."""
-    try:
-        inspect = api.get('/images/%s/json' % quote(ref, safe='')) or {}
-    except DockerError as exc:
-        if exc.status == 404:
-            return None
-        raise
+    inspect = unless_missing(api.get, '/images/%s/json' % quote(ref, safe=''))
+    if inspect is None:
+        return None
     return {'id': inspect.get('Id'), 'env': list((inspect.get('Config') or {}).get('Env') or []),
             'architecture': str(inspect.get('Architecture') or '')}
 

@@ -30,7 +30,7 @@ import time
 from typing import Any, Callable, Dict, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
 from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
 
 from http.client import HTTPException
@@ -86,12 +86,12 @@ def read_docker_config(environ: Optional[Dict[str, str]] = None) -> Optional[Dic
     try:
         with open(os.path.join(folder, 'config.json')) as handle:
             data = json.load(handle)
-    except (IOError, OSError, ValueError):
+    except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
 
-class PullObserver(object):
+class PullObserver:
     """Reads the Engine's pull stream for one image in a background thread; ``snapshot()`` is the fold so far."""
 
     def __init__(self, api: DockerApi, ref: str, auth: Optional[str] = None) -> None:
@@ -116,12 +116,8 @@ class PullObserver(object):
             self.connection, response = self.api.open_stream(
                 'POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}), headers)
             if response.status >= 400:
-                body = response.read().decode('utf-8', 'replace')
-                try:
-                    body = json.loads(body).get('message', body)
-                except (ValueError, AttributeError):
-                    pass
-                self._fold([{'error': 'HTTP %d: %s' % (response.status, str(body).strip())}])
+                text = response.read().decode('utf-8', 'replace')
+                self._fold([{'error': 'HTTP %d: %s' % (response.status, error_detail(text))}])
                 return
             while True:
                 line = response.readline()
@@ -132,7 +128,7 @@ class PullObserver(object):
                 except ValueError:
                     continue
                 self._fold([event])
-        except (IOError, OSError, socket.error, DockerError, HTTPException, ValueError, AttributeError) as exc:
+        except (OSError, DockerError, HTTPException, ValueError, AttributeError) as exc:
             if not self.stopped:  # not ended by stop()
                 self._fold([{'error': str(exc)}])
 
@@ -156,7 +152,7 @@ class PullObserver(object):
             # Ends the reader's blocking read; the connection closes with the process.
             try:
                 sock.shutdown(socket.SHUT_RDWR)
-            except (IOError, OSError, socket.error):
+            except OSError:
                 pass
 
 
@@ -193,7 +189,7 @@ def read_file(path: str) -> Optional[str]:
     try:
         with open(path) as handle:
             return handle.read()
-    except (IOError, OSError):
+    except OSError:
         return None
 
 
@@ -236,7 +232,7 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     return {'archive': path, 'size': size, 'read': read}
 
 
-class ArchiveObserver(object):
+class ArchiveObserver:
     """watch_pull's observer for a `docker load`: nothing to start, the archive's read offset when asked."""
 
     def __init__(self, path: str, proc: str = '/proc') -> None:
@@ -262,13 +258,13 @@ def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
             size = handle.tell()
             handle.seek(max(0, size - tail))
             text = handle.read().decode('utf-8', 'replace')
-    except (IOError, OSError):
+    except OSError:
         return {'log': path, 'size': None, 'newest': None}
     lines = [line.strip() for line in text.replace('\r', '\n').split('\n') if line.strip()]
     return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
 
 
-class LogObserver(object):
+class LogObserver:
     """watch_pull's observer for a job that writes a log: its newest line when asked."""
 
     def __init__(self, path: str) -> None:
