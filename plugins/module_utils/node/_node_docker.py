@@ -22,6 +22,8 @@ from http.client import HTTPConnection
 from typing import Any, Dict
 from urllib.parse import quote, urlencode
 
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE
+
 DEFAULT_HOST = 'unix:///var/run/docker.sock'
 
 
@@ -33,12 +35,6 @@ def engine_host(docker_host: Any = None, environ: Any = None) -> str:
     """
     environ = os.environ if environ is None else environ
     return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
-
-
-# Label that marks the containers this collection created (container_run sets it).
-MANAGED_LABEL = 'ascend.vllm.managed-by'
-# The instance a container of ours runs (serve/_container_spec.labels writes both).
-INSTANCE_LABEL = 'ascend.vllm.instance'
 
 
 class DockerError(Exception):
@@ -239,7 +235,7 @@ def top_pids(api, name):
 def managed_containers(api):
     """Every container of ours on the node, stopped ones too: ``[{name, id, state, labels}]``."""
     listed = api.get('/containers/json?' + urlencode({'all': 1, 'filters': json.dumps(
-        {'label': ['%s=ascend.vllm' % MANAGED_LABEL]})})) or []
+        {'label': ['%s=%s' % (MANAGED_LABEL, MANAGED_VALUE)]})})) or []
     return [{'name': _names(c)[0], 'id': c.get('Id'), 'state': c.get('State'), 'labels': c.get('Labels') or {}}
             for c in listed if _names(c)]
 
@@ -290,7 +286,7 @@ def engine_facts(api, container_names, image_refs=()):
         containers = api.get('/containers/json') or []
         # Every running instance container of ours too: one the plan no longer has is removed first, and its
         # chips, port and memory are judged as ours (plugin_utils/plan/_node.unplanned).
-        ours = [_names(c)[0] for c in containers if _names(c) and (c.get('Labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
+        ours = [_names(c)[0] for c in containers if _names(c) and (c.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
                 and (c.get('Labels') or {}).get(INSTANCE_LABEL)]
         inspected = dict((name, inspect_container(api, name)) for name in sorted(set(container_names) | set(ours)))
         configs = dict((ref, image_config(api, ref)) for ref in image_refs)

@@ -19,6 +19,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_tru
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name, secret_values
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
 from ansible_collections.ascend.vllm.plugins.module_utils._address import port_mapping
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE, SPEC_LABEL
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
 DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
@@ -144,8 +145,8 @@ def label_problems(extra: Any) -> List[str]:
 def labels(instance, model, platform, port, extra=None):
     """The labels preflight, verify and teardown find our containers by; the user's merged over them."""
     out = {
-        'ascend.vllm.managed-by': 'ascend.vllm',
-        'ascend.vllm.instance': str(instance),
+        MANAGED_LABEL: MANAGED_VALUE,
+        INSTANCE_LABEL: str(instance),
         'ascend.vllm.model': str(model),
         'ascend.vllm.platform': str(platform),
         'ascend.vllm.port': str(port),
@@ -158,11 +159,6 @@ def published_ports(port, address=''):
     """The guide's ``-p PORT:PORT``, on one host address when given (an IPv6 one in brackets)."""
     return [port_mapping(address, port)]
 
-
-# The label that carries the digest of everything the collection asks Docker for
-# (spec_digest): a later run that plans the same container with the same image knows
-# from the node's one read that nothing would change, and skips the replacement path.
-SPEC_LABEL = 'ascend.vllm.spec'
 
 # The container_run variables besides the spec's inputs that reach docker_container.
 _RUN_SETTINGS = ('container_run_image', 'container_run_command', 'container_run_restart_policy',

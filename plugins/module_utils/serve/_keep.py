@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import INSTANCE_LABEL, MANAGED_LABEL
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
 # Fixed, so that teardown finds a kept container from the instance's name alone.
 PREVIOUS_SUFFIX = '-previous'
-MANAGED_VALUE = 'ascend.vllm'
 
 
 def previous_name(name: str) -> str:

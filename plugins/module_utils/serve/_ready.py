@@ -29,10 +29,10 @@ from urllib.error import HTTPError
 from urllib.request import ProxyHandler, Request, build_opener
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import unit_command
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
 # What vLLM logs once the API server listens (uvicorn).
