@@ -18,7 +18,8 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text, wait_options, wait_pull
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import load_line, pull_line, wait_options, wait_pull
 
 display = Display()
 

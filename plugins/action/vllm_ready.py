@@ -26,7 +26,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (
     after_ready, failure_message, ready_notes, ready_outcome, restore_note)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import SMOKE_KEYS
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import ready_line, wait_ready
 
 display = Display()
 

@@ -27,17 +27,21 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Iterable, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
 
 from http.client import HTTPException
 from urllib.parse import urlencode
 
 # Seconds between two looks at the job's results file.
 POLL_INTERVAL = 0.5
+# Layer statuses of the Engine's pull stream (``POST /images/create``), by what they mean for the pull.
+LAYER_DONE = ('Already exists', 'Pull complete')
+LAYER_DOWNLOADED = ('Verifying Checksum', 'Download complete', 'Extracting', 'Pull complete')
+LAYER_STATUSES = ('Pulling fs layer', 'Waiting', 'Downloading', 'Retrying', 'Verifying Checksum',
+                  'Download complete', 'Extracting', 'Pull complete', 'Already exists')
 
 
 def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
@@ -53,6 +57,29 @@ def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
     if not isinstance(data, dict) or (data.get('started') and not data.get('finished')):
         return None
     return data
+
+
+def fold_pull(events: Iterable[Dict[str, Any]],
+              layers: Optional[Dict[str, Dict[str, Any]]] = None) -> Dict[str, Any]:
+    """The state of a pull from its stream's events, which say per layer ``{"status": ..., "progressDetail":
+    {"current": N, "total": M}, "id": LAYER}``: ``{layers: {id: {status, current, total}}, status, error}``, the
+    newest status of each layer; ``layers`` continues an earlier fold."""
+    state: Dict[str, Any] = {'layers': dict(layers or {}), 'status': '', 'error': ''}
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        status, layer = str(event.get('status') or ''), event.get('id')
+        if event.get('error'):
+            state['error'] = str(event.get('error'))
+        elif layer and status in LAYER_STATUSES:
+            before = state['layers'].get(layer, {})
+            detail = event.get('progressDetail') or {}
+            total = detail.get('total') or before.get('total') or 0
+            current = detail.get('current', before.get('current', 0) if status == before.get('status') else 0)
+            state['layers'][layer] = {'status': status, 'current': int(current or 0), 'total': int(total or 0)}
+        elif status.startswith('Status: ') or status.startswith('Digest: '):
+            state['status'] = status
+    return state
 
 
 def registry_auth(registry: str, config: Optional[Dict[str, Any]]) -> Optional[str]:

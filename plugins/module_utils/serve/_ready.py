@@ -31,7 +31,7 @@ from urllib.request import ProxyHandler, Request, build_opener
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import unit_command
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
@@ -147,12 +147,8 @@ def marker_error(state: str,
         reason = 'vLLM crashed while starting: the %s stopped (state %s, exit code %s)' % (
             said['served_by'], view['status'], view['exit_code'])
     else:
-        reason = 'still not up after %ss' % _seconds_text(timeout)
+        reason = 'still not up after %ss' % seconds_text(timeout)
     return "vLLM in %s did not log '%s': %s" % (name, marker, reason)
-
-
-def _seconds_text(value: float) -> str:
-    return str(int(value)) if float(value) == int(value) else str(value)
 
 
 def completion_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
@@ -372,7 +368,7 @@ class Watch(object):
         status, text = self.health
         return self.finish('timeout', 'Wait for /health to answer 200 at %s' % self.params['url'],
                            '/health answered %s, still not up after %ss' % (
-                               status if status is not None else truncate(text, 200), _seconds_text(timeout)))
+                               status if status is not None else truncate(text, 200), seconds_text(timeout)))
 
     def serve(self) -> Dict[str, Any]:
         """The server answers /health: the model list, then the smoke tests."""
