@@ -6,7 +6,7 @@ the environment's secrets.
 
 Pure functions; plugins/action/container_ensure.py runs the modules in order (the cache
 directory, the image's env, the existing and kept containers, the keep decision of
-serve/_keep.py, the probe, drain, stop, rename, the real call, the restore on a refusal).
+plugin_utils/serve/_keep.py, the probe, drain, stop, rename, the real call, the restore on a refusal).
 The spec itself (devices, mounts, env, labels) is serve/_container_spec.py's.
 """
 
