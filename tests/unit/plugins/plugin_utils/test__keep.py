@@ -184,7 +184,9 @@ def test_keep_plan_reads_the_switch_as_ansible_does():
 # ------------------------------------------------------------------ the readiness outcome (was Jinja in ready_instance.yml)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import (  # noqa: E402 pylint: disable=wrong-import-position
     STATES_NOT_THERE, failure_message, ready_outcome)
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import STATES  # noqa: E402 pylint: disable=wrong-import-position
+# What vllm_ready answers: the wait's end states ("ready" the only success).
+STATES = ('ready', 'crashed', 'exited', 'gone', 'absent', 'not_running', 'timeout',
+          'not_listed', 'request_failed', 'smoke_failed')
 
 
 @pytest.mark.parametrize('state', STATES + STATES_NOT_THERE + ('waiting', 'error'))
