@@ -76,11 +76,11 @@ def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:
     return sorted(found, key=lambda v: (-len(v), v))
 
 
-def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with the known secret values and every named secret replaced by ``<redacted>``."""
+def redact_text(text: str, secrets: Iterable[str] = (), shown_as: str = REDACTED) -> str:
+    """``text`` with the known secret values replaced by ``shown_as`` and every named secret by ``<redacted>``."""
     out = str(text)
     for value in known_secrets(secrets):
-        out = out.replace(value, REDACTED)
+        out = out.replace(value, shown_as)
     out = _BEARER.sub(lambda m: m.group(1) + REDACTED, out)
     out = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + '@', out)
     out = _CLI_FLAG_VALUE.sub(
@@ -135,24 +135,19 @@ def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
     out: List[Any] = []
     hide_next = False
     for arg in argv:
+        flag = _FLAG.match(arg) if isinstance(arg, str) else None
+        named = bool(flag) and secret_name(flag.group(1))
         if not isinstance(arg, str):
             out.append(redact(arg, secrets))
-            hide_next = False
-            continue
-        if hide_next and not arg.startswith('--'):
+        elif hide_next and not arg.startswith('--'):
             out.append(REDACTED)
-            hide_next = False
-            continue
-        hide_next = False
-        flag = _FLAG.match(arg)
-        if flag and secret_name(flag.group(1)):
-            if flag.group(2) is not None:
-                out.append(flag.group(1) + '=' + REDACTED)
-            else:
-                out.append(arg)
-                hide_next = True
-            continue
-        out.append(redact_env(arg, secrets))
+            named = False
+        elif named and flag.group(2) is not None:
+            out.append(flag.group(1) + '=' + REDACTED)
+        else:
+            out.append(arg if named else redact_env(arg, secrets))
+        # A secret-named flag without ``=``: its value is the next word.
+        hide_next = named and flag.group(2) is None
     return out
 
 

@@ -65,7 +65,7 @@ def layout_problems(name, path):
     if name == 'textvqa':
         for row in textvqa_rows(path):
             image = row.get('image') or ''
-            if not os.path.isfile(textvqa_image(path, image)):
+            if not os.path.isfile(os.path.join(path, image)):
                 return [problem('eval_dataset_dirs', 'eval_dataset_dirs.textvqa=%s: image %s of question %s is '
                                 'missing' % (path, image, row.get('question_id')),
                                 'unpack the textvqa images where textvqa_val.jsonl names them')]
@@ -73,34 +73,20 @@ def layout_problems(name, path):
 
 
 # ----------------------------------------------------------------------------------------------- textvqa
-def textvqa_rows(path, limit=None):
-    """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...})."""
-    rows = []
+def textvqa_rows(path):
+    """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...}); an image path is
+    absolute, or relative to the dataset directory (``os.path.join(path, image)`` is the file either way)."""
     with open(os.path.join(path, LAYOUT['textvqa'][0])) as handle:
-        for line in handle:
-            if line.strip():
-                rows.append(json.loads(line))
-            if limit and len(rows) >= limit:
-                break
-    return rows
-
-
-def textvqa_image(path, image):
-    """An image path as textvqa_val.jsonl names it: absolute, or relative to the dataset directory."""
-    return image if os.path.isabs(image) else os.path.join(path, image)
-
-
-def textvqa_local_rows(path, limit=None):
-    """The question rows with image paths made absolute (AISBench opens them from its own working directory)."""
-    return [dict(row, image=textvqa_image(path, row.get('image') or '')) for row in textvqa_rows(path, limit)]
+        return [json.loads(line) for line in handle if line.strip()]
 
 
 def textvqa_files(path):
-    """{relative path: text} of the textvqa copy AISBench reads: the questions with absolute image paths, and the
-    annotations as they are (AISBench finds them next to the questions)."""
+    """{relative path: text} of the textvqa copy AISBench reads: the questions with absolute image paths (AISBench
+    opens them from its own working directory), and the annotations as they are (found next to the questions)."""
     with open(os.path.join(path, LAYOUT['textvqa'][1])) as handle:
         annotations = handle.read()
-    rows = ''.join(json.dumps(row) + '\n' for row in textvqa_local_rows(path))
+    rows = ''.join(json.dumps(dict(row, image=os.path.join(path, row.get('image') or ''))) + '\n'
+                   for row in textvqa_rows(path))
     return {LAYOUT['textvqa'][0]: rows, LAYOUT['textvqa'][1]: annotations}
 
 

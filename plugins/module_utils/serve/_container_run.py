@@ -16,7 +16,7 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import known_secrets, redact, redact_text
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec, label_problems
 
 STATES = ('started', 'stopped', 'absent', 'restored')
@@ -164,10 +164,7 @@ def docker_args(inputs: Dict[str, Any], spec: Dict[str, Any], restart: bool) -> 
 def mask(text: Any, secrets: Any) -> str:
     """A message with every secret value (the spec's ``secret_values``) replaced by MASK, then any
     ``NAME=value`` of a secret name the values missed (a value too short to search for)."""
-    out = str(text)
-    for value in known_secrets(secrets):
-        out = out.replace(value, MASK)
-    return redact_text(out)
+    return redact_text(text, secrets, MASK)
 
 
 def clean(result: Any, secrets: Any) -> Dict[str, Any]:
