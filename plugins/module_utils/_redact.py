@@ -121,14 +121,6 @@ def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:
         return data
 
 
-def redact_env(entry: str, secrets: Iterable[str] = ()) -> str:
-    """One ``NAME=value`` environment entry."""
-    name, sep, value = str(entry).partition('=')
-    if sep and secret_name(name):
-        return name + '=' + REDACTED
-    return redact_text(entry, secrets)
-
-
 def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
     """A command line: the value of ``--api-key KEY`` / ``--api-key=KEY`` (any secret-named flag) and
     every ``NAME=value`` word of a secret name; other words as ``redact_text`` leaves them."""
@@ -137,17 +129,19 @@ def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
     for arg in argv:
         flag = _FLAG.match(arg) if isinstance(arg, str) else None
         named = bool(flag) and secret_name(flag.group(1))
+        name, sep, _value = str(arg).partition('=')
         if not isinstance(arg, str):
             out.append(redact(arg, secrets))
         elif hide_next and not arg.startswith('--'):
             out.append(REDACTED)
             named = False
-        elif named and flag.group(2) is not None:
-            out.append(flag.group(1) + '=' + REDACTED)
+        elif sep and secret_name(name):
+            # --api-key=KEY, or an environment entry NAME=value
+            out.append(name + '=' + REDACTED)
         else:
-            out.append(arg if named else redact_env(arg, secrets))
+            out.append(arg if named else redact_text(arg, secrets))
         # A secret-named flag without ``=``: its value is the next word.
-        hide_next = named and flag.group(2) is None
+        hide_next = named and not sep
     return out
 
 
