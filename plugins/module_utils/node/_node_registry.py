@@ -14,8 +14,8 @@ import hashlib
 import json
 import re
 
-from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
-from ansible.module_utils.six.moves.urllib.parse import urlencode
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlencode
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
