@@ -293,16 +293,11 @@ def engine_facts(api, container_names, image_refs=()):
     except DockerError as exc:
         out['error'] = str(exc)
         return out
-    tags = []
-    ids = {}
-    for image in images:
-        for tag in image.get('RepoTags') or []:
-            if tag and tag != '<none>:<none>':
-                tags.append(tag)
-                ids[tag] = image.get('Id')
+    ids = dict((tag, image.get('Id')) for image in images for tag in image.get('RepoTags') or []
+               if tag and tag != '<none>:<none>')
     out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),
                api_version=version.get('ApiVersion'), root_dir=info.get('DockerRootDir'),
-               images=sorted(set(tags)), image_ids=ids, containers=[container_summary(c) for c in containers],
+               images=sorted(ids), image_ids=ids, containers=[container_summary(c) for c in containers],
                image_configs=dict((ref, found) for ref, found in configs.items() if found),
                inspected=inspected)
     return out

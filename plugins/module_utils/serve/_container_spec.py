@@ -75,12 +75,7 @@ def image_env_dict(image_env):
     """The image's ``Config.Env`` (a list of ``NAME=value``) as a dict; a dict is returned as is."""
     if isinstance(image_env, dict):
         return dict((str(key), str(value)) for key, value in image_env.items())
-    out = {}
-    for item in image_env or []:
-        name, sep, value = str(item).partition('=')
-        if sep:
-            out[name] = value
-    return out
+    return dict(str(item).split('=', 1) for item in image_env or [] if '=' in str(item))
 
 
 # Docker's image architecture -> what ``uname -m`` prints in the container.
