@@ -259,8 +259,8 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     return {'archive': path, 'size': size, 'read': read}
 
 
-class ArchiveObserver:
-    """watch_pull's observer for a `docker load`: nothing to start, the archive's read offset when asked."""
+class _FileObserver:
+    """watch_pull's observer of a file: nothing to start or stop, what the file says when asked."""
 
     def __init__(self, path: str, proc: str = '/proc') -> None:
         self.path, self.proc = path, proc
@@ -270,6 +270,10 @@ class ArchiveObserver:
 
     def stop(self) -> None:
         pass
+
+
+class ArchiveObserver(_FileObserver):
+    """watch_pull's observer for a `docker load`: the archive's read offset."""
 
     def snapshot(self) -> Dict[str, Any]:
         return archive_read(self.path, self.proc)
@@ -291,17 +295,8 @@ def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
     return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
 
 
-class LogObserver:
-    """watch_pull's observer for a job that writes a log: its newest line when asked."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
+class LogObserver(_FileObserver):
+    """watch_pull's observer for a job that writes a log: its newest line."""
 
     def snapshot(self) -> Dict[str, Any]:
         return newest_line(self.path)
