@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import glob
-import io
 import json
 import os
 import re
@@ -249,7 +248,7 @@ def failure_log(run, mode='infer', abbr='vllm-api-general-chat', lines=15):
     """The last lines of AISBench's task logs under run/logs/<mode>/ (its CLI exits 0 when a task fails)."""
     tails = []
     for path in sorted(glob.glob(os.path.join(run or '', 'logs', mode, '*', '*.out'))):
-        with io.open(path, encoding='utf-8', errors='replace') as handle:
+        with open(path, encoding='utf-8', errors='replace') as handle:
             text = [line.rstrip() for line in handle if line.strip()]
         errors = [line for line in text if 'Error' in line or 'error' in line]
         tails.append('%s: %s' % (path, ' | '.join((errors or text)[-3:])))
@@ -276,7 +275,7 @@ def read_perf_level(level_dir, concurrency):
     """One level summary in the builtin runner's shape from performances/<abbr>/perf.csv and perf.json."""
     with open(os.path.join(level_dir, 'perf.json')) as handle:
         common = {k: (v or {}).get('total') for k, v in json.load(handle).items()}
-    with io.open(os.path.join(level_dir, 'perf.csv'), encoding='utf-8') as handle:
+    with open(os.path.join(level_dir, 'perf.csv'), encoding='utf-8') as handle:
         stats = {row['Performance Parameters']: row for row in csv.DictReader(handle) if row.get('Stage') == 'total'}
 
     def latency(name):

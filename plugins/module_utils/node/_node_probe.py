@@ -153,7 +153,7 @@ def connect_probe(port, timeout=1.0, host='127.0.0.1'):
     """True when something accepts a TCP connection on host:port within ``timeout`` seconds."""
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
-    except (OSError, socket.error):
+    except OSError:
         return False
     sock.close()
     return True

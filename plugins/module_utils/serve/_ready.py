@@ -481,7 +481,7 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
     to a new file in ``directory`` (made 0700 when missing), mode 0600; its path.
 
     Done before a failed container is removed, so that the bug report has more than the
-    last lines; IOError/OSError when the log cannot be read or written."""
+    last lines; OSError when the log cannot be read or written."""
     tty = bool(((probe.inspect() or {}).get('Config') or {}).get('Tty'))
     text = redact_text(probe.logs(timestamps=True, tty=tty), secrets)
     if not os.path.isdir(directory):
