@@ -134,7 +134,7 @@ def docker_args(inputs: Dict[str, Any], spec: Dict[str, Any], restart: bool) -> 
     docker_container re-creates the container when the spec differs (new model, TP, chips, image, env, ...)
     and leaves it alone otherwise; the image's own env and labels are accounted for by the spec.
     """
-    return {
+    args = {
         'name': inputs['container_run_name'],
         'image': inputs['container_run_image'],
         'pull': inputs['container_run_pull'],
@@ -147,18 +147,13 @@ def docker_args(inputs: Dict[str, Any], spec: Dict[str, Any], restart: bool) -> 
         'restart': bool(restart),
         'restart_policy': inputs['container_run_restart_policy'],
         'stop_timeout': inputs['container_run_stop_timeout'],
-        'devices': spec['devices'],
-        'mounts': spec['mounts'],
-        'shm_size': spec['shm_size'],
-        'privileged': spec['privileged'],
-        'published_ports': spec['published_ports'],
-        'env': spec['env'],
-        'labels': spec['labels'],
         'log_driver': 'json-file',
         'log_options': {'max-size': str(inputs['container_run_log_max_size']),
                         'max-file': str(inputs['container_run_log_max_file'])},
         'comparisons': dict(COMPARISONS),
     }
+    args.update((key, spec[key]) for key in ('devices', 'mounts', 'shm_size', 'privileged', 'published_ports', 'env', 'labels'))
+    return args
 
 
 def mask(text: Any, secrets: Any) -> str:
