@@ -15,7 +15,7 @@ and ascend.vllm.container_rename) and the vllm_serve role.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE

@@ -10,7 +10,6 @@ import threading
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import fold_pull
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report import _progress as p
 
@@ -83,7 +82,7 @@ def test_merge_keeps_a_layer_this_pull_downloaded_as_done():
     before = fold_pull(STREAM + FINISH[:3])
     # A later stream: the layer is registered now, and the other one's size is not repeated.
     now = fold_pull([{'status': 'Already exists', 'id': '1365bd735e9f'},
-                       {'status': 'Download complete', 'id': 'fdd49f53429b'}])
+                     {'status': 'Download complete', 'id': 'fdd49f53429b'}])
     merged = p.merge_progress(before, now)
     assert merged['layers']['1365bd735e9f'] == {'status': 'Pull complete', 'current': 0, 'total': 40012404}
     assert merged['layers']['fdd49f53429b']['total'] == 60018521
