@@ -58,16 +58,14 @@ def secret_name(name: Any, loose: bool = False) -> bool:
     one of the words (``MONKEY`` too), for values that are only ever hidden, never routed.
     """
     text = str(name or '').strip().lstrip('-').replace('-', '_')
-    pattern = _SECRET_WORD if loose else _SECRET_NAME
-    return bool(text) and bool(pattern.search(text.upper()))
+    return bool(text) and bool((_SECRET_WORD if loose else _SECRET_NAME).search(text.upper()))
 
 
 def secret_values(mapping: Any) -> List[str]:
     """The values (as text, long enough to search for) of a mapping's secret-named keys, loosely named."""
     if not isinstance(mapping, dict):
         return []
-    return sorted(set(str(value) for key, value in mapping.items()
-                      if secret_name(key, loose=True) and value is not None and len(str(value)) >= MIN_SECRET_LENGTH))
+    return sorted(known_secrets(value for key, value in mapping.items() if secret_name(key, loose=True)))
 
 
 def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:
