@@ -18,7 +18,7 @@ import difflib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import template_problem
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import template_problem
 
 
 # What each host path the guide mounts is ("file" or "dir") and what installs it, for the

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 

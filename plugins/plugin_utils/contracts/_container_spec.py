@@ -15,10 +15,10 @@ import json
 import re
 from typing import Any, List
 
-from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name, secret_values
-from ansible_collections.ascend.vllm.plugins.module_utils._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
-from ansible_collections.ascend.vllm.plugins.module_utils._address import port_mapping
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import port_mapping
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE, SPEC_LABEL
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
