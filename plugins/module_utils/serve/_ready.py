@@ -325,9 +325,7 @@ class Watch:
         while True:
             state = judge_container(self.view, self.baseline)
             if state:
-                return self.finish(state, self.marker_task(), marker_error(
-                    state, self.view, self.baseline, self.params['name'], timeout, self.marker(),
-                    self.params.get('service')))
+                return self.finish(state, self.marker_task(), self.startup_error(state))
             if not self.marker_seen:
                 self.marker_seen = self.look_for_marker()
             if self.marker_seen:
@@ -338,13 +336,17 @@ class Watch:
             if left <= 0:
                 return self.timed_out(timeout)
             if report and self.elapsed() >= report:
-                return self.finish('waiting', self.marker_task(), marker_error(
-                    'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
+                return self.finish('waiting', self.marker_task(), self.startup_error('timeout'))
             self.sleep(min(poll, left, report - self.elapsed()) if report else min(poll, left))
             self.view = container_view(self.probe.inspect())
 
     def marker(self) -> str:
         return self.params.get('marker') or MARKER
+
+    def startup_error(self, state: str, view: Optional[Dict[str, Any]] = None) -> str:
+        """``marker_error`` of this wait: why it ended before the startup line (``view``: the container now)."""
+        return marker_error(state, view or self.view, self.baseline, self.params['name'], float(self.params['timeout']),
+                            self.marker(), self.params.get('service'))
 
     def marker_task(self) -> str:
         return "Wait for '%s' in the log of %s" % (self.marker(), self.params['name'])
@@ -361,8 +363,7 @@ class Watch:
 
     def timed_out(self, timeout: float) -> Dict[str, Any]:
         if not self.marker_seen:
-            return self.finish('timeout', self.marker_task(), marker_error(
-                'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
+            return self.finish('timeout', self.marker_task(), self.startup_error('timeout'))
         status, text = self.health
         return self.finish('timeout', 'Wait for /health to answer 200 at %s' % self.params['url'],
                            '/health answered %s, still not up after %ss' % (
@@ -442,9 +443,7 @@ class Watch:
             if view is not None and state != 'ready' and judge_container(view, self.baseline) == 'crashed':
                 if state in ('waiting', 'timeout') and task == self.marker_task():
                     # Seen only now, at the end of a wait for the startup line: say it crashed, not "not up yet".
-                    result['error'] = marker_error('crashed', view, self.baseline, self.params['name'],
-                                                   float(self.params['timeout']), self.marker(),
-                                                   self.params.get('service'))
+                    result['error'] = self.startup_error('crashed', view)
                 state = result['state'] = 'crashed'
             if view is not None:
                 result['exit_code'] = view['exit_code']
