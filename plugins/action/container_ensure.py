@@ -25,11 +25,13 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_values
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import (
-    ARGUMENT_SPEC, clean, docker_args, given_image_facts, image_facts, input_problem, mask, refusal, restarting)
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import container_spec
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import ARGUMENT_SPEC
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._container_run import (
+    clean, docker_args, given_image_facts, image_facts, input_problem, mask, refusal, restarting)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import container_spec
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import keep_plan, previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import keep_plan
 
 display = Display()
 

@@ -25,8 +25,9 @@ from ansible.utils.display import Display
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref import (
     classify_failure, failure_message, problem_report, resolve)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import profile_verdict
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import (
-    copy_line, load_line, pull_line, seconds_text, while_running)
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import (
+    copy_line, load_line, pull_line, while_running)
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import inspect_config
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read

@@ -10,7 +10,8 @@ after at most ``report_after`` seconds with what the Docker Engine said about th
 
 from __future__ import annotations
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import load_line, pull_line, seconds_text
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import load_line, pull_line
 from ansible_collections.ascend.vllm.plugins.plugin_utils._follow import FollowAction
 
 

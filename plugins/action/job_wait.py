@@ -9,7 +9,8 @@ one line per run (``_progress.job_line``) and returns the job's own result once 
 
 from __future__ import annotations
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import job_line, seconds_text
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import job_line
 from ansible_collections.ascend.vllm.plugins.plugin_utils._follow import FollowAction
 
 

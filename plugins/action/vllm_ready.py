@@ -11,7 +11,7 @@ worker hands to the terminal at every verbosity, and runs the module again.  The
 task sees one result, the outcome: no ``until`` loop, no "FAILED - RETRYING".
 
 The action also says, on the controller, what the outcome means for the run
-(module_utils/serve/_keep.py): the failure's reason and where its log was saved, what
+(plugin_utils/serve/_keep.py): the failure's reason and where its log was saved, what
 follows for a container kept during a replacement (``kept``: drop it or put it back), and
 for a container just put back (``restoring``) the sentence the failure message ends with.
 """
@@ -23,10 +23,10 @@ from ansible.utils.display import Display
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import (
     after_ready, failure_message, ready_notes, ready_outcome, restore_note)
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import SMOKE_KEYS
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import ready_line, wait_ready
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import ready_line, wait_ready
 
 display = Display()
 
@@ -80,7 +80,7 @@ class ActionModule(ActionBase):
             result.setdefault(key, empty)
         result.update(ready_notes(result, host))
         result['after'] = after_ready(kept, result.get('state') != 'ready', self._task.check_mode)
-        # What the outcome means for the run (module_utils/serve/_keep.py), so the role's tasks only act on it.
+        # What the outcome means for the run (plugin_utils/serve/_keep.py), so the role's tasks only act on it.
         service = boolean(args.get('service', False) or False, strict=False)
         result['outcome'] = ready_outcome(result['state'], self._task.check_mode, result['after'])
         result['outcome']['message'] = failure_message(

@@ -46,7 +46,7 @@ def current(path: str, what: str = '') -> Optional[str]:
     try:
         with open(path, 'rb') as handle:
             return described(handle.read(), what)
-    except (IOError, OSError):
+    except OSError:
         return None
 
 

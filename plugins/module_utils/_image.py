@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """An image reference, read once: ``[registry/]repository[:tag][@digest]``.
@@ -13,7 +12,7 @@ length) is the request's contract (plugin_utils/contracts/_image_ref.py).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 # What Docker writes for a reference without a registry (the Engine and the registry's HTTP API).
 DOCKER_HUB = 'registry-1.docker.io'
@@ -70,21 +69,21 @@ def parse(text: str) -> ImageRef:
     return ImageRef(registry, name, tag, digest)
 
 
-def written_tag(text: object) -> Optional[str]:
+def written_tag(text: Any) -> Optional[str]:
     """The tag written in a reference, or None when it names none (or is not a reference)."""
     try:
-        return parse(text).tag or None  # type: ignore[arg-type]
+        return parse(text).tag or None
     except ValueError:
         return None
 
 
-def tag_of(text: object) -> str:
+def tag_of(text: Any) -> str:
     """The tag of a reference, or the text itself when it is a bare tag (``v0.23.0-310p``); '' otherwise.
 
     Callers that take "an image tag or reference" (the version data, the tag grammar) read both through this.
     """
     try:
-        ref = parse(text)  # type: ignore[arg-type]
+        ref = parse(text)
     except ValueError:
         return ''
     if ref.tag:

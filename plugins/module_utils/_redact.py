@@ -58,16 +58,14 @@ def secret_name(name: Any, loose: bool = False) -> bool:
     one of the words (``MONKEY`` too), for values that are only ever hidden, never routed.
     """
     text = str(name or '').strip().lstrip('-').replace('-', '_')
-    pattern = _SECRET_WORD if loose else _SECRET_NAME
-    return bool(text) and bool(pattern.search(text.upper()))
+    return bool(text) and bool((_SECRET_WORD if loose else _SECRET_NAME).search(text.upper()))
 
 
 def secret_values(mapping: Any) -> List[str]:
     """The values (as text, long enough to search for) of a mapping's secret-named keys, loosely named."""
     if not isinstance(mapping, dict):
         return []
-    return sorted(set(str(value) for key, value in mapping.items()
-                      if secret_name(key, loose=True) and value is not None and len(str(value)) >= MIN_SECRET_LENGTH))
+    return sorted(known_secrets(value for key, value in mapping.items() if secret_name(key, loose=True)))
 
 
 def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:
@@ -76,11 +74,11 @@ def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:
     return sorted(found, key=lambda v: (-len(v), v))
 
 
-def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with the known secret values and every named secret replaced by ``<redacted>``."""
+def redact_text(text: str, secrets: Iterable[str] = (), shown_as: str = REDACTED) -> str:
+    """``text`` with the known secret values replaced by ``shown_as`` and every named secret by ``<redacted>``."""
     out = str(text)
     for value in known_secrets(secrets):
-        out = out.replace(value, REDACTED)
+        out = out.replace(value, shown_as)
     out = _BEARER.sub(lambda m: m.group(1) + REDACTED, out)
     out = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + '@', out)
     out = _CLI_FLAG_VALUE.sub(
@@ -121,38 +119,27 @@ def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:
         return data
 
 
-def redact_env(entry: str, secrets: Iterable[str] = ()) -> str:
-    """One ``NAME=value`` environment entry."""
-    name, sep, value = str(entry).partition('=')
-    if sep and secret_name(name):
-        return name + '=' + REDACTED
-    return redact_text(entry, secrets)
-
-
 def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
     """A command line: the value of ``--api-key KEY`` / ``--api-key=KEY`` (any secret-named flag) and
     every ``NAME=value`` word of a secret name; other words as ``redact_text`` leaves them."""
     out: List[Any] = []
     hide_next = False
     for arg in argv:
+        flag = _FLAG.match(arg) if isinstance(arg, str) else None
+        named = bool(flag) and secret_name(flag.group(1))
+        name, sep, _value = str(arg).partition('=')
         if not isinstance(arg, str):
             out.append(redact(arg, secrets))
-            hide_next = False
-            continue
-        if hide_next and not arg.startswith('--'):
+        elif hide_next and not arg.startswith('--'):
             out.append(REDACTED)
-            hide_next = False
-            continue
-        hide_next = False
-        flag = _FLAG.match(arg)
-        if flag and secret_name(flag.group(1)):
-            if flag.group(2) is not None:
-                out.append(flag.group(1) + '=' + REDACTED)
-            else:
-                out.append(arg)
-                hide_next = True
-            continue
-        out.append(redact_env(arg, secrets))
+            named = False
+        elif sep and secret_name(name):
+            # --api-key=KEY, or an environment entry NAME=value
+            out.append(name + '=' + REDACTED)
+        else:
+            out.append(arg if named else redact_text(arg, secrets))
+        # A secret-named flag without ``=``: its value is the next word.
+        hide_next = named and not sep
     return out
 
 

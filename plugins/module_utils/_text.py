@@ -14,3 +14,8 @@ def truncate(text: str, length: int, end: str = '...', leeway: int = 5) -> str:
     if len(text) <= length + leeway:
         return text
     return text[:length - len(end)].rsplit(' ', 1)[0] + end
+
+
+def seconds_text(value: float) -> str:
+    """A number of seconds as the user wrote it: ``3600``, ``2.5`` (no ``.0``)."""
+    return str(int(value)) if float(value) == int(value) else str(value)

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The source install method's systemd units as the node sees them: the marker that a unit is ours, its
@@ -14,11 +13,11 @@ import hashlib
 import json
 import shlex
 
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_VALUE
 
 # [X-...] keys in [Unit] are ignored by systemd ("Unknown ... keys starting with X- are ignored", systemd.unit(5)):
 # the unit says who wrote it, as the containers' ascend.vllm.managed-by label does.
 MANAGED_KEY = 'X-Ascend-Vllm-Managed-By'
-MANAGED_VALUE = 'ascend.vllm'
 UNIT_DIR = '/etc/systemd/system'
 PREVIOUS_SUFFIX = '.previous'
 

@@ -75,7 +75,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import (
     DockerApi, DockerError, engine_host, inspect_raw, rename_container,
 )
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import MANAGED_LABEL, MANAGED_VALUE
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_LABEL, MANAGED_VALUE
 
 ARGUMENT_SPEC = dict(
     name=dict(type='str', required=True),

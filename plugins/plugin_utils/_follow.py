@@ -16,14 +16,14 @@ import time
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import wait_options, wait_pull
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import wait_options, wait_pull
 
 display = Display()
 
 
 def follow(run, line, timeout, every):
     """``run(seconds)`` (one module run, returning within ``seconds``) again and again until it says
-    ``finished`` or ``timeout`` seconds have passed (module_utils/_progress.wait_pull), showing
+    ``finished`` or ``timeout`` seconds have passed (report/_progress.wait_pull), showing
     ``line(progress, elapsed)`` after each run that did not."""
     return wait_pull(run, lambda result, elapsed: display.display(line(result.get('progress'), elapsed), stderr=True),
                      time.monotonic, timeout, every)

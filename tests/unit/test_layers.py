@@ -117,7 +117,7 @@ def _cycles(graph):
 
 def test_the_graph_is_read():
     """The reader finds what the files import (a failure here would make every other check vacuous)."""
-    assert 'plugins.module_utils.serve._container_spec' in GRAPH['plugins.module_utils.serve._container_run']
+    assert 'plugins.plugin_utils.contracts._container_spec' in GRAPH['plugins.plugin_utils.serve._container_run']
     assert 'plugins.plugin_utils.plan._host' in GRAPH['plugins.plugin_utils.plan._node']
     assert 'plugins.module_utils.serve._haproxy' in GRAPH['plugins.modules.balancer_server']
     assert set(_layer(name) for name in GRAPH) <= set(LAYERS), set(_layer(name) for name in GRAPH)

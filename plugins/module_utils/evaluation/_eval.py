@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Evaluation after deploy: the reference table, gsm8k scoring, the gate and the summaries.
@@ -121,19 +120,15 @@ def gsm8k_extract(text):
     """AISBench gsm8k_postprocess: the last number before any 'Question:', or 'NULL'."""
     text = strip_reasoning(text).split('Question:')[0]
     numbers = re.findall(r'\-?\d+\.\d+|\-?\d+', text)
-    if not numbers:
-        return 'NULL'
-    return numbers[-1]
+    return numbers[-1] if numbers else 'NULL'
 
 
 def gsm8k_equal(pred, gold):
     """AISBench Gsm8kEvaluator.is_equal: the same text, or float(pred) within 1e-6 of int(gold)."""
     try:
-        if pred == gold or abs(float(pred) - int(gold)) < 1e-6:
-            return True
+        return pred == gold or abs(float(pred) - int(gold)) < 1e-6
     except (TypeError, ValueError):
-        pass
-    return False
+        return False
 
 
 def gsm8k_score(items, replies):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The AISBench runner of the eval role: its installation, its configs, and reading its outputs.
@@ -16,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import glob
-import io
 import json
 import os
 import re
@@ -66,7 +64,7 @@ def layout_problems(name, path):
     if name == 'textvqa':
         for row in textvqa_rows(path):
             image = row.get('image') or ''
-            if not os.path.isfile(textvqa_image(path, image)):
+            if not os.path.isfile(os.path.join(path, image)):
                 return [problem('eval_dataset_dirs', 'eval_dataset_dirs.textvqa=%s: image %s of question %s is '
                                 'missing' % (path, image, row.get('question_id')),
                                 'unpack the textvqa images where textvqa_val.jsonl names them')]
@@ -74,34 +72,20 @@ def layout_problems(name, path):
 
 
 # ----------------------------------------------------------------------------------------------- textvqa
-def textvqa_rows(path, limit=None):
-    """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...})."""
-    rows = []
+def textvqa_rows(path):
+    """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...}); an image path is
+    absolute, or relative to the dataset directory (``os.path.join(path, image)`` is the file either way)."""
     with open(os.path.join(path, LAYOUT['textvqa'][0])) as handle:
-        for line in handle:
-            if line.strip():
-                rows.append(json.loads(line))
-            if limit and len(rows) >= limit:
-                break
-    return rows
-
-
-def textvqa_image(path, image):
-    """An image path as textvqa_val.jsonl names it: absolute, or relative to the dataset directory."""
-    return image if os.path.isabs(image) else os.path.join(path, image)
-
-
-def textvqa_local_rows(path, limit=None):
-    """The question rows with image paths made absolute (AISBench opens them from its own working directory)."""
-    return [dict(row, image=textvqa_image(path, row.get('image') or '')) for row in textvqa_rows(path, limit)]
+        return [json.loads(line) for line in handle if line.strip()]
 
 
 def textvqa_files(path):
-    """{relative path: text} of the textvqa copy AISBench reads: the questions with absolute image paths, and the
-    annotations as they are (AISBench finds them next to the questions)."""
+    """{relative path: text} of the textvqa copy AISBench reads: the questions with absolute image paths (AISBench
+    opens them from its own working directory), and the annotations as they are (found next to the questions)."""
     with open(os.path.join(path, LAYOUT['textvqa'][1])) as handle:
         annotations = handle.read()
-    rows = ''.join(json.dumps(row) + '\n' for row in textvqa_local_rows(path))
+    rows = ''.join(json.dumps(dict(row, image=os.path.join(path, row.get('image') or ''))) + '\n'
+                   for row in textvqa_rows(path))
     return {LAYOUT['textvqa'][0]: rows, LAYOUT['textvqa'][1]: annotations}
 
 
@@ -264,7 +248,7 @@ def failure_log(run, mode='infer', abbr='vllm-api-general-chat', lines=15):
     """The last lines of AISBench's task logs under run/logs/<mode>/ (its CLI exits 0 when a task fails)."""
     tails = []
     for path in sorted(glob.glob(os.path.join(run or '', 'logs', mode, '*', '*.out'))):
-        with io.open(path, encoding='utf-8', errors='replace') as handle:
+        with open(path, encoding='utf-8', errors='replace') as handle:
             text = [line.rstrip() for line in handle if line.strip()]
         errors = [line for line in text if 'Error' in line or 'error' in line]
         tails.append('%s: %s' % (path, ' | '.join((errors or text)[-3:])))
@@ -291,7 +275,7 @@ def read_perf_level(level_dir, concurrency):
     """One level summary in the builtin runner's shape from performances/<abbr>/perf.csv and perf.json."""
     with open(os.path.join(level_dir, 'perf.json')) as handle:
         common = {k: (v or {}).get('total') for k, v in json.load(handle).items()}
-    with io.open(os.path.join(level_dir, 'perf.csv'), encoding='utf-8') as handle:
+    with open(os.path.join(level_dir, 'perf.csv'), encoding='utf-8') as handle:
         stats = {row['Performance Parameters']: row for row in csv.DictReader(handle) if row.get('Stage') == 'total'}
 
     def latency(name):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The builtin evaluation client: OpenAI chat requests to a vLLM server, streamed, timed per token.
@@ -15,6 +14,7 @@ import json
 import threading
 import time
 
+from concurrent.futures import ThreadPoolExecutor
 from http.client import HTTPConnection
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import level_summary
@@ -114,30 +114,20 @@ def chat(host, port, body, timeout, headers=None):
 def run_pool(jobs, workers, work, done=None):
     """Run work(job) for every job with at most workers threads; results in job order, and the wall time.
     ``done(count, total)``, when given, is called after each job ends (one call at a time)."""
-    results = [None] * len(jobs)
     lock = threading.Lock()
-    cursor = [0]
     finished = [0]
 
-    def worker():
-        while True:
+    def one(job):
+        result = work(job)
+        if done is not None:
             with lock:
-                index = cursor[0]
-                cursor[0] += 1
-            if index >= len(jobs):
-                return
-            results[index] = work(jobs[index])
-            if done is not None:
-                with lock:
-                    finished[0] += 1
-                    done(finished[0], len(jobs))
+                finished[0] += 1
+                done(finished[0], len(jobs))
+        return result
 
     started = time.monotonic()
-    threads = [threading.Thread(target=worker) for _index in range(max(1, min(workers, len(jobs))))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(jobs)))) as pool:
+        results = list(pool.map(one, jobs))
     return results, time.monotonic() - started
 
 

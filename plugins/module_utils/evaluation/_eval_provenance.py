@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Provenance of an evaluation: what each instance ran (image, digest, argv) and on what (driver,
@@ -63,18 +62,10 @@ def cann_version(install_info: Optional[str] = None, version_cfg: Optional[str] 
 def masked_argv(argv: List[str]) -> List[str]:
     """The argv with the value of every secret flag (``--api-key K`` or ``--api-key=K``) hidden."""
     out, hide = [], False
-    for arg in argv or []:
-        arg = str(arg)
-        if hide:
-            out.append(MASK)
-            hide = False
-        elif arg in SECRET_FLAGS:
-            out.append(arg)
-            hide = True
-        elif any(arg.startswith(flag + '=') for flag in SECRET_FLAGS):
-            out.append(arg.split('=', 1)[0] + '=' + MASK)
-        else:
-            out.append(arg)
+    for arg in map(str, argv or []):
+        flag, sep, _value = arg.partition('=')
+        out.append(MASK if hide else (flag + '=' + MASK if sep and flag in SECRET_FLAGS else arg))
+        hide = not hide and arg in SECRET_FLAGS
     return out
 
 

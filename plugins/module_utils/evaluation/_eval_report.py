@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Evaluation results to rows, gate failures and Markdown (pure), and the PNG plots (matplotlib, optional)."""

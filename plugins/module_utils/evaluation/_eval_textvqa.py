@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """textvqa for the builtin runner: the dataset as AISBench keeps it, the request it sends, its scoring.

@@ -22,6 +22,8 @@ from http.client import HTTPConnection
 from typing import Any, Dict
 from urllib.parse import quote, urlencode
 
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE
+
 DEFAULT_HOST = 'unix:///var/run/docker.sock'
 
 
@@ -35,17 +37,11 @@ def engine_host(docker_host: Any = None, environ: Any = None) -> str:
     return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
 
 
-# Label that marks the containers this collection created (container_run sets it).
-MANAGED_LABEL = 'ascend.vllm.managed-by'
-# The instance a container of ours runs (serve/_container_spec.labels writes both).
-INSTANCE_LABEL = 'ascend.vllm.instance'
-
-
 class DockerError(Exception):
     """The engine could not be reached or refused a request; ``status`` is the HTTP status or None."""
 
     def __init__(self, msg, status=None):
-        super(DockerError, self).__init__(msg)
+        super().__init__(msg)
         self.status = status
 
 
@@ -55,17 +51,13 @@ class _UnixConnection(HTTPConnection):
         self._socket_path = path
 
     def connect(self):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self._socket_path)
-        except Exception:
-            sock.close()
-            raise
-        self.sock = sock
+        # Kept in self.sock before it connects, so that the connection's close() closes it when connect fails.
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self._socket_path)
 
 
-class DockerApi(object):
+class DockerApi:
     """Requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
 
     def __init__(self, host=DEFAULT_HOST, timeout=10):
@@ -87,12 +79,10 @@ class DockerApi(object):
 
     def request(self, path, method='GET', headers=None):
         """(HTTP status, raw body) of ``method path``; DockerError when the engine cannot be reached."""
-        conn = self._connection()
+        conn, response = self.open_stream(method, path, headers)
         try:
-            conn.request(method, path, headers=dict({'Host': 'docker'}, **(headers or {})))
-            response = conn.getresponse()
             return response.status, response.read()
-        except (OSError, socket.error, IOError) as exc:
+        except OSError as exc:
             raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
         finally:
             conn.close()
@@ -105,7 +95,7 @@ class DockerApi(object):
         try:
             conn.request(method, path, headers=dict({'Host': 'docker'}, **(headers or {})))
             return conn, conn.getresponse()
-        except (OSError, socket.error, IOError) as exc:
+        except OSError as exc:
             conn.close()
             raise DockerError('cannot connect to the Docker Engine at %s: %s' % (self.host, exc))
 
@@ -142,15 +132,29 @@ class DockerApi(object):
         status, body = self.request(path, method)
         text = body.decode('utf-8', 'replace')
         if status >= 400:
-            try:
-                detail = json.loads(text).get('message', text)
-            except (ValueError, AttributeError):
-                detail = text
-            raise DockerError('%s %s: HTTP %d: %s' % (method, path, status, detail.strip()), status)
+            raise DockerError('%s %s: HTTP %d: %s' % (method, path, status, error_detail(text)), status)
         try:
             return json.loads(text) if text.strip() else None
         except ValueError:
             raise DockerError('%s %s: the answer is not JSON: %r' % (method, path, text[:200]))
+
+
+def error_detail(text):
+    """The Engine's ``message`` of an error answer's JSON body, else the body's text."""
+    try:
+        return str(json.loads(text).get('message', text)).strip()
+    except (ValueError, AttributeError):
+        return text.strip()
+
+
+def unless_missing(call, path, missing=None):
+    """``call(path)``, or ``missing`` when the Engine answers 404 (no such container or image)."""
+    try:
+        return call(path)
+    except DockerError as exc:
+        if exc.status == 404:
+            return missing
+        raise
 
 
 def demux(data: bytes, tty: bool) -> str:
@@ -184,8 +188,12 @@ def container_summary(summary):
     }
 
 
-def container_details(inspect, pids):
-    """The fields of one container inspect that preflight reads; ``pids`` from its top."""
+def inspect_container(api, name):
+    """The fields of container ``name``'s inspect that preflight reads, with the pids of its top;
+    ``{'exists': False}`` when there is none."""
+    inspect = inspect_raw(api, name)
+    if inspect is None:
+        return {'exists': False}
     state = inspect.get('State') or {}
     host_config = inspect.get('HostConfig') or {}
     config = inspect.get('Config') or {}
@@ -204,7 +212,7 @@ def container_details(inspect, pids):
         'devices': [d.get('PathOnHost') for d in host_config.get('Devices') or []],
         # "8080/tcp" -> "8080", as the port list of a running instance.
         'ports': sorted(key.split('/')[0] for key in host_config.get('PortBindings') or {}),
-        'pids': pids,
+        'pids': top_pids(api, name) if state.get('Running') else [],
     }
 
 
@@ -227,7 +235,7 @@ def top_pids(api, name):
 def managed_containers(api):
     """Every container of ours on the node, stopped ones too: ``[{name, id, state, labels}]``."""
     listed = api.get('/containers/json?' + urlencode({'all': 1, 'filters': json.dumps(
-        {'label': ['%s=ascend.vllm' % MANAGED_LABEL]})})) or []
+        {'label': ['%s=%s' % (MANAGED_LABEL, MANAGED_VALUE)]})})) or []
     return [{'name': _names(c)[0], 'id': c.get('Id'), 'state': c.get('State'), 'labels': c.get('Labels') or {}}
             for c in listed if _names(c)]
 
@@ -235,29 +243,16 @@ def managed_containers(api):
 def remove_container(api, name, stop_timeout):
     """``docker stop -t STOP_TIMEOUT NAME`` then ``docker rm -f NAME``: True when it was removed, False when there
     was none.  DockerError when the Engine refuses."""
-    try:
-        api.post('/containers/%s/stop?t=%d' % (quote(name, safe=''), int(stop_timeout)))
-    except DockerError as exc:
-        if exc.status == 404:
+    path = '/containers/%s' % quote(name, safe='')
+    for call, target in ((api.post, '%s/stop?t=%d' % (path, int(stop_timeout))), (api.delete, path + '?force=1')):
+        if unless_missing(call, target, False) is False:
             return False
-        raise
-    try:
-        api.delete('/containers/%s?force=1' % quote(name, safe=''))
-    except DockerError as exc:
-        if exc.status == 404:
-            return False
-        raise
     return True
 
 
 def inspect_raw(api, name):
     """The ``docker inspect`` of container ``name``, or None when there is none."""
-    try:
-        return api.get('/containers/%s/json' % quote(name, safe=''))
-    except DockerError as exc:
-        if exc.status == 404:
-            return None
-        raise
+    return unless_missing(api.get, '/containers/%s/json' % quote(name, safe=''))
 
 
 def rename_container(api, name, new_name):
@@ -265,28 +260,11 @@ def rename_container(api, name, new_name):
     api.post('/containers/%s/rename?name=%s' % (quote(name, safe=''), quote(new_name, safe='')))
 
 
-def inspect_container(api, name):
-    """Details of container ``name``; ``{'exists': False}`` when there is none."""
-    try:
-        inspect = api.get('/containers/%s/json' % quote(name, safe=''))
-    except DockerError as exc:
-        if exc.status == 404:
-            return {'exists': False}
-        raise
-    running = bool((inspect.get('State') or {}).get('Running'))
-    return container_details(inspect, top_pids(api, name) if running else [])
-
-
 def image_config(api, ref):
     """``{id, env, architecture}`` of image ``ref`` (its own ``Config.Env`` and ``Architecture``, what a
     container of it starts with); None when the node has no such image."""
-    try:
-        inspect = api.get('/images/%s/json' % quote(ref, safe='')) or {}
-    except DockerError as exc:
-        if exc.status == 404:
-            return None
-        raise
-    return inspect_config(inspect)
+    inspect = unless_missing(api.get, '/images/%s/json' % quote(ref, safe=''))
+    return None if inspect is None else inspect_config(inspect)
 
 
 def inspect_config(inspect):
@@ -311,23 +289,18 @@ def engine_facts(api, container_names, image_refs=()):
         containers = api.get('/containers/json') or []
         # Every running instance container of ours too: one the plan no longer has is removed first, and its
         # chips, port and memory are judged as ours (plugin_utils/plan/_node.unplanned).
-        ours = [_names(c)[0] for c in containers if _names(c) and (c.get('Labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
+        ours = [_names(c)[0] for c in containers if _names(c) and (c.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
                 and (c.get('Labels') or {}).get(INSTANCE_LABEL)]
         inspected = dict((name, inspect_container(api, name)) for name in sorted(set(container_names) | set(ours)))
         configs = dict((ref, image_config(api, ref)) for ref in image_refs)
     except DockerError as exc:
         out['error'] = str(exc)
         return out
-    tags = []
-    ids = {}
-    for image in images:
-        for tag in image.get('RepoTags') or []:
-            if tag and tag != '<none>:<none>':
-                tags.append(tag)
-                ids[tag] = image.get('Id')
+    ids = dict((tag, image.get('Id')) for image in images for tag in image.get('RepoTags') or []
+               if tag and tag != '<none>:<none>')
     out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),
                api_version=version.get('ApiVersion'), root_dir=info.get('DockerRootDir'),
-               images=sorted(set(tags)), image_ids=ids, containers=[container_summary(c) for c in containers],
+               images=sorted(ids), image_ids=ids, containers=[container_summary(c) for c in containers],
                image_configs=dict((ref, found) for ref, found in configs.items() if found),
                inspected=inspected)
     return out

@@ -26,7 +26,7 @@ class NpuSmiError(ValueError):
     """npu-smi cannot be found, run or read; ``details`` are extra result keys (searched, found, rc, ...)."""
 
     def __init__(self, msg, **details):
-        super(NpuSmiError, self).__init__(msg)
+        super().__init__(msg)
         self.msg = msg
         self.details = details
 
@@ -37,15 +37,8 @@ def _is_executable(path):
 
 def find_npu_smi(search_path):
     """Return (found path or None, every path looked at) for npu-smi on search_path then FALLBACK_PATHS."""
-    candidates = []
-    for directory in (search_path or '').split(os.pathsep):
-        if directory:
-            candidate = os.path.join(directory, 'npu-smi')
-            if candidate not in candidates:
-                candidates.append(candidate)
-    for candidate in FALLBACK_PATHS:
-        if candidate not in candidates:
-            candidates.append(candidate)
+    found = [os.path.join(directory, 'npu-smi') for directory in (search_path or '').split(os.pathsep) if directory]
+    candidates = list(dict.fromkeys(found + list(FALLBACK_PATHS)))
     for candidate in candidates:
         if _is_executable(candidate):
             return candidate, candidates
@@ -60,7 +53,7 @@ def read_driver_version(path, warn):
         with open(path, 'rb') as handle:
             text = handle.read().decode('utf-8')
         parsed = parse_version_info(text)
-    except (IOError, OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         warn('Could not read the driver version from %s: %s' % (path, exc))
         return None, {}
     return parsed['version'], parsed['info']
@@ -100,14 +93,17 @@ def locate_npu_smi(path, search_path):
         searched=searched)
 
 
+def _output(stdout, stderr):
+    return (stderr or '').strip() or (stdout or '').strip() or '(no output)'
+
+
 def run_npu_smi(run_command, path):
     """stdout of ``path info``; NpuSmiError with rc, stdout and stderr when it fails."""
     rc, stdout, stderr = run_command([path, 'info'], environ_update={'LC_ALL': 'C'})
     if rc != 0:
-        detail = (stderr or '').strip() or (stdout or '').strip() or '(no output)'
         raise NpuSmiError(
             '%s info failed with rc=%d: %s. Check that the Ascend driver is loaded and that '
-            'this user can open /dev/davinci_manager (become: true).' % (path, rc, detail),
+            'this user can open /dev/davinci_manager (become: true).' % (path, rc, _output(stdout, stderr)),
             rc=rc, stdout=stdout, stderr=stderr, cmd=[path, 'info'])
     return stdout
 
@@ -143,8 +139,7 @@ def read_boards(run_command, path, npu_ids):
         argv = [path, 'info', '-t', 'board', '-i', str(npu_id)]
         rc, stdout, stderr = run_command(argv, environ_update={'LC_ALL': 'C'})
         if rc != 0:
-            detail = (stderr or '').strip() or (stdout or '').strip() or '(no output)'
-            out.append({'npu_id': npu_id, 'error': '%s failed with rc=%d: %s' % (' '.join(argv), rc, detail)})
+            out.append({'npu_id': npu_id, 'error': '%s failed with rc=%d: %s' % (' '.join(argv), rc, _output(stdout, stderr))})
             continue
         try:
             board = parse_board_info(stdout or '')

@@ -126,7 +126,7 @@ def _read(path):
     try:
         with open(path) as handle:
             return handle.read()
-    except (IOError, OSError):
+    except OSError:
         return ''
 
 
@@ -153,7 +153,7 @@ def connect_probe(port, timeout=1.0, host='127.0.0.1'):
     """True when something accepts a TCP connection on host:port within ``timeout`` seconds."""
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
-    except (OSError, socket.error):
+    except OSError:
         return False
     sock.close()
     return True
@@ -206,10 +206,8 @@ def disk(path, proc='/proc'):
 def memory(proc='/proc'):
     """{available_mb, total_mb} from /proc/meminfo (MemAvailable, MemTotal); None when missing."""
     info = parse_meminfo(_read(os.path.join(proc, 'meminfo')))
-    available = info.get('MemAvailable')
-    total = info.get('MemTotal')
-    return {'available_mb': available // 1024 if available is not None else None,
-            'total_mb': total // 1024 if total is not None else None}
+    return dict((name, info[key] // 1024 if key in info else None)
+                for name, key in (('available_mb', 'MemAvailable'), ('total_mb', 'MemTotal')))
 
 
 # What the community.docker modules the roles run on a node import there: their API-based modules

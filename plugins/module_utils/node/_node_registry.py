@@ -14,8 +14,8 @@ import hashlib
 import json
 import re
 
-from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
-from ansible.module_utils.six.moves.urllib.parse import urlencode
+from urllib.error import HTTPError
+from urllib.parse import urlencode
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
@@ -89,7 +89,7 @@ def tag_digest(ref, timeout=10, fetch=_open):
                 status, answer, body = _ask(url, 'GET', timeout, fetch)
                 data = json.loads(body.decode('utf-8') if isinstance(body, bytes) else body or '{}')
                 out['children'] = [item.get('digest') for item in data.get('manifests') or [] if item.get('digest')]
-        except (URLError, IOError, OSError, ValueError) as exc:
+        except (OSError, ValueError) as exc:
             errors.append('%s: %s' % (scheme, getattr(exc, 'reason', exc)))
             continue
         out['status'] = status

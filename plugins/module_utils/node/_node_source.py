@@ -24,7 +24,7 @@ def _read(path):
     try:
         with open(path, 'rb') as handle:
             return handle.read(_READ_LIMIT).decode('utf-8', 'replace')
-    except (IOError, OSError):
+    except OSError:
         return None
 
 
@@ -55,13 +55,17 @@ def installed(venv):
 
 
 def _python(run_command, python):
-    rc, out, _err = run_command([python, '-c', 'import sys, venv; print("%d.%d.%d" % sys.version_info[:3])'])
-    if rc == 0 and out.strip():
-        return {'version': out.strip().splitlines()[-1], 'venv': True}
-    rc, out, err = run_command([python, '-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'])
-    if rc == 0 and out.strip():
-        return {'version': out.strip().splitlines()[-1], 'venv': False}
+    for imports, venv in (('sys, venv', True), ('sys', False)):
+        rc, out, err = run_command([python, '-c', 'import %s; print("%%d.%%d.%%d" %% sys.version_info[:3])' % imports])
+        if rc == 0 and out.strip():
+            return {'version': out.strip().splitlines()[-1], 'venv': venv}
     return {'version': None, 'venv': False, 'error': (err or out or 'not found').strip()[-300:]}
+
+
+def _state(run_command, name):
+    """``systemctl show``'s ActiveState and SubState of unit ``name`` ({} when systemctl fails)."""
+    rc, out, _err = run_command(['systemctl', 'show', name, '-pActiveState', '-pSubState'])
+    return dict(line.split('=', 1) for line in out.splitlines() if '=' in line) if rc == 0 else {}
 
 
 def _unit(run_command, unit_dir, unit):
@@ -72,8 +76,7 @@ def _unit(run_command, unit_dir, unit):
              'previous': os.path.exists(path + PREVIOUS_SUFFIX), 'active': False, 'restarting': False, 'digest': ''}
     if text is None:
         return found
-    rc, out, _err = run_command(['systemctl', 'show', unit['name'], '-pActiveState', '-pSubState'])
-    show = dict(line.split('=', 1) for line in out.splitlines() if '=' in line) if rc == 0 else {}
+    show = _state(run_command, unit['name'])
     found['active'] = show.get('ActiveState') == 'active'
     found['restarting'] = show.get('SubState') == 'auto-restart'
     found['digest'] = digest(text, _read(unit.get('env_file') or '') or '', _read(unit.get('launcher') or '') or '')
@@ -86,7 +89,7 @@ def managed_units(run_command, unit_dir=UNIT_DIR):
     whose chips and port preflight counts as ours. Empty without the directory."""
     try:
         names = sorted(name for name in os.listdir(unit_dir) if name.endswith('.service'))
-    except (IOError, OSError):
+    except OSError:
         return {}
     out = {}
     for name in names:
@@ -95,8 +98,7 @@ def managed_units(run_command, unit_dir=UNIT_DIR):
             continue
         found = dict(unit_resources(text, _read), active=False, restarting=False)
         if os.path.isdir('/run/systemd/system'):
-            rc, show, _err = run_command(['systemctl', 'show', name, '-pActiveState', '-pSubState'])
-            state = dict(line.split('=', 1) for line in show.splitlines() if '=' in line) if rc == 0 else {}
+            state = _state(run_command, name)
             found['active'] = state.get('ActiveState') in ('active', 'activating', 'reloading')
             found['restarting'] = state.get('SubState') == 'auto-restart'
         out[name] = found

@@ -27,17 +27,21 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Iterable, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
-from ansible_collections.ascend.vllm.plugins.module_utils._progress import fold_pull
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
 
 from http.client import HTTPException
 from urllib.parse import urlencode
 
 # Seconds between two looks at the job's results file.
 POLL_INTERVAL = 0.2
+# Layer statuses of the Engine's pull stream (``POST /images/create``), by what they mean for the pull.
+LAYER_DONE = ('Already exists', 'Pull complete')
+LAYER_DOWNLOADED = ('Verifying Checksum', 'Download complete', 'Extracting', 'Pull complete')
+LAYER_STATUSES = ('Pulling fs layer', 'Waiting', 'Downloading', 'Retrying', 'Verifying Checksum',
+                  'Download complete', 'Extracting', 'Pull complete', 'Already exists')
 
 
 def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
@@ -53,6 +57,29 @@ def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
     if not isinstance(data, dict) or (data.get('started') and not data.get('finished')):
         return None
     return data
+
+
+def fold_pull(events: Iterable[Dict[str, Any]],
+              layers: Optional[Dict[str, Dict[str, Any]]] = None) -> Dict[str, Any]:
+    """The state of a pull from its stream's events, which say per layer ``{"status": ..., "progressDetail":
+    {"current": N, "total": M}, "id": LAYER}``: ``{layers: {id: {status, current, total}}, status, error}``, the
+    newest status of each layer; ``layers`` continues an earlier fold."""
+    state: Dict[str, Any] = {'layers': dict(layers or {}), 'status': '', 'error': ''}
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        status, layer = str(event.get('status') or ''), event.get('id')
+        if event.get('error'):
+            state['error'] = str(event.get('error'))
+        elif layer and status in LAYER_STATUSES:
+            before = state['layers'].get(layer, {})
+            detail = event.get('progressDetail') or {}
+            total = detail.get('total') or before.get('total') or 0
+            current = detail.get('current', before.get('current', 0) if status == before.get('status') else 0)
+            state['layers'][layer] = {'status': status, 'current': int(current or 0), 'total': int(total or 0)}
+        elif status.startswith('Status: ') or status.startswith('Digest: '):
+            state['status'] = status
+    return state
 
 
 def registry_auth(registry: str, config: Optional[Dict[str, Any]]) -> Optional[str]:
@@ -86,12 +113,12 @@ def read_docker_config(environ: Optional[Dict[str, str]] = None) -> Optional[Dic
     try:
         with open(os.path.join(folder, 'config.json')) as handle:
             data = json.load(handle)
-    except (IOError, OSError, ValueError):
+    except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
 
-class PullObserver(object):
+class PullObserver:
     """Reads the Engine's pull stream for one image in a background thread; ``snapshot()`` is the fold so far."""
 
     def __init__(self, api: DockerApi, ref: str, auth: Optional[str] = None) -> None:
@@ -116,12 +143,8 @@ class PullObserver(object):
             self.connection, response = self.api.open_stream(
                 'POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}), headers)
             if response.status >= 400:
-                body = response.read().decode('utf-8', 'replace')
-                try:
-                    body = json.loads(body).get('message', body)
-                except (ValueError, AttributeError):
-                    pass
-                self._fold([{'error': 'HTTP %d: %s' % (response.status, str(body).strip())}])
+                text = response.read().decode('utf-8', 'replace')
+                self._fold([{'error': 'HTTP %d: %s' % (response.status, error_detail(text))}])
                 return
             while True:
                 line = response.readline()
@@ -132,7 +155,7 @@ class PullObserver(object):
                 except ValueError:
                     continue
                 self._fold([event])
-        except (IOError, OSError, socket.error, DockerError, HTTPException, ValueError, AttributeError) as exc:
+        except (OSError, DockerError, HTTPException, ValueError, AttributeError) as exc:
             if not self.stopped:  # not ended by stop()
                 self._fold([{'error': str(exc)}])
 
@@ -156,7 +179,7 @@ class PullObserver(object):
             # Ends the reader's blocking read; the connection closes with the process.
             try:
                 sock.shutdown(socket.SHUT_RDWR)
-            except (IOError, OSError, socket.error):
+            except OSError:
                 pass
 
 
@@ -193,7 +216,7 @@ def read_file(path: str) -> Optional[str]:
     try:
         with open(path) as handle:
             return handle.read()
-    except (IOError, OSError):
+    except OSError:
         return None
 
 
@@ -236,8 +259,8 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     return {'archive': path, 'size': size, 'read': read}
 
 
-class ArchiveObserver(object):
-    """watch_pull's observer for a `docker load`: nothing to start, the archive's read offset when asked."""
+class _FileObserver:
+    """watch_pull's observer of a file: nothing to start or stop, what the file says when asked."""
 
     def __init__(self, path: str, proc: str = '/proc') -> None:
         self.path, self.proc = path, proc
@@ -247,6 +270,10 @@ class ArchiveObserver(object):
 
     def stop(self) -> None:
         pass
+
+
+class ArchiveObserver(_FileObserver):
+    """watch_pull's observer for a `docker load`: the archive's read offset."""
 
     def snapshot(self) -> Dict[str, Any]:
         return archive_read(self.path, self.proc)
@@ -262,23 +289,14 @@ def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
             size = handle.tell()
             handle.seek(max(0, size - tail))
             text = handle.read().decode('utf-8', 'replace')
-    except (IOError, OSError):
+    except OSError:
         return {'log': path, 'size': None, 'newest': None}
     lines = [line.strip() for line in text.replace('\r', '\n').split('\n') if line.strip()]
     return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
 
 
-class LogObserver(object):
-    """watch_pull's observer for a job that writes a log: its newest line when asked."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
+class LogObserver(_FileObserver):
+    """watch_pull's observer for a job that writes a log: its newest line."""
 
     def snapshot(self) -> Dict[str, Any]:
         return newest_line(self.path)

@@ -51,7 +51,7 @@ class NpuSmiParseError(ValueError):
         self.lineno = lineno
         self.line = line
         self.reason = reason
-        super(NpuSmiParseError, self).__init__(
+        super().__init__(
             '%s line %d: %s: %r' % (source, lineno, reason, line))
 
 
@@ -84,37 +84,28 @@ def _classify(text: str) -> List[_Line]:
     return lines
 
 
-def _optional_int(value: str, line: _Line, what: str) -> Optional[int]:
+def _optional_number(value: str, line: _Line, what: str, kind: Any = int) -> Any:
     if value in _NOT_AVAILABLE:
         return None
     try:
-        return int(value)
+        return kind(value)
     except ValueError:
-        raise line.error('%s %r is not a whole number' % (what, value))
+        raise line.error('%s %r is not %s' % (what, value, 'a whole number' if kind is int else 'a number'))
 
 
 def _required_int(value: str, line: _Line, what: str) -> int:
-    result = _optional_int(value, line, what)
+    result = _optional_number(value, line, what)
     if result is None:
         raise line.error('%s is %r, a number is needed' % (what, value))
     return result
-
-
-def _optional_float(value: str, line: _Line, what: str) -> Optional[float]:
-    if value in _NOT_AVAILABLE:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        raise line.error('%s %r is not a number' % (what, value))
 
 
 def _usage(value: str, line: _Line, what: str) -> Tuple[Optional[int], Optional[int]]:
     parts = value.split('/')
     if len(parts) != 2:
         raise line.error('%s %r is not "used / total"' % (what, value))
-    return (_optional_int(parts[0].strip(), line, what + ' used'),
-            _optional_int(parts[1].strip(), line, what + ' total'))
+    return (_optional_number(parts[0].strip(), line, what + ' used'),
+            _optional_number(parts[1].strip(), line, what + ' total'))
 
 
 def _metric_names(header: _Line, known: Dict[str, str], required: Tuple[str, ...]) -> List[Optional[str]]:
@@ -199,12 +190,12 @@ def _parse_chip(layout: _ChipLayout, first: _Line, second: _Line) -> Dict[str, A
         'device_id': device_id,
         'name': ' '.join(ident[1:]),
         'health': first.cells[1],
-        'power_w': _optional_float(row1['power'], first, 'Power(W)') if 'power' in row1 else None,
-        'temperature_c': _optional_int(row1['temperature'], first, 'Temp(C)'),
+        'power_w': _optional_number(row1['power'], first, 'Power(W)', float) if 'power' in row1 else None,
+        'temperature_c': _optional_number(row1['temperature'], first, 'Temp(C)'),
         'hugepages_used': hugepages[0],
         'hugepages_total': hugepages[1],
         'bus_id': second.cells[1],
-        'aicore_percent': _optional_int(row2['aicore'], second, 'AICore(%)'),
+        'aicore_percent': _optional_number(row2['aicore'], second, 'AICore(%)'),
         'memory_used_mb': memory_used,
         'memory_total_mb': memory_total,
         'memory_free_mb': (memory_total - memory_used
@@ -228,7 +219,7 @@ def _parse_process(line: _Line) -> Dict[str, Any]:
         'pid': _required_int(line.cells[1], line, 'process id'),
         # A process name may itself contain "|": everything between pid and memory is the name.
         'name': '|'.join(line.cells[2:-1]).strip(),
-        'memory_mb': _optional_int(line.cells[-1], line, 'process memory'),
+        'memory_mb': _optional_number(line.cells[-1], line, 'process memory'),
     }
 
 

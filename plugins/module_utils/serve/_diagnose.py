@@ -33,15 +33,15 @@ import os
 import platform
 import tarfile
 import time
-from urllib.parse import quote
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import current, file_size, listing
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import MANAGED_LABEL, MANAGED_VALUE
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, locate_npu_smi
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_npu_smi_info, parse_version_info
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
+    parse_board_info, parse_npu_smi_info, parse_version_info)
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import UNIT_DIR, managed
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
@@ -73,17 +73,6 @@ def npu_ids(text: str) -> List[int]:
     return ids
 
 
-def board_fields(text: str) -> Dict[str, str]:
-    """``Key : Value`` lines of ``npu-smi info -t board -i ID`` (``Software Version`` is the driver's,
-    ``Firmware Version`` the firmware's; npu-smi reference, "Querying NPU details")."""
-    fields = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(':')
-        if sep and key.strip():
-            fields[key.strip()] = value.strip()
-    return fields
-
-
 def ours(summary: Dict[str, Any]) -> bool:
     return (summary.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
 
@@ -105,7 +94,7 @@ def tail_bytes(data: bytes, limit: int) -> Tuple[bytes, bool]:
     return data[-limit:], True
 
 
-class Collector(object):
+class Collector:
     """One node's diagnostics: ``files`` (archive member -> bytes) and ``manifest`` (one line per source)."""
 
     def __init__(self,
@@ -165,7 +154,12 @@ class Collector(object):
         boards = {}
         for npu_id in ids:
             board = self.command('npu-smi/board-%d.txt' % npu_id, [path, 'info', '-t', 'board', '-i', str(npu_id)])
-            fields = board_fields(board or '')
+            # Software Version is the driver's, Firmware Version the firmware's (npu-smi reference, "Querying NPU
+            # details").
+            try:
+                fields = parse_board_info(board or '')['fields']
+            except ValueError:
+                fields = {}
             boards[str(npu_id)] = dict((key, fields[key]) for key in ('Software Version', 'Firmware Version')
                                        if key in fields)
         self.summary['boards'] = boards
@@ -182,28 +176,23 @@ class Collector(object):
         except ValueError as exc:
             self.missing('driver version', str(exc))
 
-    def read(self, source: str) -> Optional[bytes]:
+    def read(self, source: str, quiet: bool = False) -> Optional[bytes]:
+        """The file's bytes; None, and (unless ``quiet``) a manifest line, when it cannot be read."""
         try:
             with open(self.path(source), 'rb') as handle:
                 return handle.read()
-        except (IOError, OSError) as exc:
-            self.missing(source, str(exc))
+        except OSError as exc:
+            if not quiet:
+                self.missing(source, str(exc))
             return None
 
     def host(self) -> None:
         uname = platform.uname()
         info = {'hostname': uname[1], 'kernel': uname[2], 'machine': uname[4], 'collected_at': time.strftime(
             '%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.clock()))}
-        release = self.read_quietly('/etc/os-release')
+        release = self.read('/etc/os-release', quiet=True)
         info['os_release'] = release.decode('utf-8', 'replace') if release is not None else None
         self.add('host.json', info, 'the node')
-
-    def read_quietly(self, source: str) -> Optional[bytes]:
-        try:
-            with open(self.path(source), 'rb') as handle:
-                return handle.read()
-        except (IOError, OSError):
-            return None
 
     def containers(self) -> None:
         if self.docker is None:
@@ -232,16 +221,11 @@ class Collector(object):
         self.add('docker/%s.inspect.json' % safe_name(name), inspect, 'docker inspect %s' % name)
         lines = int(self.params.get('log_lines') or LOG_LINES)
         try:
-            status, body = self.docker.request('/containers/%s/logs?stdout=1&stderr=1&timestamps=1&tail=%d' % (
-                quote(name, safe=''), lines))
+            text = self.docker.logs(name, tail=lines, timestamps=True, tty=bool((inspect.get('Config') or {}).get('Tty')))
         except _node_docker.DockerError as exc:
             self.missing('docker logs %s' % name, str(exc))
             return
-        if status != 200:
-            self.missing('docker logs %s' % name, 'HTTP %d: %s' % (status, body[:300]))
-            return
-        tty = bool((inspect.get('Config') or {}).get('Tty'))
-        self.add('logs/%s.log' % safe_name(name), _node_docker.demux(body, tty), 'docker logs --timestamps --tail %d %s' % (lines, name))
+        self.add('logs/%s.log' % safe_name(name), text, 'docker logs --timestamps --tail %d %s' % (lines, name))
 
     def services(self) -> None:
         """The source install method's units (ours: serve/_source.py's marker line) and their journals."""
@@ -250,7 +234,7 @@ class Collector(object):
             return
         names = []
         for name in sorted(os.listdir(unit_dir)):
-            text = self.read_quietly(os.path.join(UNIT_DIR, name)) if name.endswith('.service') else None
+            text = self.read(os.path.join(UNIT_DIR, name), quiet=True) if name.endswith('.service') else None
             if managed(text):
                 names.append(name)
                 self.add('systemd/%s' % safe_name(name), text, os.path.join(UNIT_DIR, name))
@@ -291,7 +275,7 @@ class Collector(object):
         try:
             with open(path, 'rb') as handle:
                 data = handle.read()
-        except (IOError, OSError) as exc:
+        except OSError as exc:
             self.missing(source, str(exc))
             return
         data, cut = tail_bytes(data, min(int(self.params.get('max_file_bytes') or MAX_FILE_BYTES),
@@ -344,7 +328,7 @@ def archive_shown(path: str) -> Optional[str]:
         return None
     try:
         return listing(read_archive(path))
-    except (IOError, OSError, EOFError, tarfile.TarError):
+    except (OSError, EOFError, tarfile.TarError):
         return current(path, 'a file that is not a tar archive')
 
 

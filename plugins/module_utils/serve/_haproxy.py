@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The host's HAProxy as its runtime API shows it: the rows of ``show stat`` and what they say of one server.

@@ -29,10 +29,10 @@ from urllib.error import HTTPError
 from urllib.request import ProxyHandler, Request, build_opener
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text, truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import unit_command
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 
 # What vLLM logs once the API server listens (uvicorn).
@@ -55,10 +55,6 @@ _EXCEPTION_LINE = re.compile(r'^[\w.]*(Error|Exception): ')
 # vLLM's API server only points back at the engine's exception with this one.
 _NOT_A_CAUSE = re.compile(r'^RuntimeError: Engine core initialization failed')
 _RFC3339 = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$')
-
-# States that end the wait without the server serving; "ready" is the only success.
-STATES = ('ready', 'crashed', 'exited', 'gone', 'absent', 'not_running', 'timeout',
-          'not_listed', 'request_failed', 'smoke_failed')
 
 
 # ------------------------------------------------------------------ pure helpers
@@ -147,12 +143,8 @@ def marker_error(state: str,
         reason = 'vLLM crashed while starting: the %s stopped (state %s, exit code %s)' % (
             said['served_by'], view['status'], view['exit_code'])
     else:
-        reason = 'still not up after %ss' % _seconds_text(timeout)
+        reason = 'still not up after %ss' % seconds_text(timeout)
     return "vLLM in %s did not log '%s': %s" % (name, marker, reason)
-
-
-def _seconds_text(value: float) -> str:
-    return str(int(value)) if float(value) == int(value) else str(value)
 
 
 def completion_body(model: str, prompt: str, max_tokens: int) -> Dict[str, Any]:
@@ -193,11 +185,13 @@ def tool_body(model: str, max_tokens: int) -> Dict[str, Any]:
             'chat_template_kwargs': {'enable_thinking': False}}
 
 
-def _message(answer: Any) -> Optional[Dict[str, Any]]:
+def _choice(answer: Any) -> Optional[Dict[str, Any]]:
     choices = answer.get('choices') if isinstance(answer, dict) else None
-    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
-        return None
-    message = choices[0].get('message')
+    return choices[0] if choices and isinstance(choices, list) and isinstance(choices[0], dict) else None
+
+
+def _message(answer: Any) -> Optional[Dict[str, Any]]:
+    message = (_choice(answer) or {}).get('message')
     return message if isinstance(message, dict) else None
 
 
@@ -240,13 +234,13 @@ def answer_text(answer: Any, chat: bool) -> Optional[str]:
     without ``</think>`` under ``reasoning`` with the content null, unless the request sets enable_thinking false
     (vllm/reasoning/qwen3_reasoning_parser.py extract_reasoning; seen on vLLM 0.23.0's own server,
     tests/sim/refserver)."""
-    choices = answer.get('choices') if isinstance(answer, dict) else None
-    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+    choice = _choice(answer)
+    if choice is None:
         return None
     if chat:
-        message = choices[0].get('message') or {}
+        message = choice.get('message') or {}
         return str(message.get('content') or message.get(REASONING_FIELD) or '')
-    return str(choices[0].get('text') or '')
+    return str(choice.get('text') or '')
 
 
 def model_ids(answer: Any) -> List[str]:
@@ -259,7 +253,7 @@ def bearer(api_key: Optional[str]) -> Dict[str, str]:
 
 
 # ------------------------------------------------------------------ the wait
-class Watch(object):
+class Watch:
     """One wait for one container; ``run()`` returns the module's result.
 
     ``probe`` has ``inspect()`` (the Docker inspect dict or None), ``logs(since=None,
@@ -331,9 +325,7 @@ class Watch(object):
         while True:
             state = judge_container(self.view, self.baseline)
             if state:
-                return self.finish(state, self.marker_task(), marker_error(
-                    state, self.view, self.baseline, self.params['name'], timeout, self.marker(),
-                    self.params.get('service')))
+                return self.finish(state, self.marker_task(), self.startup_error(state))
             if not self.marker_seen:
                 self.marker_seen = self.look_for_marker()
             if self.marker_seen:
@@ -344,13 +336,17 @@ class Watch(object):
             if left <= 0:
                 return self.timed_out(timeout)
             if report and self.elapsed() >= report:
-                return self.finish('waiting', self.marker_task(), marker_error(
-                    'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
+                return self.finish('waiting', self.marker_task(), self.startup_error('timeout'))
             self.sleep(min(poll, left, report - self.elapsed()) if report else min(poll, left))
             self.view = container_view(self.probe.inspect())
 
     def marker(self) -> str:
         return self.params.get('marker') or MARKER
+
+    def startup_error(self, state: str, view: Optional[Dict[str, Any]] = None) -> str:
+        """``marker_error`` of this wait: why it ended before the startup line (``view``: the container now)."""
+        return marker_error(state, view or self.view, self.baseline, self.params['name'], float(self.params['timeout']),
+                            self.marker(), self.params.get('service'))
 
     def marker_task(self) -> str:
         return "Wait for '%s' in the log of %s" % (self.marker(), self.params['name'])
@@ -367,12 +363,11 @@ class Watch(object):
 
     def timed_out(self, timeout: float) -> Dict[str, Any]:
         if not self.marker_seen:
-            return self.finish('timeout', self.marker_task(), marker_error(
-                'timeout', self.view, self.baseline, self.params['name'], timeout, self.marker()))
+            return self.finish('timeout', self.marker_task(), self.startup_error('timeout'))
         status, text = self.health
         return self.finish('timeout', 'Wait for /health to answer 200 at %s' % self.params['url'],
                            '/health answered %s, still not up after %ss' % (
-                               status if status is not None else truncate(text, 200), _seconds_text(timeout)))
+                               status if status is not None else truncate(text, 200), seconds_text(timeout)))
 
     def serve(self) -> Dict[str, Any]:
         """The server answers /health: the model list, then the smoke tests."""
@@ -435,28 +430,20 @@ class Watch(object):
                 return task, problem
         return None
 
-    def finish(self,
-               state: str,
-               task: str,
-               error: str,
-               models: Optional[List[str]] = None,
-               completion: Optional[str] = '',
-               chat: Optional[str] = '',
-               reasoning: Optional[str] = '',
-               tool_call: Optional[str] = '') -> Dict[str, Any]:
-        """The result; on a failure also the log tail, the cause, and whether Docker restarted it."""
+    def finish(self, state: str, task: str, error: str, models: Optional[List[str]] = None,
+               **texts: Optional[str]) -> Dict[str, Any]:
+        """The result, with the smoke tests' ``texts`` (completion, chat, reasoning, tool_call); on a failure also
+        the log tail, the cause, and whether Docker restarted it."""
         result = {'state': state, 'task': task, 'error': error, 'models': models or [], 'restarts': 0,
-                  'exit_code': None, 'cause': '', 'log_tail': [], 'completion': completion or '', 'chat': chat or '',
-                  'reasoning': reasoning or '', 'tool_call': tool_call or ''}
+                  'exit_code': None, 'cause': '', 'log_tail': []}
+        result.update((key, texts.get(key) or '') for key in ('completion', 'chat', 'reasoning', 'tool_call'))
         if state not in ('absent', 'not_running'):
             # A server that fails a check may have crashed meanwhile: look once more.
             view = self.view if state in ('ready', 'gone', 'crashed', 'exited') else container_view(self.probe.inspect())
             if view is not None and state != 'ready' and judge_container(view, self.baseline) == 'crashed':
                 if state in ('waiting', 'timeout') and task == self.marker_task():
                     # Seen only now, at the end of a wait for the startup line: say it crashed, not "not up yet".
-                    result['error'] = marker_error('crashed', view, self.baseline, self.params['name'],
-                                                   float(self.params['timeout']), self.marker(),
-                                                   self.params.get('service'))
+                    result['error'] = self.startup_error('crashed', view)
                 state = result['state'] = 'crashed'
             if view is not None:
                 result['exit_code'] = view['exit_code']
@@ -476,7 +463,7 @@ class Watch(object):
         try:
             last = self.probe.logs(tail=max(count, 1), tty=bool(tty)).splitlines()
             since_start = self.probe.logs(since=_start_since(self.first), tty=bool(tty)).splitlines()
-        except (IOError, OSError, ValueError):
+        except (OSError, ValueError):
             return  # the container went away meanwhile: nothing to show
         result['log_tail'] = tail(last, count)
         result['cause'] = find_cause(since_start) or find_cause(last)
@@ -493,7 +480,7 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
     to a new file in ``directory`` (made 0700 when missing), mode 0600; its path.
 
     Done before a failed container is removed, so that the bug report has more than the
-    last lines; IOError/OSError when the log cannot be read or written."""
+    last lines; OSError when the log cannot be read or written."""
     tty = bool(((probe.inspect() or {}).get('Config') or {}).get('Tty'))
     text = redact_text(probe.logs(timestamps=True, tty=tty), secrets)
     if not os.path.isdir(directory):
@@ -537,7 +524,7 @@ def _http_error(method: str, path: str, status: Optional[int], text: str) -> str
 
 
 # ------------------------------------------------------------------ the node's probes
-class HttpClient(object):
+class HttpClient:
     """Requests to the server from the node; never through a proxy (the server is local)."""
 
     def __init__(self, base_url: str, headers: Optional[Dict[str, str]] = None) -> None:
@@ -558,11 +545,11 @@ class HttpClient(object):
             return response.getcode(), response.read().decode('utf-8', 'replace')
         except HTTPError as exc:
             return exc.code, exc.read().decode('utf-8', 'replace')
-        except (IOError, OSError, httplib.HTTPException, ValueError) as exc:
+        except (OSError, httplib.HTTPException, ValueError) as exc:
             return None, str(getattr(exc, 'reason', None) or exc)
 
 
-class NodeProbe(object):
+class NodeProbe:
     """The probe ``Watch`` needs, for one container and its server."""
 
     def __init__(self, docker: Any, http: HttpClient, name: str) -> None:
@@ -573,17 +560,14 @@ class NodeProbe(object):
         try:
             return self.docker.inspect(self.name)
         except DockerError as exc:
-            raise IOError(str(exc))
+            raise OSError(str(exc))
 
-    def logs(self,
-             since: Optional[str] = None,
-             tail: Optional[int] = None,
-             timestamps: bool = False,
+    def logs(self, since: Optional[str] = None, tail: Optional[int] = None, timestamps: bool = False,
              tty: bool = False) -> str:
         try:
             return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
         except DockerError as exc:
-            raise IOError(str(exc))
+            raise OSError(str(exc))
 
     def get(self, path: str, timeout: float) -> Tuple[Optional[int], str]:
         return self.http.request(path, timeout=timeout)
@@ -592,7 +576,7 @@ class NodeProbe(object):
         return self.http.request(path, body=body, timeout=timeout)
 
 
-class SystemdUnit(object):
+class SystemdUnit:
     """The same two calls as ``DockerApi`` for a systemd service (the source install method): its state as
     Docker's inspect answer would say it, and its journal as the container's log. ``run`` runs a command on the
     node and returns ``(rc, stdout, stderr)`` (AnsibleModule.run_command)."""
@@ -603,10 +587,15 @@ class SystemdUnit(object):
     def __init__(self, run: Callable[..., Tuple[int, str, str]]) -> None:
         self.run = run
 
-    def inspect(self, name: str) -> Optional[Dict[str, Any]]:
-        rc, out, err = self.run(['systemctl', 'show', '--timestamp=unix', name] + ['-p' + key for key in self.SHOW])
+    def _output(self, argv: List[str], what: str) -> str:
+        rc, out, err = self.run(argv)
         if rc != 0:
-            raise IOError('systemctl show %s failed (rc %d): %s' % (name, rc, (err or out).strip()))
+            raise OSError('%s failed (rc %d): %s' % (what, rc, (err or out).strip()))
+        return out
+
+    def inspect(self, name: str) -> Optional[Dict[str, Any]]:
+        out = self._output(['systemctl', 'show', '--timestamp=unix', name] + ['-p' + key for key in self.SHOW],
+                           'systemctl show %s' % name)
         return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line), self._command(name))
 
     def _command(self, name: str) -> List[str]:
@@ -624,10 +613,7 @@ class SystemdUnit(object):
             argv += ['--since', '@%d' % int(float(since))]
         if tail is not None:
             argv += ['-n', str(int(tail))]
-        rc, out, err = self.run(argv)
-        if rc != 0:
-            raise IOError('journalctl -u %s failed (rc %d): %s' % (name, rc, (err or out).strip()))
-        return out
+        return self._output(argv, 'journalctl -u %s' % name)
 
 
 def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Optional[Dict[str, Any]]:
@@ -706,7 +692,7 @@ def check_serving(entries: List[Dict[str, Any]],
                       log_lines=0, marker=MARKER, smoke_test=False)
         try:
             result = Watch(probe_for(entry), params).run()
-        except (IOError, OSError, ValueError) as exc:
+        except (OSError, ValueError) as exc:
             result = {'state': 'error', 'task': 'Check %s' % entry['name'], 'error': str(exc)}
         out[entry['name']] = dict((key, result.get(key)) for key in
                                   ('state', 'task', 'error', 'models'))

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.ascend.vllm.plugins.module_utils._boolean import to_bool as _to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import to_bool as _to_bool
 
 _INT_RE = re.compile(r'^[+-]?\d+$')
 _HUMAN_INT_RE = re.compile(r'^(\d+(?:\.\d+)?)([kKmMgGtT])$')

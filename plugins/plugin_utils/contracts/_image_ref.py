@@ -17,7 +17,7 @@ import re
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse, written_tag
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
-from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true, to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true, to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import format_problem, registry_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
 

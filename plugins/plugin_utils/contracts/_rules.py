@@ -24,7 +24,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.chat_parsers
     AUTO, AUTO_TOOL_CHOICE_FLAG, NONE, REASONING_FLAG, REGISTRY, TOOL_CALL_FLAG, registry_for)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import (
     _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
-from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import (
     listen_host_problem, served_name_problem)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import image_sort_key, parse_image_tag
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._memory import memory_plan

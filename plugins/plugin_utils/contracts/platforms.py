@@ -14,7 +14,7 @@ import difflib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import template_problem
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import template_problem
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
 
 _DATA = _data.load('platforms')

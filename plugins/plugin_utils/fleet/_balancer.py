@@ -22,8 +22,8 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
-from ansible_collections.ascend.vllm.plugins.module_utils._grammar import is_ip_address
-from ansible_collections.ascend.vllm.plugins.module_utils._address import bracketed, is_ipv6, reach_address
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import is_ip_address
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import bracketed, is_ipv6, reach_address
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
     is_integer, is_loopback, to_json, unauthenticated_exposure)
 

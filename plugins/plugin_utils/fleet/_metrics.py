@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Sequence
 
-from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, host_port
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import WILDCARDS, host_port
 
 
 def target_address(metrics_address: Optional[str], publish_address: Optional[str], host_address: str) -> str:

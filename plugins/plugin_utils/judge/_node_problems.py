@@ -21,7 +21,7 @@ from ansible.module_utils.compat.version import LooseVersion
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
-from ansible_collections.ascend.vllm.plugins.module_utils.serve import _container_spec
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _container_spec
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import own_services, source_problems
 

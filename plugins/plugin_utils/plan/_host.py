@@ -31,7 +31,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances impor
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     config_problems, container_plan, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
-from ansible_collections.ascend.vllm.plugins.module_utils._address import with_urls
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import with_urls
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_steps
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
     SOURCE, env_problems, install_plan, service_plan, unit_name, with_launcher)

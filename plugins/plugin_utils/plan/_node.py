@@ -32,8 +32,8 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
     IMAGE_INPUTS, configs, containers, frontends, services)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import INSTANCE_LABEL, MANAGED_LABEL, previous_name
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, SPEC_LABEL
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text

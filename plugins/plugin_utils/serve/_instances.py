@@ -19,10 +19,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ansible_collections.ascend.vllm.plugins.module_utils._image import written_tag
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problems
-from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import (
     CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
-from ansible_collections.ascend.vllm.plugins.module_utils._address import is_wildcard
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
 # Counts and durations that must not be below a minimum: (variable, minimum, example).

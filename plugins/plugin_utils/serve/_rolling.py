@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, spec_digest
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import SPEC_LABEL, spec_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
-from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6, is_wildcard
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import WILDCARDS, is_ipv6, is_wildcard
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
     api_key as read_api_key, env_variable, is_integer, is_loopback, plain, secret_env_values, to_int, to_json)
 

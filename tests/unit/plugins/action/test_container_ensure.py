@@ -24,7 +24,8 @@ from hypothesis import assume, given, settings as hsettings, strategies as st
 from ansible_collections.ascend.vllm.plugins.action import container_ensure as action_module
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import INPUT_OPTIONS, MISSING_FIX
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import INPUT_OPTIONS
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._container_run import MISSING_FIX
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 DOCKER = 'community.docker.docker_container'

@@ -96,7 +96,7 @@ def test_image_pull_wait_fails_at_the_timeout_with_the_callers_message():
     assert result['failed'] and result['msg'] == 'past image_pull_timeout'
 
 
-# --- what the outcome means for the run: the action's notes (module_utils/serve/_keep.py) ---
+# --- what the outcome means for the run: the action's notes (plugin_utils/serve/_keep.py) ---
 
 CRASHED = {'state': 'crashed', 'failed': True, 'error': 'vLLM crashed while starting', 'cause': 'ValueError: x',
            'log_file': '/var/log/ascend-vllm/v.log', 'log_file_error': ''}

@@ -63,7 +63,8 @@ def test_textvqa_layout_checks_the_images_it_names(tmp_path):
     (tmp_path / 'images').mkdir()
     (tmp_path / 'images' / 'a.png').write_bytes(b'png')
     assert A.layout_problems('textvqa', str(tmp_path)) == []
-    assert A.textvqa_local_rows(str(tmp_path))[0]['image'] == str(tmp_path / 'images' / 'a.png')
+    rows = A.textvqa_files(str(tmp_path))['textvqa_json/textvqa_val.jsonl']
+    assert json.loads(rows)['image'] == str(tmp_path / 'images' / 'a.png')
 
 
 def test_accuracy_config_is_the_guides_model_block_with_local_datasets():

@@ -17,7 +17,7 @@ import string
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import (
-    REDACTED, known_secrets, redact, redact_argv, redact_bytes, redact_env, redact_text, secret_name, secret_values)
+    REDACTED, known_secrets, redact, redact_argv, redact_bytes, redact_text, secret_name, secret_values)
 
 SECRET_NAMES = ['VLLM_API_KEY', 'API_KEY', 'OPENAI_API_KEY', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'MODELSCOPE_TOKEN',
                 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'REGISTRY_PASSWD', 'api_key', 'hf_token', 'token',
@@ -112,7 +112,7 @@ def test_empty_and_flag_values_are_left_alone():
     assert redact({'api_key': None, 'api_key_required': True, 'VLLM_API_KEY': ''}) == \
         {'api_key': None, 'api_key_required': True, 'VLLM_API_KEY': ''}
     assert redact_argv(['--api-key', '--port', '8080']) == ['--api-key', '--port', '8080']
-    assert redact_env('NOEQUALS') == 'NOEQUALS'
+    assert redact_argv(['NOEQUALS']) == ['NOEQUALS']
 
 
 def test_short_known_values_are_not_searched_for():

@@ -320,7 +320,7 @@ def test_the_node_read_looks_for_git_only_when_asked(tmp_path, monkeypatch):
 
 def test_a_service_is_spoken_of_as_a_service():
     """The readiness check, keep-last-good and the rolling upgrade name systemd and the service (serve/_words.py)."""
-    from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import restore_note
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import restore_note
     from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import marker_error
     from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_outcome
     crashed = {'restarting': True, 'exit_code': 1, 'restart_count': 1, 'status': 'restarting'}

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, container_spec
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import SPEC_LABEL, container_spec
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import (
     expected_containers, upgrade_outcome, upgrade_steps)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import container_run_vars, instance_container

@@ -371,7 +371,7 @@ def test_numbers_beyond_any_float_are_refused_not_crashed_on(name, value):
 # ------------------------------------------------------------------ checked at the node read (node_facts' serving)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import (  # noqa: E402
     node_steps, serving_query, verified)
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import SPEC_LABEL  # noqa: E402
 
 
 def _node_with(planned, request, digest, image_id='sha256:1', ref=None):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Addresses, one home: wildcards, loopback, IPv6 brackets in port mappings and URLs.

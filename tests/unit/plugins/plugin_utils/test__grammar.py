@@ -11,7 +11,7 @@ import string
 
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.ascend.vllm.plugins.module_utils._grammar import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import (
     CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
 
 

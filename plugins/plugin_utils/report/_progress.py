@@ -4,12 +4,9 @@
 
 Pure functions and two poll loops over an injected *call* (one module run on the
 node) and *show* (one printed line), so unit tests drive them without a node.
-The action plugins ``image_pull_wait`` and ``vllm_ready`` run the loops on the
-controller and print through Ansible's display; the modules report one step each.
-
-The Docker Engine's pull stream (``POST /images/create``) says per layer
-``{"status": ..., "progressDetail": {"current": N, "total": M}, "id": LAYER}``;
-``fold_pull`` keeps the newest status of each layer.
+The action plugins ``image_pull_wait``, ``job_wait``, ``image_ensure`` and ``vllm_ready`` run the loops on the
+controller and print through Ansible's display; the modules report one step each (the pull's layers as
+module_utils/node/_pull_watch.fold_pull keeps them).
 """
 
 from __future__ import annotations
@@ -17,22 +14,13 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import LAYER_DONE, LAYER_DOWNLOADED
 
-# Layer statuses of the Engine's pull stream, by what they mean for the pull.
-LAYER_DONE = ('Already exists', 'Pull complete')
-LAYER_DOWNLOADED = ('Verifying Checksum', 'Download complete', 'Extracting', 'Pull complete')
-LAYER_STATUSES = ('Pulling fs layer', 'Waiting', 'Downloading', 'Retrying', 'Verifying Checksum',
-                  'Download complete', 'Extracting', 'Pull complete', 'Already exists')
 # The newest log line is shown up to this many characters.
 LINE_LIMIT = 200
-
-
-def seconds_text(value: float) -> str:
-    """A number of seconds as the user wrote it: ``3600``, ``2.5`` (no ``.0``)."""
-    return str(int(value)) if float(value) == int(value) else str(value)
 
 
 def duration(seconds: float) -> str:
@@ -53,28 +41,6 @@ def size(count: float) -> str:
             return ('%d %s' % (value, unit)) if unit == 'B' else ('%.3g %s' % (value, unit))
         value /= 1000.0
     return '%.3g TB' % value  # pragma: no cover - the loop returns at GB
-
-
-def fold_pull(events: Iterable[Dict[str, Any]],
-              layers: Optional[Dict[str, Dict[str, Any]]] = None) -> Dict[str, Any]:
-    """The state of a pull from its stream's events: ``{layers: {id: {status, current, total}},
-    status, error}``; ``layers`` continues an earlier fold."""
-    state: Dict[str, Any] = {'layers': dict(layers or {}), 'status': '', 'error': ''}
-    for event in events:
-        if not isinstance(event, dict):
-            continue
-        status, layer = str(event.get('status') or ''), event.get('id')
-        if event.get('error'):
-            state['error'] = str(event.get('error'))
-        elif layer and status in LAYER_STATUSES:
-            before = state['layers'].get(layer, {})
-            detail = event.get('progressDetail') or {}
-            total = detail.get('total') or before.get('total') or 0
-            current = detail.get('current', before.get('current', 0) if status == before.get('status') else 0)
-            state['layers'][layer] = {'status': status, 'current': int(current or 0), 'total': int(total or 0)}
-        elif status.startswith('Status: ') or status.startswith('Digest: '):
-            state['status'] = status
-    return state
 
 
 def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
@@ -101,9 +67,12 @@ def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
             'extracting': count('Extracting'), 'downloaded': current, 'total': total}
 
 
+def _times(elapsed: float, timeout: float) -> str:
+    return '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
+
+
 def pull_line(host: str, ref: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
     """One progress line of a pull: what the Engine reports, the time spent and the time left."""
-    times = '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
     progress = progress or {}
     summary = pull_summary(progress)
     if summary['layers']:
@@ -123,41 +92,36 @@ def pull_line(host: str, ref: str, progress: Optional[Dict[str, Any]], elapsed: 
         what = 'the Docker Engine reports no layer progress (%s)' % truncate(progress['error'], 120)
     else:
         what = 'no layer progress reported yet'
-    return '[%s] pulling %s: %s; %s' % (host, ref, what, times)
+    return '[%s] pulling %s: %s; %s' % (host, ref, what, _times(elapsed, timeout))
 
 
 def load_line(host: str, archive: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
     """One progress line of a `docker load`: how much of the archive the Engine has been sent, the time spent
     and the time left (``progress``: node/_pull_watch.archive_read)."""
-    times = '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
-    progress = progress or {}
-    total, read = progress.get('size'), progress.get('read')
-    if read is None:
-        what = 'the archive is not being read (not opened yet, or sent whole while the Docker Engine registers its layers)'
-    elif total and read >= total:
-        what = 'all %s sent; the Docker Engine registers its layers' % size(total)
-    elif total:
-        what = '%s of %s sent to the Docker Engine (%d%%)' % (size(read), size(total), 100 * read // total)
-    else:
-        what = '%s sent to the Docker Engine' % size(read)
-    return '[%s] loading %s: %s; %s' % (host, archive, what, times)
+    what = _archive_read(progress, 'the archive is not being read (not opened yet, or sent whole while the Docker Engine '
+                         'registers its layers)', 'all %s sent; the Docker Engine registers its layers', ' to the Docker Engine')
+    return '[%s] loading %s: %s; %s' % (host, archive, what, _times(elapsed, timeout))
 
 
 def copy_line(host: str, source: str, dest: str, progress: Optional[Dict[str, Any]], elapsed: float) -> str:
     """One progress line of the archive's copy from the controller to the node: how much of it the connection has
     read (``progress``: node/_pull_watch.archive_read of the controller's own processes) and the time spent."""
-    progress = progress or {}
-    total, read = progress.get('size'), progress.get('read')
-    if read is None:
-        what = ('no process has the archive open at an offset (the connection has not opened it yet, or copies it '
-                'without reading it in order)')
-    elif total and read >= total:
-        what = 'all %s read; the node writes the last of it' % size(total)
-    elif total:
-        what = '%s of %s sent (%d%%)' % (size(read), size(total), 100 * read // total)
-    else:
-        what = '%s sent' % size(read)
+    what = _archive_read(progress, 'no process has the archive open at an offset (the connection has not opened it yet, '
+                         'or copies it without reading it in order)', 'all %s read; the node writes the last of it', '')
     return '[%s] copying %s to the node as %s: %s; %s elapsed' % (host, source, dest, what, duration(elapsed))
+
+
+def _archive_read(progress: Optional[Dict[str, Any]], unread: str, whole: str, where: str) -> str:
+    """How much of an archive was sent (``progress``: node/_pull_watch.archive_read): ``unread`` while nothing has
+    it open, ``whole`` (with the size) once all of it was read."""
+    total, read = (progress or {}).get('size'), (progress or {}).get('read')
+    if read is None:
+        return unread
+    if total and read >= total:
+        return whole % size(total)
+    if total:
+        return '%s of %s sent%s (%d%%)' % (size(read), size(total), where, 100 * read // total)
+    return '%s sent%s' % (size(read), where)
 
 
 def while_running(work: Callable[[], Any],
@@ -193,7 +157,7 @@ def while_running(work: Callable[[], Any],
 def job_line(host: str, what: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
     """One progress line of a long job on the node (a build, an evaluation): the time spent and left, and the newest
     line of its log (``progress``: node/_pull_watch.newest_line)."""
-    line = '[%s] %s: %s elapsed, timeout in %s' % (host, what, duration(elapsed), duration(max(0.0, timeout - elapsed)))
+    line = '[%s] %s: %s' % (host, what, _times(elapsed, timeout))
     newest = ' '.join(str((progress or {}).get('newest') or '').split())
     return line + ('; newest line: %s' % truncate(newest, LINE_LIMIT) if newest else '; no output yet')
 

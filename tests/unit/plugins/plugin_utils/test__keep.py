@@ -8,8 +8,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (
-    after_ready, container_state, keep_plan, previous_name, replaces, restore_note, served_model_name,
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name, served_model_name
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import (
+    after_ready, container_state, keep_plan, replaces, restore_note,
 )
 
 OURS = {'ascend.vllm.managed-by': 'ascend.vllm', 'ascend.vllm.instance': 'default'}
@@ -160,7 +161,6 @@ def test_another_instances_container_under_the_kept_name_is_not_ours_to_keep_or_
 
 
 def test_after_ready_and_the_restore_note():
-    from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import after_ready, restore_note, served_model_name
     assert after_ready('vllm-ascend-previous', True) == 'restore'
     assert after_ready('vllm-ascend-previous', False, False) == 'drop'
     assert after_ready('', True) == 'none' and after_ready('x', True, True) == 'none'
@@ -182,9 +182,11 @@ def test_keep_plan_reads_the_switch_as_ansible_does():
 
 
 # ------------------------------------------------------------------ the readiness outcome (was Jinja in ready_instance.yml)
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import (  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import (  # noqa: E402 pylint: disable=wrong-import-position
     STATES_NOT_THERE, failure_message, ready_outcome)
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import STATES  # noqa: E402 pylint: disable=wrong-import-position
+# What vllm_ready answers: the wait's end states ("ready" the only success).
+STATES = ('ready', 'crashed', 'exited', 'gone', 'absent', 'not_running', 'timeout',
+          'not_listed', 'request_failed', 'smoke_failed')
 
 
 @pytest.mark.parametrize('state', STATES + STATES_NOT_THERE + ('waiting', 'error'))

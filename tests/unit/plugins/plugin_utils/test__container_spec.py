@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import (
     SPEC_LABEL, container_spec, devices, mounts, spec_digest)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile, profile_names
 
@@ -168,7 +168,7 @@ def test_jemalloc_follows_the_image_architecture_like_the_bashrc_line(arch, path
 
 
 # ------------------------------------------------------------------ the extra labels' contract
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import label_problems  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import label_problems  # noqa: E402
 
 
 @pytest.mark.parametrize('labels, words', [
@@ -265,7 +265,7 @@ def test_bad_profile_is_a_value_error():
 # ------------------------------------------------------------------ device paths: one home
 from hypothesis import given, strategies as st  # noqa: E402 pylint: disable=wrong-import-position
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve import _container_spec as _spec  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _container_spec as _spec  # noqa: E402 pylint: disable=wrong-import-position
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import platforms as _platforms  # noqa: E402 pylint: disable=wrong-import-position
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge import _node_problems  # noqa: E402 pylint: disable=wrong-import-position
 

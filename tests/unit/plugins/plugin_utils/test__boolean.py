@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true, to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true, to_bool
 
 WORDS = ['y', 'yes', 'on', '1', 'true', 't', 'n', 'no', 'off', '0', 'false', 'f', 'maybe', '2', '', 'enable']
 

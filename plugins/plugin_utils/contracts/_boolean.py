@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """A boolean as it arrives from an inventory, ``-e key=value`` or an AWX survey: the one reading of it.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""Progress lines of the long waits and the poll loops of their action plugins (module_utils/_progress.py)."""
+"""Progress lines of the long waits and the poll loops of their action plugins (plugin_utils/report/_progress.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils import _progress as p
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import fold_pull
+from ansible_collections.ascend.vllm.plugins.plugin_utils.report import _progress as p
 
 # The stream of Docker Engine 20.10 pulling an image of three layers, one already on the node
 # (lines captured from POST /images/create on this machine, progress bars left out).
@@ -46,42 +47,42 @@ def test_size(count, text):
 
 
 def test_fold_keeps_the_newest_status_per_layer_and_ignores_the_tag_line():
-    state = p.fold_pull(STREAM)
+    state = fold_pull(STREAM)
     assert sorted(state['layers']) == ['1365bd735e9f', '196a46c92645', 'fdd49f53429b']
     assert state['layers']['1365bd735e9f'] == {'status': 'Downloading', 'current': 9420380, 'total': 40012404}
-    state = p.fold_pull(FINISH, state['layers'])
+    state = fold_pull(FINISH, state['layers'])
     assert state['layers']['1365bd735e9f'] == {'status': 'Pull complete', 'current': 0, 'total': 40012404}
     assert state['status'].startswith('Digest: sha256:ae4e')
 
 
 def test_summary_and_line_while_downloading():
-    summary = p.pull_summary(p.fold_pull(STREAM))
+    summary = p.pull_summary(fold_pull(STREAM))
     assert summary == {'layers': 3, 'done': 1, 'present': 1, 'downloading': 2, 'waiting': 0, 'downloaded_layers': 0,
                        'extracting': 0, 'downloaded': 18611384, 'total': 100030925}
-    line = p.pull_line('n1', 'reg:5000/ascend/vllm-ascend:v0.23.0-310p', p.fold_pull(STREAM), 95, 3600)
+    line = p.pull_line('n1', 'reg:5000/ascend/vllm-ascend:v0.23.0-310p', fold_pull(STREAM), 95, 3600)
     assert line == ('[n1] pulling reg:5000/ascend/vllm-ascend:v0.23.0-310p: 1/3 layers done (1 already on the node, '
                     '2 downloading), 18.6 MB of 100 MB downloaded (18%); 1m35s elapsed, timeout in 58m25s')
 
 
 def test_line_without_every_size_gives_the_bytes_only():
-    state = p.fold_pull(STREAM[:5])  # fdd49f53429b has not started: its size is not known yet
+    state = fold_pull(STREAM[:5])  # fdd49f53429b has not started: its size is not known yet
     assert p.pull_summary(state)['total'] is None
     assert ('1/3 layers done (1 already on the node, 1 downloading, 1 waiting), 9.42 MB downloaded;'
             in p.pull_line('n1', 'x', state, 5, 60))
 
 
 def test_line_counts_extracting_layers():
-    state = p.fold_pull(STREAM + FINISH[:3])
+    state = fold_pull(STREAM + FINISH[:3])
     assert ' (1 already on the node, 1 downloading, 1 extracting), ' in p.pull_line('n1', 'x', state, 5, 60)
-    state = p.fold_pull(STREAM + FINISH[:2])
+    state = fold_pull(STREAM + FINISH[:2])
     assert ' (1 already on the node, 1 downloading, 1 downloaded), ' in p.pull_line('n1', 'x', state, 5, 60)
 
 
 def test_merge_keeps_a_layer_this_pull_downloaded_as_done():
-    before = p.fold_pull(STREAM + FINISH[:3])
+    before = fold_pull(STREAM + FINISH[:3])
     # A later stream: the layer is registered now, and the other one's size is not repeated.
-    now = p.fold_pull([{'status': 'Already exists', 'id': '1365bd735e9f'},
-                       {'status': 'Download complete', 'id': 'fdd49f53429b'}])
+    now = fold_pull([{'status': 'Already exists', 'id': '1365bd735e9f'},
+                     {'status': 'Download complete', 'id': 'fdd49f53429b'}])
     merged = p.merge_progress(before, now)
     assert merged['layers']['1365bd735e9f'] == {'status': 'Pull complete', 'current': 0, 'total': 40012404}
     assert merged['layers']['fdd49f53429b']['total'] == 60018521
@@ -151,8 +152,8 @@ def test_wait_ready_stops_a_runaway_wait_as_a_timeout():
 
 def test_wait_pull_until_the_job_ends():
     clock = Clock()
-    runs = [{'finished': False, 'progress': p.fold_pull(STREAM)},
-            {'finished': False, 'progress': p.fold_pull([{'status': 'Download complete', 'id': '1365bd735e9f'}])},
+    runs = [{'finished': False, 'progress': fold_pull(STREAM)},
+            {'finished': False, 'progress': fold_pull([{'status': 'Download complete', 'id': '1365bd735e9f'}])},
             {'finished': True, 'answer': {'changed': True}}]
     asked, shown = [], []
 

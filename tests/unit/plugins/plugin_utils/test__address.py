@@ -22,9 +22,9 @@ try:  # community.docker 5 made its module_utils private (_module_container); 4.
 except ImportError:
     from ansible_collections.community.docker.plugins.module_utils.module_container.base import _preprocess_ports
 
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import published_ports
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import published_ports
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._metrics import metrics_targets
-from ansible_collections.ascend.vllm.plugins.module_utils._address import (
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import (
     port_mapping, reach_address, url, with_urls)
 
 

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The container_run role's container spec: devices, mounts, environment,
@@ -16,10 +15,11 @@ import json
 import re
 from typing import Any, List
 
-from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name, secret_values
-from ansible_collections.ascend.vllm.plugins.module_utils._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
-from ansible_collections.ascend.vllm.plugins.module_utils._address import port_mapping
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import LABEL_KEY_RE, RESERVED_LABEL_PREFIXES
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import port_mapping
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE, SPEC_LABEL
 
 # Guide 4.1: "-v /root/.cache:/root/.cache", for a profile that names no cache mount.
 DEFAULT_CACHE_MOUNT = {'target': '/root/.cache', 'read_only': False}
@@ -75,12 +75,7 @@ def image_env_dict(image_env):
     """The image's ``Config.Env`` (a list of ``NAME=value``) as a dict; a dict is returned as is."""
     if isinstance(image_env, dict):
         return dict((str(key), str(value)) for key, value in image_env.items())
-    out = {}
-    for item in image_env or []:
-        name, sep, value = str(item).partition('=')
-        if sep:
-            out[name] = value
-    return out
+    return dict(str(item).split('=', 1) for item in image_env or [] if '=' in str(item))
 
 
 # Docker's image architecture -> what ``uname -m`` prints in the container.
@@ -145,8 +140,8 @@ def label_problems(extra: Any) -> List[str]:
 def labels(instance, model, platform, port, extra=None):
     """The labels preflight, verify and teardown find our containers by; the user's merged over them."""
     out = {
-        'ascend.vllm.managed-by': 'ascend.vllm',
-        'ascend.vllm.instance': str(instance),
+        MANAGED_LABEL: MANAGED_VALUE,
+        INSTANCE_LABEL: str(instance),
         'ascend.vllm.model': str(model),
         'ascend.vllm.platform': str(platform),
         'ascend.vllm.port': str(port),
@@ -159,11 +154,6 @@ def published_ports(port, address=''):
     """The guide's ``-p PORT:PORT``, on one host address when given (an IPv6 one in brackets)."""
     return [port_mapping(address, port)]
 
-
-# The label that carries the digest of everything the collection asks Docker for
-# (spec_digest): a later run that plans the same container with the same image knows
-# from the node's one read that nothing would change, and skips the replacement path.
-SPEC_LABEL = 'ascend.vllm.spec'
 
 # The container_run variables besides the spec's inputs that reach docker_container.
 _RUN_SETTINGS = ('container_run_image', 'container_run_command', 'container_run_restart_policy',
