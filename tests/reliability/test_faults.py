@@ -256,9 +256,9 @@ def scn_balancer_port_taken(case):
 
 def scn_balancer_dir_is_file(case):
     """A directory the balancer would write is a file on the node: preflight names the variable and the path."""
-    _preflight_case(case, lambda: None, ['balancer_config_dir="/etc/hostname" is a file on the node, not a directory',
-                                          "set balancer_config_dir to a directory root can write on the node"],
-                    {"balancer_enabled": True, "balancer_config_dir": "/etc/hostname"})
+    expect = ['balancer_config_dir="/etc/hostname" is a file on the node, not a directory',
+              "set balancer_config_dir to a directory root can write on the node"]
+    _preflight_case(case, lambda: None, expect, {"balancer_enabled": True, "balancer_config_dir": "/etc/hostname"})
 
 
 def scn_chip_busy(case):
