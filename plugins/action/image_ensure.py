@@ -40,10 +40,6 @@ POLICIES = ('not_present', 'always')
 # What --diff shows of the tarball on the node: its size (the bytes of an image are no text to read).
 ARCHIVE_SHOWN = '<docker save archive, %d bytes>\n'
 
-# The variables a platform problem names: image_pull's defaults come from these.
-PLATFORM_NAMES = {'platform': 'ascend_vllm_platform', 'platform_overrides': 'ascend_vllm_platform_overrides',
-                  'platform_spec': 'ascend_vllm_platform_spec'}
-
 
 def settings(args):
     """The checked arguments, or (None, message)."""
@@ -77,11 +73,6 @@ class ActionModule(ActionBase):
 
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
-
-    def _background_pull(self, ref, policy, timeout, task_vars):
-        """Start docker_image_pull as an async job on the node (its limit: ``timeout``)."""
-        return self._background('community.docker.docker_image_pull', {'name': ref, 'pull': policy}, timeout,
-                                task_vars)
 
     def _background(self, module, args, timeout, task_vars):
         """Start ``module`` as an async job on the node (its limit: ``timeout``)."""
@@ -133,7 +124,8 @@ class ActionModule(ActionBase):
         if self._task.check_mode:
             # docker_image_pull only asks the Engine in check mode: nothing to wait for.
             return self._module('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']}, task_vars)
-        job = self._background_pull(ref, conf['policy'], conf['timeout'], task_vars)
+        job = self._background('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']},
+                               conf['timeout'], task_vars)
         return self._watch(job, {'name': ref}, pull_line, ref, conf, task_vars,
                            ('the pull of %s' % ref, 'the pull job of %s' % ref))
 
@@ -235,7 +227,7 @@ class ActionModule(ActionBase):
         if (args.get('inputs') or {}).get('image_pull_tag_suffix') is not None:
             return None, None
         verdict = profile_verdict(args.get('platform') or '', args.get('platform_overrides') or {},
-                                  args.get('platform_spec') or None, PLATFORM_NAMES)
+                                  args.get('platform_spec') or None)
         if verdict['profile'] is None:
             problem = verdict['problems'][0]
             return None, ('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'

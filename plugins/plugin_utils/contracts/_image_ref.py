@@ -37,10 +37,6 @@ _NOT_FOUND_RE = re.compile(r'404 Client Error|manifest unknown|name unknown|not 
 REASON_LENGTH = 300
 
 
-def _json(value):
-    return json.dumps(value)
-
-
 def _problem(msg, fix):
     return {'check': 'image', 'msg': msg, 'fix': fix}
 
@@ -50,11 +46,7 @@ def _str(value):
 
 
 def _items(value):
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, dict):
-        return list(value)
-    return []
+    return list(value) if isinstance(value, (list, tuple, dict)) else []
 
 
 def _registry_problems(registries):
@@ -70,17 +62,17 @@ def _archive_problems(inputs, controller_isfile):
     on_node = is_true(inputs.get('image_pull_archive_on_node', False))
     out = []
     if not on_node and not controller_isfile(archive):
-        out.append(_problem('image_pull_archive=%s is not a file on the controller' % _json(archive),
+        out.append(_problem('image_pull_archive=%s is not a file on the controller' % json.dumps(archive),
                             'make the tarball with docker save on a connected machine and put it at that path, or '
                             'set image_pull_archive_on_node: true when it is on the node already'))
     isreg = inputs.get('image_pull_archive_node_isreg')
     if on_node and isreg is not None and not is_true(isreg):
-        out.append(_problem('image_pull_archive=%s is not a file on the node' % _json(archive),
+        out.append(_problem('image_pull_archive=%s is not a file on the node' % json.dumps(archive),
                             'copy the docker save tarball to that path on the node, or set image_pull_archive_on_node: '
                             'false to copy it from the controller'))
     archive_dir = inputs.get('image_pull_archive_dir')
     if not on_node and not (isinstance(archive_dir, str) and archive_dir.startswith('/')):
-        out.append(_problem('image_pull_archive_dir=%s is not an absolute path on the node' % _json(archive_dir),
+        out.append(_problem('image_pull_archive_dir=%s is not an absolute path on the node' % json.dumps(archive_dir),
                             'set image_pull_archive_dir to an absolute directory, e.g. /var/tmp/ascend-vllm'))
     return out
 
@@ -202,12 +194,12 @@ def pin_problems(pinned, answers):
             continue
         if answer.get('status') == 404:
             out.append(_problem('%s=%s: the registry has no %s (HTTP 404), so the pin cannot be checked against '
-                                'its tag' % (pin['variable'], _json(shown), pin['ref']),
+                                'its tag' % (pin['variable'], json.dumps(shown), pin['ref']),
                                 'check the tag (%s) against the tags the registry lists' % pin['ref']))
         elif told:
             out.append(_problem('%s=%s pins %s, but the registry says %s points to %s: the container would run '
                                 'another image than the tag names' % (
-                                    pin['variable'], _json(shown), pin['digest'], pin['ref'], told),
+                                    pin['variable'], json.dumps(shown), pin['digest'], pin['ref'], told),
                                 'pin the digest the tag points to (%s@%s), or write the tag that digest was taken '
                                 'from' % (pin['ref'], told)))
     return out

@@ -3,7 +3,7 @@
 """The planner's rules, one function each, over a shared request context.
 
 Each rule reads the request and what earlier rules settled on the context
-(``ctx.tp``, ``ctx.model``, ...), records every broken rule in ``ctx.report``
+(``ctx.tp``, ``ctx.model``, ...), records every broken rule in ``ctx.violations``
 and sets what later rules and the command need; a value a rule rejects is left
 None so no later rule reports it twice.  ``RULES`` is the order problems are
 reported in.  The rules come from the vllm-ascend docs, "Qwen3.5-Dense"
@@ -52,42 +52,25 @@ _HEAD_KEYS = ('num_attention_heads', 'linear_num_key_heads', 'linear_num_value_h
 QUANTIZATION_METHODS = ('ascend', 'compressed-tensors', 'fp8', 'deepseek_v4_fp8')
 
 
-class _Report(object):
-    """Collects violations and warnings; ``variable`` is the user's variable name.
+class Context(object):
+    """One request being checked: the request, its violations and warnings, the result and the settled values.
 
-    An option is named ``prefix + option`` unless ``names`` maps it to the variable
+    A violation names ``prefix + option`` unless the request's ``var_names`` maps the option to the variable
     the caller really reads it from (``platform`` -> ``ascend_vllm_platform``).
     """
-
-    def __init__(self, prefix: str, names: Optional[Dict[str, str]] = None) -> None:
-        self.prefix = prefix
-        self.names = dict((key, value) for key, value in (names or {}).items()
-                          if isinstance(key, str) and isinstance(value, str) and value)
-        self.violations: List[Dict[str, Any]] = []
-        self.warnings: List[str] = []
-
-    def name(self, option: str) -> str:
-        return self.names.get(option, self.prefix + option)
-
-    def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
-        self.violations.append({'variable': self.name(option), 'value': value, 'rule': rule, 'fix': fix})
-
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
-
-
-class Context(object):
-    """One request being checked: the request, the report, the result and the settled values."""
 
     def __init__(self, req: Dict[str, Any]) -> None:
         self.req = req
         self.prefix = req['var_prefix'] if isinstance(req['var_prefix'], str) else ''
-        self.report = _Report(self.prefix, req['var_names'] if isinstance(req['var_names'], dict) else None)
-        self.name_of = self.report.name
+        names = req['var_names'] if isinstance(req['var_names'], dict) else {}
+        self.names = dict((key, value) for key, value in names.items()
+                          if isinstance(key, str) and isinstance(value, str) and value)
+        self.violations: List[Dict[str, Any]] = []
+        self.warnings: List[str] = []
         self.result: Dict[str, Any] = {
             'argv': None, 'command': None, 'env': None, 'api_key_env': None, 'settings': None,
-            'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.report.warnings,
-            'violations': self.report.violations, 'profile': None, 'model': None, 'image': None,
+            'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.warnings,
+            'violations': self.violations, 'profile': None, 'model': None, 'image': None,
         }
         # Settled by the rules; None while unknown or wrong.
         self.profile = self.model = self.tp = self.visible = self.k = self.seqs = self.mode = None
@@ -100,11 +83,14 @@ class Context(object):
         self.bools: Dict[str, Optional[bool]] = {}
         self.ints: Dict[str, Optional[int]] = {}
 
+    def name_of(self, option: str) -> str:
+        return self.names.get(option, self.prefix + option)
+
     def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
-        self.report.violation(option, value, rule, fix)
+        self.violations.append({'variable': self.name_of(option), 'value': value, 'rule': rule, 'fix': fix})
 
     def warn(self, text: str) -> None:
-        self.report.warn(text)
+        self.warnings.append(text)
 
     def model_platform(self) -> Optional[str]:
         """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
