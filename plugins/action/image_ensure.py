@@ -83,13 +83,6 @@ class ActionModule(ActionBase):
         finally:
             self._task.async_val = saved
 
-    def _load_archive(self, path, conf, task_vars):
-        """docker_image_load of ``path`` as an async job, with a progress line every ``report_after`` seconds (how
-        much of the archive the Engine has been sent); its result, or why it did not end."""
-        job = self._background('community.docker.docker_image_load', {'path': path}, conf['timeout'], task_vars)
-        return self._watch(job, {'archive': path}, load_line, path, conf, task_vars,
-                           ('docker load of %s' % path, 'the load job of %s' % path))
-
     def _copy(self, source, path, conf, task_vars):
         """The archive from the controller to ``path`` on the node, a progress line every ``report_after`` seconds.
 
@@ -183,7 +176,11 @@ class ActionModule(ActionBase):
                 return made
             self._copy(self._find_needle('files', archive), path, conf, task_vars)
             self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
-        loaded = self._load_archive(path, conf, task_vars)
+        # docker_image_load as an async job, a progress line (how much of the archive the Engine has been sent)
+        # every report_after seconds.
+        job = self._background('community.docker.docker_image_load', {'path': path}, conf['timeout'], task_vars)
+        loaded = self._watch(job, {'archive': path}, load_line, path, conf, task_vars,
+                             ('docker load of %s' % path, 'the load job of %s' % path))
         if not on_node and boolean(args.get('archive_cleanup', True), strict=False):
             self._module('ansible.legacy.file', {'path': path, 'state': 'absent'}, task_vars)
         if loaded.get('failed'):

@@ -149,11 +149,8 @@ def bounded(ctx: Context, option: str, raw: Any, required: bool = True) -> Any:
 
 # --------------------------------------------------------------------------- fixes
 
-def _fix_for_fit(mem: Dict[str, Any],
-                 tp: int,
-                 allowed_tp: List[int],
-                 util: float,
-                 name_of: Any = lambda option: option) -> str:
+def _fix_for_fit(ctx: Context, mem: Dict[str, Any]) -> str:
+    tp, util, name_of = ctx.tp, ctx.util, ctx.name_of
     parts = []
     if mem['max_num_seqs_fit'] >= 1:
         parts.append('lower %s to at most %d (at this max_model_len)' % (name_of('max_num_seqs'), mem['max_num_seqs_fit']))
@@ -162,7 +159,7 @@ def _fix_for_fit(mem: Dict[str, Any],
     if mem['max_num_seqs_fit'] < 1 and mem['max_model_len_fit'] < 1 and mem['max_model_len_fit_one_seq'] >= 1:
         parts.append('lower both: a single sequence fits up to %s %d'
                      % (name_of('max_model_len'), mem['max_model_len_fit_one_seq']))
-    bigger_tp = [size for size in allowed_tp if size > tp]
+    bigger_tp = [size for size in ctx.allowed_tp([tp]) if size > tp]
     if bigger_tp:
         parts.append('raise %s to %d' % (name_of('tensor_parallel_size'), bigger_tp[0]))
     if util < 0.95:
@@ -680,7 +677,7 @@ def rule_memory_fit(ctx: Context) -> None:
             % (ctx.model['name'], ctx.tp, ints['chip_memory_mb'], format_utilization(ctx.util), mem['required_mb'],
                ctx.seqs, ctx.length, mem['kv_budget_mb'], mem['weights_mb_per_chip'], mem['attention_mask_mb'],
                ints['memory_reserve_mb']),
-            _fix_for_fit(mem, ctx.tp, ctx.allowed_tp([ctx.tp]), ctx.util, ctx.name_of))
+            _fix_for_fit(ctx, mem))
     _free_memory(ctx, mem)
 
 

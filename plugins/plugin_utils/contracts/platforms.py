@@ -201,8 +201,7 @@ def overrides_fix(reference: Dict[str, Any], overrides: Any, variable: str) -> s
                                               ', '.join(sorted(reference)))
 
 
-def platform_violation(bad: Tuple[str, Any, str, Any],
-                       name_of: Any = lambda option: option) -> Tuple[str, Any, str, str]:
+def platform_violation(bad: Tuple[str, Any, str, Any], name_of: Any) -> Tuple[str, Any, str, str]:
     """(option, value, rule, fix) for what resolve_profile refused; name_of maps options to variables."""
     option, value, error, base = bad
     if option == 'platform':
