@@ -19,14 +19,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils._problem import report
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.module_utils._boolean import is_true, to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import format_problem, registry_problems
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import range_problems
 
 # The grammars (Docker's reference grammar, simplified) and their messages are contracts/_formats.py's,
 # which judges every variable that names an image, image_pull's and the balancer's alike.
 RELEASE_TAG_RE = re.compile(r'^v?[0-9]+[.][0-9]+')
-
-# The numeric inputs this module judges (contracts/_ranges.py holds their ranges).
-MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('image_pull_'))
 
 # docker_image_pull wraps the daemon's answer in the API error:
 # '... 500 Server Error for http+docker://...: Internal Server Error ("Get ...: connection refused")'.
@@ -54,7 +51,7 @@ def _registry_problems(registries):
         return [_problem('image_pull_registries=[]: no registry to pull from',
                          'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
                          'the image offline with image_pull_archive')]
-    return [_problem(found['msg'], found['fix']) for found in registry_problems('image_pull_registries', registries)]
+    return [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
 
 
 def _archive_problems(inputs, controller_isfile):
@@ -92,11 +89,8 @@ def image_problems(inputs, controller_isfile):
     for name, empty_ok in (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True)):
         found = format_problem(name, inputs.get(name), empty_ok)
         if found is not None:
-            out.append(_problem(found['msg'], found['fix']))
-    for name in MINIMUMS:
-        problem = range_problem(name, inputs.get(name)) if name in inputs else None
-        if problem is not None:
-            out.append(_problem(problem['msg'], problem['fix']))
+            out.append(dict(found, check='image'))
+    out += [dict(found, check='image') for found in range_problems(inputs, 'image_pull_')]
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
     if to_bool(inputs.get('image_pull_offline')) and inputs.get('image_pull_policy') == 'always':
