@@ -253,6 +253,12 @@ def extra_arg_problems(words: List[str], table: Optional[FlagTable] = None) -> L
     return out
 
 
+def _value(words: List[str], index: int, default: str = '') -> str:
+    """The value of the flag word ``words[index]``: after its "=", else the next word, else ``default``."""
+    _name, has_value, inline = words[index].partition('=')
+    return inline if has_value else (words[index + 1] if index + 1 < len(words) else default)
+
+
 def parser_flags(words: List[str]) -> Dict[str, Any]:
     """What argv words say about the chat parsers: {'reasoning': name or None, 'tool_call': name or None,
     'auto_tool_choice': True, False or None (not given)}; the last word wins, as in vLLM's argparse.
@@ -263,10 +269,9 @@ def parser_flags(words: List[str]) -> Dict[str, Any]:
     for index, word in enumerate(words):
         if not word.startswith('--'):
             continue
-        name, has_value, inline = word.partition('=')
-        name = name.replace('_', '-')
+        name = word.split('=', 1)[0].replace('_', '-')
         if name in names:
-            found[names[name]] = inline if has_value else (words[index + 1] if index + 1 < len(words) else '')
+            found[names[name]] = _value(words, index)
         elif name == '--enable-auto-tool-choice':
             found['auto_tool_choice'] = True
         elif name == '--no-enable-auto-tool-choice':
@@ -278,16 +283,14 @@ def _enables_npugraph_ex(args: List[str]) -> bool:
     for index, token in enumerate(args):
         if _flag_name(token) != '--additional-config':
             continue
-        name, has_value, inline = token.partition('=')
+        name = token.split('=', 1)[0]
         if '.' in name:  # --additional-config.ascend_compilation_config.enable_npugraph_ex=true
-            if name.endswith('enable_npugraph_ex') or name.endswith('enable-npugraph-ex'):
-                value = inline if has_value else (args[index + 1] if index + 1 < len(args) else 'true')
-                if value.strip().lower() in ('true', '1', 'yes', 'on'):
-                    return True
+            if (name.endswith(('enable_npugraph_ex', 'enable-npugraph-ex'))
+                    and _value(args, index, 'true').strip().lower() in ('true', '1', 'yes', 'on')):
+                return True
             continue
-        value = inline if has_value else (args[index + 1] if index + 1 < len(args) else '')
         try:
-            data = json.loads(value)
+            data = json.loads(_value(args, index))
         except ValueError:
             continue
         section = data.get('ascend_compilation_config') if isinstance(data, dict) else None

@@ -554,7 +554,8 @@ def rule_extra_args(ctx: Context) -> None:
                       'write each argument of %s as its own item, e.g. ["--seed", "1"]' % name_of('extra_args'))
     if len(extra) != len(given) and not unsplit:
         ctx.warn('extra_args: items with several arguments were split like a shell line: %s' % extra)
-    for word, problem, fix in extra_arg_problems(extra, flag_table(ctx.req)):
+    table = flag_table(ctx.req)
+    for word, problem, fix in extra_arg_problems(extra, table):
         ctx.violation('extra_args', word, problem, 'in %s, %s' % (name_of('extra_args'), fix))
     ctx.extra = extra
     if _enables_npugraph_ex(extra):
@@ -562,11 +563,8 @@ def rule_extra_args(ctx: Context) -> None:
                       'enable_npugraph_ex must stay false on 310P (guide 5.1); the module always passes '
                       '--additional-config %s' % compact_json(ADDITIONAL_CONFIG),
                       'remove --additional-config from %s' % name_of('extra_args'))
-    duplicates: List[str] = []
-    for token in extra:
-        flag = _flag_name(token)
-        if flag and flag not in duplicates:
-            duplicates.append(flag)
+    # Each managed flag once, in the order extra_args names them.
+    duplicates = list(dict.fromkeys(flag for flag in (_flag_name(token, table) for token in extra) if flag))
     if duplicates:
         ctx.violation('extra_args', given, 'extra_args repeats flags the module manages: %s' % ', '.join(duplicates),
                       'remove them from %s and set the matching %s* variables instead'
