@@ -26,40 +26,27 @@ ADDITIONAL_CONFIG = {'ascend_compilation_config': {'enable_npugraph_ex': False}}
 # (vllm/entrypoints/openai/api_server.py).
 API_KEY_ENV = 'VLLM_API_KEY'
 
-# Flags the planner owns; extra_args must not repeat them.  Short aliases:
-# -tp is --tensor-parallel-size and -O is --compilation-config in vLLM's CLI.
+# Flags the planner owns; extra_args must not repeat them.
 MANAGED_FLAGS = (
     '--model', '--host', '--port', '--tensor-parallel-size', '--served-model-name',
     '--max-num-seqs', '--max-model-len', '--trust-remote-code', '--gpu-memory-utilization',
     '--mamba-ssm-cache-dtype', '--dtype', '--speculative-config', '--compilation-config',
     '--additional-config', '--api-key', '--quantization',
 )
-_SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-config'))
 
 
 def _flag_name(token: str, table: Optional[FlagTable] = None) -> Optional[str]:
-    """The managed flag an extra argument sets, or None (short aliases: ``table``'s, default vLLM's).
+    """The managed flag an extra argument sets, or None (aliases: ``table``'s, default vLLM's).
 
     Handles "--flag value", "--flag=value", vLLM's dotted JSON keys
     ("--compilation-config.cudagraph_mode=FULL"), underscores (vLLM's parser
-    turns them into dashes), "--no-" boolean negations and short aliases.
+    turns them into dashes), "--no-" boolean negations and short aliases
+    (-tp is --tensor-parallel-size; -O3 and -O.key=v are --compilation-config).
     """
-    if not token.startswith('-'):
-        return None
-    for alias, flag in _SHORT_ALIASES:
-        if token == alias or token.startswith(alias + '=') or token.startswith(alias + '.') or (
-                alias == '-O' and token.startswith('-O') and not token.startswith('--')):
-            return flag
-    if not token.startswith('--'):
-        # vLLM's other short aliases (-sc, -cc, ...): the flag table's.
-        flag = (table or flags_for()).aliases.get(token.split('=', 1)[0].split('.', 1)[0])
-        return flag if flag in MANAGED_FLAGS else None
-    name = token.split('=', 1)[0].split('.', 1)[0].replace('_', '-')
-    if name in MANAGED_FLAGS:
-        return name
-    if name.startswith('--no-') and '--' + name[5:] in MANAGED_FLAGS:
-        return '--' + name[5:]
-    return None
+    if token.startswith('-O') and not token.startswith('--'):
+        return '--compilation-config'
+    flag, _negated = _known_flag(token, table or flags_for())
+    return flag if flag in MANAGED_FLAGS else None
 
 
 # argparse reads "-1" / "-0.5" as a value, not as an option (vLLM has no numeric options).
