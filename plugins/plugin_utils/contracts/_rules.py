@@ -34,7 +34,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models impor
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import BOUNDS, Bounds
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
-    DEFAULT_VERSION as DEFAULT_FLAGS_VERSION, FlagTable, flags_for, versions as flag_versions)
+    DEFAULT_VERSION as DEFAULT_FLAGS_VERSION, flags_for, versions as flag_versions)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
@@ -522,11 +522,6 @@ def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
     return DEFAULT_FLAGS_VERSION, wanted
 
 
-def flag_table(req: Dict[str, Any]) -> FlagTable:
-    """The ``vllm serve`` flag table of the vLLM inside the image the plan runs (``flag_table_version``)."""
-    return flags_for(flag_table_version(req['image_tag'])[0])
-
-
 def rule_extra_args(ctx: Context) -> None:
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
     name_of = ctx.name_of
@@ -554,7 +549,7 @@ def rule_extra_args(ctx: Context) -> None:
                       'write each argument of %s as its own item, e.g. ["--seed", "1"]' % name_of('extra_args'))
     if len(extra) != len(given) and not unsplit:
         ctx.warn('extra_args: items with several arguments were split like a shell line: %s' % extra)
-    table = flag_table(ctx.req)
+    table = flags_for(flag_table_version(ctx.req['image_tag'])[0])
     for word, problem, fix in extra_arg_problems(extra, table):
         ctx.violation('extra_args', word, problem, 'in %s, %s' % (name_of('extra_args'), fix))
     ctx.extra = extra
