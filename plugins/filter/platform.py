@@ -28,6 +28,7 @@ _value:
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     platform_from_groups, profile_names, profile_verdict)
 
+
 def platform_profile(name, overrides=None, spec=None, names=None):
     """{'profile': dict or None, 'problems': [...]} for a platform name, its overrides and spec."""
     return profile_verdict(name, overrides, spec, names)
