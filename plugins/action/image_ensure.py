@@ -41,10 +41,6 @@ POLICIES = ('not_present', 'always')
 # What --diff shows of the tarball on the node: its size (the bytes of an image are no text to read).
 ARCHIVE_SHOWN = '<docker save archive, %d bytes>\n'
 
-# The variables a platform problem names: image_pull's defaults come from these.
-PLATFORM_NAMES = {'platform': 'ascend_vllm_platform', 'platform_overrides': 'ascend_vllm_platform_overrides',
-                  'platform_spec': 'ascend_vllm_platform_spec'}
-
 
 def settings(args):
     """The checked arguments, or (None, message)."""
@@ -79,11 +75,6 @@ class ActionModule(ActionBase):
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
 
-    def _background_pull(self, ref, policy, timeout, task_vars):
-        """Start docker_image_pull as an async job on the node (its limit: ``timeout``)."""
-        return self._background('community.docker.docker_image_pull', {'name': ref, 'pull': policy}, timeout,
-                                task_vars)
-
     def _background(self, module, args, timeout, task_vars):
         """Start ``module`` as an async job on the node (its limit: ``timeout``)."""
         saved = self._task.async_val
@@ -92,13 +83,6 @@ class ActionModule(ActionBase):
             return self._execute_module(module_name=module, task_vars=task_vars, module_args=args, wrap_async=True)
         finally:
             self._task.async_val = saved
-
-    def _load_archive(self, path, conf, task_vars):
-        """docker_image_load of ``path`` as an async job, with a progress line every ``report_after`` seconds (how
-        much of the archive the Engine has been sent); its result, or why it did not end."""
-        job = self._background('community.docker.docker_image_load', {'path': path}, conf['timeout'], task_vars)
-        return self._watch(job, {'archive': path}, load_line, path, conf, task_vars,
-                           ('docker load of %s' % path, 'the load job of %s' % path))
 
     def _copy(self, source, path, conf, task_vars):
         """The archive from the controller to ``path`` on the node, a progress line every ``report_after`` seconds.
@@ -134,7 +118,8 @@ class ActionModule(ActionBase):
         if self._task.check_mode:
             # docker_image_pull only asks the Engine in check mode: nothing to wait for.
             return self._module('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']}, task_vars)
-        job = self._background_pull(ref, conf['policy'], conf['timeout'], task_vars)
+        job = self._background('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']},
+                               conf['timeout'], task_vars)
         return self._watch(job, {'name': ref}, pull_line, ref, conf, task_vars,
                            ('the pull of %s' % ref, 'the pull job of %s' % ref))
 
@@ -192,7 +177,11 @@ class ActionModule(ActionBase):
                 return made
             self._copy(self._find_needle('files', archive), path, conf, task_vars)
             self._module('ansible.legacy.file', {'path': path, 'mode': '0640'}, task_vars)
-        loaded = self._load_archive(path, conf, task_vars)
+        # docker_image_load as an async job, a progress line (how much of the archive the Engine has been sent)
+        # every report_after seconds.
+        job = self._background('community.docker.docker_image_load', {'path': path}, conf['timeout'], task_vars)
+        loaded = self._watch(job, {'archive': path}, load_line, path, conf, task_vars,
+                             ('docker load of %s' % path, 'the load job of %s' % path))
         if not on_node and boolean(args.get('archive_cleanup', True), strict=False):
             self._module('ansible.legacy.file', {'path': path, 'state': 'absent'}, task_vars)
         if loaded.get('failed'):
@@ -236,7 +225,7 @@ class ActionModule(ActionBase):
         if (args.get('inputs') or {}).get('image_pull_tag_suffix') is not None:
             return None, None
         verdict = profile_verdict(args.get('platform') or '', args.get('platform_overrides') or {},
-                                  args.get('platform_spec') or None, PLATFORM_NAMES)
+                                  args.get('platform_spec') or None)
         if verdict['profile'] is None:
             problem = verdict['problems'][0]
             return None, ('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'

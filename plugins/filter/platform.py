@@ -28,18 +28,10 @@ _value:
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     platform_from_groups, profile_names, profile_verdict)
 
-DEFAULT_NAMES = {
-    'platform': 'ascend_vllm_platform',
-    'platform_overrides': 'ascend_vllm_platform_overrides',
-    'platform_spec': 'ascend_vllm_platform_spec',
-}
-
 
 def platform_profile(name, overrides=None, spec=None, names=None):
     """{'profile': dict or None, 'problems': [...]} for a platform name, its overrides and spec."""
-    variables = dict(DEFAULT_NAMES)
-    variables.update(names or {})
-    return profile_verdict(name, overrides, spec, variables)
+    return profile_verdict(name, overrides, spec, names)
 
 
 def platform_group(group_names, spec_names=None):

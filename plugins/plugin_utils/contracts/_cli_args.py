@@ -26,40 +26,27 @@ ADDITIONAL_CONFIG = {'ascend_compilation_config': {'enable_npugraph_ex': False}}
 # (vllm/entrypoints/openai/api_server.py).
 API_KEY_ENV = 'VLLM_API_KEY'
 
-# Flags the planner owns; extra_args must not repeat them.  Short aliases:
-# -tp is --tensor-parallel-size and -O is --compilation-config in vLLM's CLI.
+# Flags the planner owns; extra_args must not repeat them.
 MANAGED_FLAGS = (
     '--model', '--host', '--port', '--tensor-parallel-size', '--served-model-name',
     '--max-num-seqs', '--max-model-len', '--trust-remote-code', '--gpu-memory-utilization',
     '--mamba-ssm-cache-dtype', '--dtype', '--speculative-config', '--compilation-config',
     '--additional-config', '--api-key', '--quantization',
 )
-_SHORT_ALIASES = (('-tp', '--tensor-parallel-size'), ('-O', '--compilation-config'))
 
 
 def _flag_name(token: str, table: Optional[FlagTable] = None) -> Optional[str]:
-    """The managed flag an extra argument sets, or None (short aliases: ``table``'s, default vLLM's).
+    """The managed flag an extra argument sets, or None (aliases: ``table``'s, default vLLM's).
 
     Handles "--flag value", "--flag=value", vLLM's dotted JSON keys
     ("--compilation-config.cudagraph_mode=FULL"), underscores (vLLM's parser
-    turns them into dashes), "--no-" boolean negations and short aliases.
+    turns them into dashes), "--no-" boolean negations and short aliases
+    (-tp is --tensor-parallel-size; -O3 and -O.key=v are --compilation-config).
     """
-    if not token.startswith('-'):
-        return None
-    for alias, flag in _SHORT_ALIASES:
-        if token == alias or token.startswith(alias + '=') or token.startswith(alias + '.') or (
-                alias == '-O' and token.startswith('-O') and not token.startswith('--')):
-            return flag
-    if not token.startswith('--'):
-        # vLLM's other short aliases (-sc, -cc, ...): the flag table's.
-        flag = (table or flags_for()).aliases.get(token.split('=', 1)[0].split('.', 1)[0])
-        return flag if flag in MANAGED_FLAGS else None
-    name = token.split('=', 1)[0].split('.', 1)[0].replace('_', '-')
-    if name in MANAGED_FLAGS:
-        return name
-    if name.startswith('--no-') and '--' + name[5:] in MANAGED_FLAGS:
-        return '--' + name[5:]
-    return None
+    if token.startswith('-O') and not token.startswith('--'):
+        return '--compilation-config'
+    flag, _negated = _known_flag(token, table or flags_for())
+    return flag if flag in MANAGED_FLAGS else None
 
 
 # argparse reads "-1" / "-0.5" as a value, not as an option (vLLM has no numeric options).
@@ -253,6 +240,12 @@ def extra_arg_problems(words: List[str], table: Optional[FlagTable] = None) -> L
     return out
 
 
+def _value(words: List[str], index: int, default: str = '') -> str:
+    """The value of the flag word ``words[index]``: after its "=", else the next word, else ``default``."""
+    _name, has_value, inline = words[index].partition('=')
+    return inline if has_value else (words[index + 1] if index + 1 < len(words) else default)
+
+
 def parser_flags(words: List[str]) -> Dict[str, Any]:
     """What argv words say about the chat parsers: {'reasoning': name or None, 'tool_call': name or None,
     'auto_tool_choice': True, False or None (not given)}; the last word wins, as in vLLM's argparse.
@@ -263,10 +256,9 @@ def parser_flags(words: List[str]) -> Dict[str, Any]:
     for index, word in enumerate(words):
         if not word.startswith('--'):
             continue
-        name, has_value, inline = word.partition('=')
-        name = name.replace('_', '-')
+        name = word.split('=', 1)[0].replace('_', '-')
         if name in names:
-            found[names[name]] = inline if has_value else (words[index + 1] if index + 1 < len(words) else '')
+            found[names[name]] = _value(words, index)
         elif name == '--enable-auto-tool-choice':
             found['auto_tool_choice'] = True
         elif name == '--no-enable-auto-tool-choice':
@@ -278,16 +270,14 @@ def _enables_npugraph_ex(args: List[str]) -> bool:
     for index, token in enumerate(args):
         if _flag_name(token) != '--additional-config':
             continue
-        name, has_value, inline = token.partition('=')
+        name = token.split('=', 1)[0]
         if '.' in name:  # --additional-config.ascend_compilation_config.enable_npugraph_ex=true
-            if name.endswith('enable_npugraph_ex') or name.endswith('enable-npugraph-ex'):
-                value = inline if has_value else (args[index + 1] if index + 1 < len(args) else 'true')
-                if value.strip().lower() in ('true', '1', 'yes', 'on'):
-                    return True
+            if (name.endswith(('enable_npugraph_ex', 'enable-npugraph-ex'))
+                    and _value(args, index, 'true').strip().lower() in ('true', '1', 'yes', 'on')):
+                return True
             continue
-        value = inline if has_value else (args[index + 1] if index + 1 < len(args) else '')
         try:
-            data = json.loads(value)
+            data = json.loads(_value(args, index))
         except ValueError:
             continue
         section = data.get('ascend_compilation_config') if isinstance(data, dict) else None

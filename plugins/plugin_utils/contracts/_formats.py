@@ -18,12 +18,12 @@ role validation would judge first, in its words).
 from __future__ import annotations
 
 import collections
-import json
 import re
 from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _show
 
 # What a registry, a repository and an image reference may look like (Docker's
 # reference grammar, simplified): no scheme, no spaces, lower-case repositories.
@@ -52,10 +52,6 @@ NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_imag
          'tag': '_tag'}
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _match(pattern: str, value: Any) -> bool:
     return isinstance(value, str) and re.match(pattern, value) is not None
 
@@ -70,7 +66,7 @@ def registry_problems(name: str, registries: Any) -> List[Dict[str, str]]:
             example = re.sub(r'^[a-zA-Z]+://', '', registry).strip().split(' ')[0]
         else:
             example = 'quay.io'
-        out.append({'msg': '%s[%d]=%s is not a registry address' % (name, index, _json(registry)),
+        out.append({'msg': '%s[%d]=%s is not a registry address' % (name, index, _show(registry)),
                     'fix': 'write each registry as host[:port][/path] without a scheme, one registry per list '
                            'item, e.g. ' + example})
     return out
@@ -97,21 +93,21 @@ def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dic
         found = [unknown_dataset(name, item) for item in (value if isinstance(value, (list, tuple)) else [])]
         return next((item for item in found if item is not None), None)
     if spec.kind == 'repository' and not _match(REPOSITORY_RE, value):
-        return {'msg': '%s=%s is not a repository path' % (name, _json(value)),
+        return {'msg': '%s=%s is not a repository path' % (name, _show(value)),
                 'fix': 'set %s to lower-case path components, e.g. %s' % (name, spec.example)}
     if spec.kind == 'digest' and not _match(DIGEST_RE, value):
-        return {'msg': '%s=%s is not a digest' % (name, _json(value)),
+        return {'msg': '%s=%s is not a digest' % (name, _show(value)),
                 'fix': 'set %s to sha256: and 64 hex digits (`docker images --digests` shows it), or "" to pull by '
                        'tag' % name}
     if spec.kind == 'image' and not _match(REFERENCE_RE, value):
-        return {'msg': '%s=%s is not an image reference' % (name, _json(value)),
+        return {'msg': '%s=%s is not an image reference' % (name, _show(value)),
                 'fix': 'write it as registry/repository:tag, e.g. %s%s' % (
                     spec.example, ', or "" to use %s' % spec.instead if spec.instead else '')}
     if spec.kind == 'node path' and not (isinstance(value, str) and value.startswith('/')):
-        return {'msg': '%s=%s is not an absolute path on the node' % (name, _json(value)),
+        return {'msg': '%s=%s is not an absolute path on the node' % (name, _show(value)),
                 'fix': 'set %s to an absolute path on the node, e.g. %s' % (name, spec.example)}
     if spec.kind == 'tag' and not _match(TAG_RE, str(value)):
-        return {'msg': '%s=%s is not an image tag' % (name, _json(value)),
+        return {'msg': '%s=%s is not an image tag' % (name, _show(value)),
                 'fix': 'set %s to letters, digits, _, . and - (at most 128, not starting with . or -), e.g. %s'
                        % (name, spec.example)}
     return None

@@ -19,14 +19,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils._problem import report
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true, to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import format_problem, registry_problems
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import range_problems
 
 # The grammars (Docker's reference grammar, simplified) and their messages are contracts/_formats.py's,
 # which judges every variable that names an image, image_pull's and the balancer's alike.
 RELEASE_TAG_RE = re.compile(r'^v?[0-9]+[.][0-9]+')
-
-# The numeric inputs this module judges (contracts/_ranges.py holds their ranges).
-MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('image_pull_'))
 
 # docker_image_pull wraps the daemon's answer in the API error:
 # '... 500 Server Error for http+docker://...: Internal Server Error ("Get ...: connection refused")'.
@@ -35,10 +32,6 @@ _DAEMON_WORDS_RE = re.compile(r'(?s)\("(.*)"\)\s*$')
 # A registry that answers "no such tag or digest": asking again changes nothing.
 _NOT_FOUND_RE = re.compile(r'404 Client Error|manifest unknown|name unknown|not found: manifest')
 REASON_LENGTH = 300
-
-
-def _json(value):
-    return json.dumps(value)
 
 
 def _problem(msg, fix):
@@ -50,11 +43,7 @@ def _str(value):
 
 
 def _items(value):
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, dict):
-        return list(value)
-    return []
+    return list(value) if isinstance(value, (list, tuple, dict)) else []
 
 
 def _registry_problems(registries):
@@ -62,7 +51,7 @@ def _registry_problems(registries):
         return [_problem('image_pull_registries=[]: no registry to pull from',
                          'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
                          'the image offline with image_pull_archive')]
-    return [_problem(found['msg'], found['fix']) for found in registry_problems('image_pull_registries', registries)]
+    return [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
 
 
 def _archive_problems(inputs, controller_isfile):
@@ -70,17 +59,17 @@ def _archive_problems(inputs, controller_isfile):
     on_node = is_true(inputs.get('image_pull_archive_on_node', False))
     out = []
     if not on_node and not controller_isfile(archive):
-        out.append(_problem('image_pull_archive=%s is not a file on the controller' % _json(archive),
+        out.append(_problem('image_pull_archive=%s is not a file on the controller' % json.dumps(archive),
                             'make the tarball with docker save on a connected machine and put it at that path, or '
                             'set image_pull_archive_on_node: true when it is on the node already'))
     isreg = inputs.get('image_pull_archive_node_isreg')
     if on_node and isreg is not None and not is_true(isreg):
-        out.append(_problem('image_pull_archive=%s is not a file on the node' % _json(archive),
+        out.append(_problem('image_pull_archive=%s is not a file on the node' % json.dumps(archive),
                             'copy the docker save tarball to that path on the node, or set image_pull_archive_on_node: '
                             'false to copy it from the controller'))
     archive_dir = inputs.get('image_pull_archive_dir')
     if not on_node and not (isinstance(archive_dir, str) and archive_dir.startswith('/')):
-        out.append(_problem('image_pull_archive_dir=%s is not an absolute path on the node' % _json(archive_dir),
+        out.append(_problem('image_pull_archive_dir=%s is not an absolute path on the node' % json.dumps(archive_dir),
                             'set image_pull_archive_dir to an absolute directory, e.g. /var/tmp/ascend-vllm'))
     return out
 
@@ -100,11 +89,8 @@ def image_problems(inputs, controller_isfile):
     for name, empty_ok in (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True)):
         found = format_problem(name, inputs.get(name), empty_ok)
         if found is not None:
-            out.append(_problem(found['msg'], found['fix']))
-    for name in MINIMUMS:
-        problem = range_problem(name, inputs.get(name)) if name in inputs else None
-        if problem is not None:
-            out.append(_problem(problem['msg'], problem['fix']))
+            out.append(dict(found, check='image'))
+    out += [dict(found, check='image') for found in range_problems(inputs, 'image_pull_')]
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
     if to_bool(inputs.get('image_pull_offline')) and inputs.get('image_pull_policy') == 'always':
@@ -202,12 +188,12 @@ def pin_problems(pinned, answers):
             continue
         if answer.get('status') == 404:
             out.append(_problem('%s=%s: the registry has no %s (HTTP 404), so the pin cannot be checked against '
-                                'its tag' % (pin['variable'], _json(shown), pin['ref']),
+                                'its tag' % (pin['variable'], json.dumps(shown), pin['ref']),
                                 'check the tag (%s) against the tags the registry lists' % pin['ref']))
         elif told:
             out.append(_problem('%s=%s pins %s, but the registry says %s points to %s: the container would run '
                                 'another image than the tag names' % (
-                                    pin['variable'], _json(shown), pin['digest'], pin['ref'], told),
+                                    pin['variable'], json.dumps(shown), pin['digest'], pin['ref'], told),
                                 'pin the digest the tag points to (%s@%s), or write the tag that digest was taken '
                                 'from' % (pin['ref'], told)))
     return out

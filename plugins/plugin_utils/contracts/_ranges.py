@@ -16,11 +16,11 @@ the platform and are rules of the planner (``contracts/_rules.py``), each quotin
 from __future__ import annotations
 
 import collections
-import json
 import math
 import re
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _data
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _show
 
 Range = collections.namedtuple('Range', ['minimum', 'maximum', 'example'])
 
@@ -44,13 +44,6 @@ def _number(value):
         number = float(value)
         return int(number) if number.is_integer() and '.' not in value and 'e' not in value.lower() else number
     return None
-
-
-def _show(value):
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def range_problem(name, value):

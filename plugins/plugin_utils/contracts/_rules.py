@@ -3,7 +3,7 @@
 """The planner's rules, one function each, over a shared request context.
 
 Each rule reads the request and what earlier rules settled on the context
-(``ctx.tp``, ``ctx.model``, ...), records every broken rule in ``ctx.report``
+(``ctx.tp``, ``ctx.model``, ...), records every broken rule in ``ctx.violations``
 and sets what later rules and the command need; a value a rule rejects is left
 None so no later rule reports it twice.  ``RULES`` is the order problems are
 reported in.  The rules come from the vllm-ascend docs, "Qwen3.5-Dense"
@@ -34,7 +34,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models impor
     ALL_FIELDS, GUIDE_DEFAULTS, ModelSpecError, get_model, model_names)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import BOUNDS, Bounds
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._vllm_flags import (
-    DEFAULT_VERSION as DEFAULT_FLAGS_VERSION, FlagTable, flags_for, versions as flag_versions)
+    DEFAULT_VERSION as DEFAULT_FLAGS_VERSION, flags_for, versions as flag_versions)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import (
     did_you_mean as _did_you_mean, platform_violation, resolve_profile)
 
@@ -52,42 +52,25 @@ _HEAD_KEYS = ('num_attention_heads', 'linear_num_key_heads', 'linear_num_value_h
 QUANTIZATION_METHODS = ('ascend', 'compressed-tensors', 'fp8', 'deepseek_v4_fp8')
 
 
-class _Report(object):
-    """Collects violations and warnings; ``variable`` is the user's variable name.
+class Context(object):
+    """One request being checked: the request, its violations and warnings, the result and the settled values.
 
-    An option is named ``prefix + option`` unless ``names`` maps it to the variable
+    A violation names ``prefix + option`` unless the request's ``var_names`` maps the option to the variable
     the caller really reads it from (``platform`` -> ``ascend_vllm_platform``).
     """
-
-    def __init__(self, prefix: str, names: Optional[Dict[str, str]] = None) -> None:
-        self.prefix = prefix
-        self.names = dict((key, value) for key, value in (names or {}).items()
-                          if isinstance(key, str) and isinstance(value, str) and value)
-        self.violations: List[Dict[str, Any]] = []
-        self.warnings: List[str] = []
-
-    def name(self, option: str) -> str:
-        return self.names.get(option, self.prefix + option)
-
-    def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
-        self.violations.append({'variable': self.name(option), 'value': value, 'rule': rule, 'fix': fix})
-
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
-
-
-class Context(object):
-    """One request being checked: the request, the report, the result and the settled values."""
 
     def __init__(self, req: Dict[str, Any]) -> None:
         self.req = req
         self.prefix = req['var_prefix'] if isinstance(req['var_prefix'], str) else ''
-        self.report = _Report(self.prefix, req['var_names'] if isinstance(req['var_names'], dict) else None)
-        self.name_of = self.report.name
+        names = req['var_names'] if isinstance(req['var_names'], dict) else {}
+        self.names = dict((key, value) for key, value in names.items()
+                          if isinstance(key, str) and isinstance(value, str) and value)
+        self.violations: List[Dict[str, Any]] = []
+        self.warnings: List[str] = []
         self.result: Dict[str, Any] = {
             'argv': None, 'command': None, 'env': None, 'api_key_env': None, 'settings': None,
-            'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.report.warnings,
-            'violations': self.report.violations, 'profile': None, 'model': None, 'image': None,
+            'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.warnings,
+            'violations': self.violations, 'profile': None, 'model': None, 'image': None,
         }
         # Settled by the rules; None while unknown or wrong.
         self.profile = self.model = self.tp = self.visible = self.k = self.seqs = self.mode = None
@@ -100,11 +83,14 @@ class Context(object):
         self.bools: Dict[str, Optional[bool]] = {}
         self.ints: Dict[str, Optional[int]] = {}
 
+    def name_of(self, option: str) -> str:
+        return self.names.get(option, self.prefix + option)
+
     def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
-        self.report.violation(option, value, rule, fix)
+        self.violations.append({'variable': self.name_of(option), 'value': value, 'rule': rule, 'fix': fix})
 
     def warn(self, text: str) -> None:
-        self.report.warn(text)
+        self.warnings.append(text)
 
     def model_platform(self) -> Optional[str]:
         """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
@@ -163,11 +149,8 @@ def bounded(ctx: Context, option: str, raw: Any, required: bool = True) -> Any:
 
 # --------------------------------------------------------------------------- fixes
 
-def _fix_for_fit(mem: Dict[str, Any],
-                 tp: int,
-                 allowed_tp: List[int],
-                 util: float,
-                 name_of: Any = lambda option: option) -> str:
+def _fix_for_fit(ctx: Context, mem: Dict[str, Any]) -> str:
+    tp, util, name_of = ctx.tp, ctx.util, ctx.name_of
     parts = []
     if mem['max_num_seqs_fit'] >= 1:
         parts.append('lower %s to at most %d (at this max_model_len)' % (name_of('max_num_seqs'), mem['max_num_seqs_fit']))
@@ -176,7 +159,7 @@ def _fix_for_fit(mem: Dict[str, Any],
     if mem['max_num_seqs_fit'] < 1 and mem['max_model_len_fit'] < 1 and mem['max_model_len_fit_one_seq'] >= 1:
         parts.append('lower both: a single sequence fits up to %s %d'
                      % (name_of('max_model_len'), mem['max_model_len_fit_one_seq']))
-    bigger_tp = [size for size in allowed_tp if size > tp]
+    bigger_tp = [size for size in ctx.allowed_tp([tp]) if size > tp]
     if bigger_tp:
         parts.append('raise %s to %d' % (name_of('tensor_parallel_size'), bigger_tp[0]))
     if util < 0.95:
@@ -539,11 +522,6 @@ def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
     return DEFAULT_FLAGS_VERSION, wanted
 
 
-def flag_table(req: Dict[str, Any]) -> FlagTable:
-    """The ``vllm serve`` flag table of the vLLM inside the image the plan runs (``flag_table_version``)."""
-    return flags_for(flag_table_version(req['image_tag'])[0])
-
-
 def rule_extra_args(ctx: Context) -> None:
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
     name_of = ctx.name_of
@@ -571,7 +549,8 @@ def rule_extra_args(ctx: Context) -> None:
                       'write each argument of %s as its own item, e.g. ["--seed", "1"]' % name_of('extra_args'))
     if len(extra) != len(given) and not unsplit:
         ctx.warn('extra_args: items with several arguments were split like a shell line: %s' % extra)
-    for word, problem, fix in extra_arg_problems(extra, flag_table(ctx.req)):
+    table = flags_for(flag_table_version(ctx.req['image_tag'])[0])
+    for word, problem, fix in extra_arg_problems(extra, table):
         ctx.violation('extra_args', word, problem, 'in %s, %s' % (name_of('extra_args'), fix))
     ctx.extra = extra
     if _enables_npugraph_ex(extra):
@@ -579,11 +558,8 @@ def rule_extra_args(ctx: Context) -> None:
                       'enable_npugraph_ex must stay false on 310P (guide 5.1); the module always passes '
                       '--additional-config %s' % compact_json(ADDITIONAL_CONFIG),
                       'remove --additional-config from %s' % name_of('extra_args'))
-    duplicates: List[str] = []
-    for token in extra:
-        flag = _flag_name(token)
-        if flag and flag not in duplicates:
-            duplicates.append(flag)
+    # Each managed flag once, in the order extra_args names them.
+    duplicates = list(dict.fromkeys(flag for flag in (_flag_name(token, table) for token in extra) if flag))
     if duplicates:
         ctx.violation('extra_args', given, 'extra_args repeats flags the module manages: %s' % ', '.join(duplicates),
                       'remove them from %s and set the matching %s* variables instead'
@@ -694,7 +670,7 @@ def rule_memory_fit(ctx: Context) -> None:
             % (ctx.model['name'], ctx.tp, ints['chip_memory_mb'], format_utilization(ctx.util), mem['required_mb'],
                ctx.seqs, ctx.length, mem['kv_budget_mb'], mem['weights_mb_per_chip'], mem['attention_mask_mb'],
                ints['memory_reserve_mb']),
-            _fix_for_fit(mem, ctx.tp, ctx.allowed_tp([ctx.tp]), ctx.util, ctx.name_of))
+            _fix_for_fit(ctx, mem))
     _free_memory(ctx, mem)
 
 

@@ -92,9 +92,7 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
         raise ModelSpecError('model %s: bad value(s) in model_spec: %s'
                              % (name, '; '.join(item[3] if len(item) > 3 else '%s=%r (%s)' % item for item in bad)),
                              bad=[item[:3] for item in bad])
-    merged_defaults = copy.deepcopy(GUIDE_DEFAULTS)
-    merged_defaults.update(defaults)
-    model['guide_defaults'] = merged_defaults
+    model['guide_defaults'] = dict(copy.deepcopy(GUIDE_DEFAULTS), **defaults)
     return model
 
 

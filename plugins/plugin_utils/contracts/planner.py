@@ -49,7 +49,7 @@ def plan(request: Dict[str, Any]) -> Dict[str, Any]:
     ctx = Context(req)
     for rule in RULES:
         rule(ctx)
-    if not ctx.report.violations:
+    if not ctx.violations:
         ctx.result.update(serve_command(ctx))
     return ctx.result
 
@@ -72,23 +72,7 @@ def task_result(result: Dict[str, Any]) -> Dict[str, Any]:
     violations; with violations the caller fails with ``summary(violations)``
     as the message.  The caller also shows ``config_warnings`` as task warnings.
     """
-    output = dict(
-        changed=False,
-        cudagraph_capture_sizes=result['cudagraph_capture_sizes'],
-        memory=result['memory'],
-        config_warnings=result['warnings'],
-        violations=result['violations'],
-        profile=result['profile'],
-        model=result['model'],
-        image=result['image'],
-    )
-    if result['violations']:
-        return output
-    output.update(
-        argv=result['argv'],
-        command=result['command'],
-        env=result['env'],
-        api_key_env=result['api_key_env'],
-        settings=result['settings'],
-    )
-    return output
+    shown = ('cudagraph_capture_sizes', 'memory', 'violations', 'profile', 'model', 'image')
+    if not result['violations']:
+        shown += ('argv', 'command', 'env', 'api_key_env', 'settings')
+    return dict(((key, result[key]) for key in shown), changed=False, config_warnings=result['warnings'])

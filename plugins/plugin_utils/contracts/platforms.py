@@ -201,8 +201,7 @@ def overrides_fix(reference: Dict[str, Any], overrides: Any, variable: str) -> s
                                               ', '.join(sorted(reference)))
 
 
-def platform_violation(bad: Tuple[str, Any, str, Any],
-                       name_of: Any = lambda option: option) -> Tuple[str, Any, str, str]:
+def platform_violation(bad: Tuple[str, Any, str, Any], name_of: Any) -> Tuple[str, Any, str, str]:
     """(option, value, rule, fix) for what resolve_profile refused; name_of maps options to variables."""
     option, value, error, base = bad
     if option == 'platform':
@@ -221,9 +220,16 @@ def platform_violation(bad: Tuple[str, Any, str, Any],
     return (option, value, error, overrides_fix(reference, value, name_of('platform_overrides')))
 
 
-def profile_verdict(name: Any, overrides: Any, spec: Any, var_names: Dict[str, str]) -> Dict[str, Any]:
+# The variables a platform problem names unless the caller reads the platform from others.
+PLATFORM_VARIABLES = {'platform': 'ascend_vllm_platform', 'platform_overrides': 'ascend_vllm_platform_overrides',
+                      'platform_spec': 'ascend_vllm_platform_spec'}
+
+
+def profile_verdict(name: Any, overrides: Any, spec: Any, var_names: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """{'profile': dict or None, 'problems': [...]}: the profile of a platform, or the one problem that
-    stops it, naming the user's variables (``var_names`` maps platform/platform_overrides/platform_spec)."""
+    stops it, naming the user's variables (``var_names`` maps platform/platform_overrides/platform_spec;
+    PLATFORM_VARIABLES for those it leaves out)."""
+    var_names = dict(PLATFORM_VARIABLES, **(var_names or {}))
     profile, bad = resolve_profile(name, overrides or {}, spec or None)
     if not bad:
         return {'profile': profile, 'problems': []}
