@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """AWX survey specs and credentials of the ascend.vllm job templates and workflow: each survey asks
@@ -34,7 +33,6 @@ WORKFLOWS = {
     'workflow': ('preflight', 'deploy', 'verify', 'eval', 'diagnose'),
     'upgrade_workflow': ('preflight', 'upgrade', 'verify', 'eval', 'diagnose'),
 }
-WORKFLOW = WORKFLOWS['workflow']
 
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
@@ -78,8 +76,6 @@ READ_BY = {
     # The registry login: image_pull's main entry logs in before it pulls (resolve and absent never pull).
     'image_pull_login_username': ('image_pull/main',),
 }
-# Credential kind -> the variable it injects (None: the machine credential, for every template).
-CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'), ('registry', 'image_pull_login_username'))
 
 PORT_MAX = RANGES['vllm_serve_port'].maximum
 # Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
@@ -171,15 +167,6 @@ def survey_spec(template: str) -> Dict[str, Any]:
     return {'name': 'ascend.vllm %s' % template.replace('_', ' '),
             'description': 'Overrides for this run; blank answers keep the inventory\'s values.',
             'spec': spec}
-
-
-def template_credentials(template: str) -> List[str]:
-    """The credential kinds a job template needs: the machine credential, the API key when its
-    playbook reads vllm_serve_api_key, the registry login when it pulls the image."""
-    _known(template)
-    kinds = WORKFLOWS.get(template, (template,))
-    return [kind for kind, variable in CREDENTIALS
-            if variable is None or any(reads(one, variable) for one in kinds)]
 
 
 def _injected(field: str) -> str:

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The request: a host's variables, read once, each value with where it came from.
@@ -15,8 +14,6 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
-
 # Ansible's own variables and internals of the roles are never the user's.
 _INTERNAL_RE = re.compile(r'^(ansible_|_|groups$|group_names$|hostvars$|inventory_|omit$|playbook_dir$|play_hosts$|'
                           r'role_|environment$)')
@@ -24,7 +21,7 @@ _INTERNAL_RE = re.compile(r'^(ansible_|_|groups$|group_names$|hostvars$|inventor
 _RELEASE_TAG_RE = re.compile(r':v?[0-9]+[.][0-9]+[^/@]*(@|$)')
 
 
-class Request(object):
+class Request:
     """The variables of one host as the roles will read them, and which of them the user set.
 
     ``values``: every variable by name, the roles' defaults already resolved.
@@ -132,17 +129,6 @@ class Request(object):
             'offline': self.first_set('vllm_serve_offline', 'ascend_vllm_offline'),
             'image_tag': image_tag,
         }
-
-
-def variables_request(variables):
-    """A Request over a role's variables (``vars`` in a task): each read through ``[]`` when asked for.
-
-    For the filters that serve a role used on its own; the user set what the mapping holds for
-    ``ascend_vllm_instances`` (the only name whose presence, not value, decides anything there).
-    """
-    return Request(str(variables['inventory_hostname']) if 'inventory_hostname' in variables else '',
-                   user_set=[name for name in ('ascend_vllm_instances',) if name in variables],
-                   resolve=lambda name: plain(variables[name]), known=list(variables.keys()))
 
 
 def origin_text(path, line, cwd=None):
