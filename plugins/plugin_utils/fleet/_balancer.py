@@ -25,7 +25,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce impo
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import is_ip_address
 from ansible_collections.ascend.vllm.plugins.module_utils._address import bracketed, is_ipv6, reach_address
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    is_integer, is_loopback, to_json, unauthenticated_exposure)
+    is_integer, to_json, unauthenticated_exposure)
 
 _PROXY_NAME_RE = r'[^A-Za-z0-9_.:-]'
 
@@ -116,14 +116,6 @@ def _address_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
                     'port is balancer_port), or "" to listen on every address'}]
 
 
-def _exposure_problems(settings: Dict[str, Any], frontends: List[Dict[str, Any]]) -> List[Dict[str, str]]:
-    address = settings.get('publish_address')
-    if address is None or is_loopback(address) or _to_bool(settings.get('allow_unauthenticated')):
-        return []
-    open_ = [frontend['served'] for frontend in frontends if not frontend['key_required']]
-    return unauthenticated_exposure('balancer_publish_address', address, 'the balancer of', open_, 'the balancer')
-
-
 def addresses(publish_address: Any) -> Tuple[str, str]:
     """(HAProxy's bind address, the address to call from the node) for a publish address."""
     address = publish_address if isinstance(publish_address, str) else '127.0.0.1'
@@ -176,7 +168,10 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
     if on:
         used = dict((int(entry['port']), 'instance %s\'s' % entry['name']) for entry in plan if is_integer(entry['port']))
         problems += _port_problems(settings, used, len(frontends))
-        problems += _address_problems(settings) or _exposure_problems(settings, frontends)
+        problems += _address_problems(settings) or unauthenticated_exposure(
+            'balancer_publish_address', settings.get('publish_address'), settings.get('allow_unauthenticated'),
+            'the balancer of', [frontend['served'] for frontend in frontends if not frontend['key_required']],
+            'the balancer')
     bind, reach = addresses(settings.get('publish_address'))
     return {'enabled': on, 'why': why, 'frontends': frontends if on else [], 'problems': problems if on else [],
             'key_digests': key_digests if on else {}, 'bind': bind, 'reach': reach}

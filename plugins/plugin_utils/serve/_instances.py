@@ -474,26 +474,31 @@ def exposure_problems(plan: List[Dict[str, Any]], settings: Dict[str, Any]) -> L
     An address that is not an IP address is reported by ``host_problems`` instead.
     """
     address = settings.get('vllm_serve_publish_address')
-    if address is None or is_loopback(address) or _to_bool(settings.get('vllm_serve_allow_unauthenticated')):
-        return []
     if address and not is_ip_address(address):
         return []
-    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
-    return unauthenticated_exposure('vllm_serve_publish_address', address, 'instance', open_, 'the service')
+    return unauthenticated_exposure('vllm_serve_publish_address', address, settings.get('vllm_serve_allow_unauthenticated'),
+                                    'instance', keyless(plan), 'the service')
 
 
-def unauthenticated_exposure(var: str,
-                             address: Any,
-                             what: str,
-                             open_names: List[str],
+def keyless(plan: List[Dict[str, Any]]) -> List[str]:
+    """The instances of the plan served without an API key."""
+    return [entry['name'] for entry in plan if not entry.get('api_key_var')]
+
+
+def exposed(address: Any, allow: Any) -> Optional[str]:
+    """Where ``address`` publishes beyond the node ('every address of the node' for a wildcard); None when it does
+    not (unset, loopback) or the user allowed unauthenticated serving (``allow``: vllm_serve_allow_unauthenticated)."""
+    if address is None or is_loopback(address) or _to_bool(allow):
+        return None
+    return 'every address of the node' if is_wildcard(address) else address
+
+
+def unauthenticated_exposure(var: str, address: Any, allow: Any, what: str, open_names: List[str],
                              subject: str) -> List[Dict[str, str]]:
-    """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``.
-
-    The caller has already let loopback addresses and vllm_serve_allow_unauthenticated through.
-    """
-    if not open_names:
+    """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``."""
+    where = exposed(address, allow)
+    if not open_names or where is None:
         return []
-    where = 'every address of the node' if is_wildcard(address) else address
     return [{'check': 'exposure',
              'msg': '%s=%s publishes %s %s on %s without an API key' % (
                  var, to_json(address), what, ', '.join(open_names), where),

@@ -17,9 +17,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
-from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6, is_wildcard
+from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    api_key as read_api_key, env_variable, is_integer, is_loopback, plain, secret_env_values, to_int, to_json)
+    api_key as read_api_key, env_variable, exposed, is_integer, keyless, plain, secret_env_values, to_int, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
@@ -310,14 +310,9 @@ def container_settings(entry: Dict[str, Any],
 
 
 def instance_container(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
-    """``container_settings`` of a planned instance, its API key and environment secrets read from
-    the host's variables (the plan carries only markers for them)."""
-    def get(name):
-        return plain(variables[name]) if name in variables else None
-    instances = get('vllm_serve_instances') or []
-    return container_settings(plain(entry), plain(config or {}),
-                              read_api_key(instances, get('vllm_serve_api_key'), entry),
-                              secret_env_values(instances, get('vllm_serve_env'), entry))
+    """``container_settings`` of a planned instance, with its API key and environment secrets (``instance_secrets``)."""
+    secrets = instance_secrets(entry, config, variables)
+    return container_settings(plain(entry), plain(config or {}), secrets['api_key'], secrets['env'])
 
 
 def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
@@ -385,14 +380,11 @@ def container_run_vars(entry: Dict[str, Any],
 
 def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauthenticated: Any) -> Optional[str]:
     """The line the summary repeats while instances are served beyond the node without an API key."""
-    if publish_address is None or is_loopback(publish_address) or not _to_bool(allow_unauthenticated):
+    where = exposed(publish_address, False) if _to_bool(allow_unauthenticated) else None
+    if where is None or not keyless(plan):
         return None
-    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
-    if not open_:
-        return None
-    where = 'every address of the node' if is_wildcard(publish_address) else publish_address
     return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
-            'anyone who reaches it can use the model' % (', '.join(open_), where))
+            'anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))
 
 
 def summary_lines(plan: List[Dict[str, Any]],
