@@ -314,8 +314,6 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                          releases.get((planned.get('release') or {}).get('release')))
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
-    stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
-             for wanted in local]
     inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
     source = (planned.get('install') or {}).get('method') == SOURCE
     offline = [] if source else offline_problems(inputs, found,
@@ -323,7 +321,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     problems = (([] if source else image_problems(request, planned, paths) + archive_dir_problems(request, paths))
                 + offline + list(verdict['problems'])
                 + config_problems(configured)
-                + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)
+                + missing_model_dirs(local, paths) + cache_dir_problems(cache_dir, paths)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       paths)
                 + publish_address_problems(request.get(PREFIX + 'publish_address'), node.get('addresses'))
@@ -357,20 +355,21 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         packages = ((node.get('source') or {}).get('venv') or {}).get('packages') or {}
         out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
                               and not any(name in packages for name in planned['install']['remove']))
-        out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
-                        + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
+        head = install_line(planned['install'], node.get('source') or {})
         out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
-        out['steps'] = dict(source_steps(request, out, node.get('source') or {}), remove=removing,
-                            remove_services=removing_units)
-        return _with_verified(out, node, request)
-    out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
-                    + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
-    out['containers'] = containers(request, planned.get('instances') or [], configured,
-                                   verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
-                                   _image_config(node, found['ref'], needed))
-    out['steps'] = dict(node_steps(request, out, verdict['result'], found['ref'], not needed), remove=removing,
-                        remove_services=removing_units)
-    return _with_verified(out, node, request)
+        steps = source_steps(request, out, node.get('source') or {})
+    else:
+        head = image_line(found, image.get('candidates') or [], request)
+        out['containers'] = containers(request, planned.get('instances') or [], configured,
+                                       verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
+                                       _image_config(node, found['ref'], needed))
+        steps = node_steps(request, out, verdict['result'], found['ref'], not needed)
+    out['steps'] = dict(steps, remove=removing, remove_services=removing_units)
+    # The instances the node read found serving as planned, and their lines.
+    out['verified'] = verified(node.get('serving'), out['steps'])
+    out['lines'] = ([out['node']['summary'], head] + release_lines(planned.get('release'))
+                    + command_lines(planned.get('instances') or [], configured) + verified_lines(out['verified']))
+    return out
 
 
 def _image_config(node, ref, needed):
@@ -378,13 +377,6 @@ def _image_config(node, ref, needed):
     pulled or loaded before the containers start; else None (container_ensure reads the image it finds then)."""
     found = None if needed else ((node.get('docker') or {}).get('image_configs') or {}).get(ref)
     return dict(found, image=ref) if found else None
-
-
-def _with_verified(out, node, request):
-    """The plan with ``verified`` (the instances the node read found serving as planned) and their lines."""
-    out['verified'] = verified(node.get('serving'), out['steps'])
-    out['lines'] = out['lines'] + verified_lines(out['verified'])
-    return out
 
 
 def install_line(install, facts):

@@ -132,18 +132,12 @@ def env_config_problems(plan: List[Dict[str, Any]], configs: Optional[Dict[str, 
     return out
 
 
-def missing_model_dirs(stats: List[Dict[str, Any]]) -> List[Dict[str, str]]:
-    """A problem per model directory the stat loop (over ``model_dirs``) did not find."""
-    out = []
-    for result in stats or []:
-        if _get(result, 'stat', 'exists'):
-            continue
-        wanted = result['item']
-        msg = '%smodel_path %s is not on the node (looked at %s)' % (wanted['prefix'], wanted['path'], wanted['host'])
-        out.append({'check': 'model', 'msg': msg,
-                    'fix': 'download the weights there first, or leave model_path unset to load the model id '
-                           'from ModelScope'})
-    return out
+def missing_model_dirs(wanted_dirs: List[Dict[str, str]], node_paths: Dict[str, Any]) -> List[Dict[str, str]]:
+    """A problem per model directory (``model_dirs``) the node read (``node_paths``: node_facts' paths) did not find."""
+    return [{'check': 'model', 'msg': '%smodel_path %s is not on the node (looked at %s)' % (
+                wanted['prefix'], wanted['path'], wanted['host']),
+             'fix': 'download the weights there first, or leave model_path unset to load the model id from ModelScope'}
+            for wanted in wanted_dirs if not (node_paths.get(wanted['host']) or {}).get('exists')]
 
 
 def _allowed(path: str, roots: List[str]) -> bool:
