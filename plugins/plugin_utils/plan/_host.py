@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The host plan: from one request, everything a host will run, and every problem with it, in one step.
@@ -51,7 +50,7 @@ SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_se
             'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + MINIMUMS
 
 
-class _UserVariables(object):
+class _UserVariables:
     """The variables the user set, as check_role_vars reads them (a template error raises on read)."""
 
     def __init__(self, request):
@@ -208,12 +207,17 @@ def source_install(request, tag):
     return install_plan(request.get, tag, request.is_set)
 
 
+def host_values(request):
+    """The host-wide values of every instance's container (container_run's) or service (vllm_service's)."""
+    return dict((name, request.get(PREFIX + name)) for name in ('publish_address', 'model_cache_dir', 'platform',
+                                                                 'keep_previous'))
+
+
 def services(request, instances, configured, install):
     """{instance name: its ascend.vllm.vllm_service arguments} with the source install method ({} without)."""
     if not install:
         return {}
-    host = {'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
-            'keep_previous': request.get(PREFIX + 'keep_previous')}
+    host = host_values(request)
     return dict((entry['name'], service_plan(entry, configured[entry['name']], install, host)) for entry in instances
                 if isinstance(configured.get(entry['name']), dict) and configured[entry['name']].get('ok', True))
 
@@ -238,12 +242,8 @@ def configs(plan, request, var_names, tag, node=None, record=None):
 
     ``record``: the release record the image runs under (its container needs apply).
     """
-    results = []
-    for entry in plan:
-        result = instance_config(config_params(entry, request, var_names, tag, node, record))
-        result['item'] = entry
-        results.append(result)
-    return instance_configs(results)
+    return instance_configs([dict(instance_config(config_params(entry, request, var_names, tag, node, record)),
+                                  item=entry) for entry in plan])
 
 
 def named(instances, configured, source, smoke=None):
@@ -543,9 +543,8 @@ def containers(request, instances, configured, found=None, paths=None, image=Non
     with what the node read found (``found``: its containers, ``paths``: its paths, ``image``: the own configuration
     of the image the deploy runs) -- the container, the one kept for it, the model cache directory and the image --
     or null for each when the node was not read (container_run looks)."""
-    cache_dir = request.get(PREFIX + 'model_cache_dir')
-    host = {'publish_address': request.get(PREFIX + 'publish_address'), 'model_cache_dir': cache_dir,
-            'platform': request.get(PREFIX + 'platform'), 'keep_previous': request.get(PREFIX + 'keep_previous')}
+    host = host_values(request)
+    cache_dir = host['model_cache_dir']
     out = {}
     for entry in instances:
         if not isinstance(configured.get(entry['name']), dict):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The plan judged against the node: what the one node read found, and every rule again with its figures.
@@ -30,7 +29,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
     publish_address_problems, report, unwritable_dir)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
-    IMAGE_INPUTS, configs, containers, frontends, services)
+    IMAGE_INPUTS, configs, containers, frontends, host_values, services)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import INSTANCE_LABEL, MANAGED_LABEL, previous_name
@@ -38,7 +37,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RU
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
-    SOURCE, installed_ok, preload_paths, source_query)
+    SOURCE, configured_profile, installed_ok, preload_paths, source_query)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import instance_secrets
 
 PREFIX = 'vllm_serve_'
@@ -47,8 +46,7 @@ PREFIX = 'vllm_serve_'
 def npu_settings(request, planned, drop=None, memory_again=None):
     """The npu_check settings of the host (its role variables), for this plan."""
     configured = planned.get('configs') or {}
-    profile = next((config['profile'] for config in configured.values() if config.get('profile')), None)
-    profile = profile or planned.get('profile') or {}
+    profile = configured_profile(configured) or planned.get('profile') or {}
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
     image = planned.get('image') or {}
@@ -151,10 +149,9 @@ def node_query(request, planned):
     query = _node_query(npu_settings(request, planned))
     install = planned.get('install') or {}
     if install.get('method') == SOURCE:
-        profile_env = next(((config.get('profile') or {}).get('environment') for config in
-                            (planned.get('configs') or {}).values() if isinstance(config, dict)), None)
         query['containers'] = []
-        query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
+        query['source'] = source_query(install, planned.get('services') or {},
+                                       preload_paths(configured_profile(planned.get('configs')).get('environment')))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'system', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     if install.get('method') != SOURCE:
@@ -183,11 +180,7 @@ def _image_expected(request, planned, ref, image_ids, image_current):
     """{instance name: {digest, image_id}} of the containers this plan asks for with the image ``ref``."""
     run = {
         'configs': planned.get('configs') or {},
-        'host': {'image': request.get(PREFIX + 'image') or ref,
-                 'publish_address': request.get(PREFIX + 'publish_address'),
-                 'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
-                 'platform': request.get(PREFIX + 'platform'),
-                 'keep_previous': request.get(PREFIX + 'keep_previous')},
+        'host': dict(host_values(request), image=request.get(PREFIX + 'image') or ref),
         'settings': dict((name, request.get(name)) for name in RUN_SETTINGS),
         'image_ids': image_ids,
         'image_current': image_current,

@@ -189,9 +189,13 @@ def build_plan(repos, versions, root, venv, launcher, pip_args):
 def with_launcher(install, configs):
     """The install plan with the launcher's text (``launcher_text``): the one text both the install (which runs
     vllm-ascend's build through it) and every instance's service use."""
-    profile_env = next(((config.get('profile') or {}).get('environment') for config in (configs or {}).values()
-                        if isinstance(config, dict) and config.get('profile')), None) or {}
-    return dict(install, launcher_text=launcher_text(install, profile_env))
+    return dict(install, launcher_text=launcher_text(install, configured_profile(configs).get('environment')))
+
+
+def configured_profile(configs):
+    """The platform profile the host's instances run with (the first vllm_config result's), {} without one."""
+    return next((config['profile'] for config in (configs or {}).values() if isinstance(config, dict)
+                 and config.get('profile')), None) or {}
 
 
 def _shell_word(value):
