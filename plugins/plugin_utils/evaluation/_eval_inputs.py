@@ -9,8 +9,6 @@ AISBench virtual environment, matplotlib and the working directory (for a relati
 ``eval_report_dir``) are the controller's.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import math
 import os

@@ -4,8 +4,6 @@
 only what its playbook reads, with choices from the platform profiles and the model catalog (so a
 platform or model added to the collection shows up in every survey)."""
 
-from __future__ import annotations
-
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import GUIDE_DEFAULTS, get_model, model_names
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_names
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES

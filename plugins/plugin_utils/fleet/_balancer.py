@@ -14,8 +14,6 @@ API keys never leave this module: a frontend carries the SHA-256 of the
 ``docker inspect`` of its container hold a key.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import re

@@ -14,8 +14,6 @@ default (MindCluster docs, "NPU Exporter Home Page" and "Prometheus Metrics API"
 https://www.hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dlug_api_115.html).
 """
 
-from __future__ import annotations
-
 import json
 from typing import Any, Dict, List, Optional, Sequence
 

@@ -13,8 +13,6 @@ are served). Pure: the ``ascend.vllm.hosts_check`` action hands it the inventory
 Ansible's own pattern matching gave.
 """
 
-from __future__ import annotations
-
 import difflib
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple

@@ -9,8 +9,6 @@ problem list (``{check, msg, fix}``, in the order the checks run) and ``npu_chec
 with ``checks`` (the npu_check role) and by ascend.vllm.host_plan (plan/_node.py). Pure functions over plain data; nothing here contacts a node.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import tarfile

@@ -8,8 +8,6 @@ Both callers run it from the controller, each with its own ``execute(name, args)
 cache by the same rule and report a failed read the same way.
 """
 
-from __future__ import annotations
-
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import node_problems

@@ -11,8 +11,6 @@ directories -- and returns the plan with all problems at once. The
 contacted; the phases consume its result instead of recomputing it.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import posixpath

@@ -11,8 +11,6 @@ address and the digest pins. Pure; the ``ascend.vllm.host_plan`` action runs it 
 controller.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import shlex

@@ -2,8 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The summary of a host at the end of a run: its instances, then its balancer, then any warning line."""
 
-from __future__ import annotations
-
 from typing import Any, Dict, List
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import summary_lines as balancer_summary_lines

@@ -10,8 +10,6 @@ name what the user wrote -- the variable, the instance index and the file --
 instead of a role's internal name. Pure: no Ansible imports.
 """
 
-from __future__ import annotations
-
 import re
 
 # Ansible's own variables and internals of the roles are never the user's.

@@ -10,8 +10,6 @@ would otherwise be ignored without a word. Used by the ``ascend.vllm.host_plan``
 action (the request); pure, raises ``ValueError``.
 """
 
-from __future__ import annotations
-
 import difflib
 import os
 import re

@@ -9,8 +9,6 @@ entry per instance; ``plan_problems`` reports what is wrong with it in the
 preflight report shape ``{check, msg, fix}``, naming the variable the user wrote.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re

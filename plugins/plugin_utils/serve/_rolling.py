@@ -8,8 +8,6 @@ fails), the module ascend.vllm.balancer_server drains the instance from the host
 HAProxy through its admin socket first and puts it back afterwards (module_utils/serve/_haproxy.py).
 """
 
-from __future__ import annotations
-
 from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec import SPEC_LABEL, spec_digest

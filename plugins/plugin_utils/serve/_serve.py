@@ -8,8 +8,6 @@ for, the preflight problems and their report, the container settings, the
 summary lines and the teardown lists.
 """
 
-from __future__ import annotations
-
 import re
 import socket
 from typing import Any, Dict, List, Optional, Tuple

@@ -17,8 +17,6 @@ the image's (the CANN ``set_env.sh`` scripts its ENTRYPOINT sources, then the pr
 unit (its marker, its environment file's text, its digest) is module_utils/_unit.py.
 """
 
-from __future__ import annotations
-
 import json
 import posixpath
 import re
