@@ -65,8 +65,7 @@ def key_problems(name: str, members: List[Dict[str, Any]], keys: Dict[str, str])
     return []
 
 
-def enabled(setting: Any,
-            grouped: List[Tuple[str, List[Dict[str, Any]]]],
+def enabled(setting: Any, grouped: List[Tuple[str, List[Dict[str, Any]]]],
             mixed: Sequence[str] = ()) -> Tuple[bool, str]:
     """Whether the host runs a balancer, and why (the summary says it).
 

@@ -33,10 +33,7 @@ def target_address(metrics_address: Optional[str], publish_address: Optional[str
 NPU_EXPORTER_INSTANCE = 'npu-exporter'
 
 
-def metrics_targets(plan: List[Dict[str, Any]],
-                    host: str,
-                    platform: str,
-                    address: str,
+def metrics_targets(plan: List[Dict[str, Any]], host: str, platform: str, address: str,
                     balancer: Optional[Dict[str, Any]] = None,
                     npu_exporter_port: Optional[int] = None) -> List[Dict[str, Any]]:
     """The target groups of one host: every planned instance's /metrics, its balancer's and,

@@ -145,11 +145,8 @@ def _path(facts: Dict[str, Any], path: str) -> Dict[str, Any]:
     return (facts.get('paths') or {}).get(path) or {}
 
 
-def path_problems(facts: Dict[str, Any],
-                  settings: Dict[str, Any],
-                  profile: Dict[str, Any],
-                  instances: List[Dict[str, Any]],
-                  mounts: bool = True) -> List[Dict[str, str]]:
+def path_problems(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict[str, Any],
+                  instances: List[Dict[str, Any]], mounts: bool = True) -> List[Dict[str, str]]:
     """Missing driver files, device nodes and (``mounts``) host files the container mounts."""
     out = [problem('driver', path + ' is missing: the Ascend NPU driver is not installed', DRIVER_FIX)
            for path in (settings['driver_dir'], settings['driver_version_file'])
@@ -389,10 +386,7 @@ def _driver_of(npu: Dict[str, Any]) -> Optional[str]:
     return found[0] if found else None
 
 
-def _driver_problem(entry: Dict[str, Any],
-                    tag: str,
-                    driver: Any,
-                    verdict: Dict[str, Any],
+def _driver_problem(entry: Dict[str, Any], tag: str, driver: Any, verdict: Dict[str, Any],
                     settings: Dict[str, Any]) -> Dict[str, str]:
     if tag.startswith(entry.get('release') or ''):
         image = 'image %s (CANN %s)' % (tag, entry['cann'])
@@ -478,9 +472,7 @@ def _unique(values: List[Any]) -> List[Any]:
     return out
 
 
-def _chip_state_problem(chip_id: int,
-                        chips: List[Dict[str, Any]],
-                        listed: str,
+def _chip_state_problem(chip_id: int, chips: List[Dict[str, Any]], listed: str,
                         instances: List[Dict[str, Any]]) -> Optional[Dict[str, str]]:
     found = [c for c in chips if c.get('device_id') == chip_id]
     if not found:
@@ -498,9 +490,7 @@ def _chip_state_problem(chip_id: int,
     return None
 
 
-def chip_problems(npu: Dict[str, Any],
-                  profile: Dict[str, Any],
-                  instances: List[Dict[str, Any]],
+def chip_problems(npu: Dict[str, Any], profile: Dict[str, Any], instances: List[Dict[str, Any]],
                   own: Dict[str, Any]) -> List[Dict[str, str]]:
     """Each chip the instances use (every listed chip without instances): listed, healthy, not held by others.
 
@@ -526,8 +516,7 @@ def chip_problems(npu: Dict[str, Any],
     return out
 
 
-def chips_per_card_problems(facts: Dict[str, Any],
-                            settings: Dict[str, Any],
+def chips_per_card_problems(facts: Dict[str, Any], settings: Dict[str, Any],
                             profile: Dict[str, Any]) -> List[Dict[str, str]]:
     """An npu-smi showing more chips on one card than the platform has (a DUO declared as a 200I Pro)."""
     if profile.get('chips_per_card') is None:
@@ -545,9 +534,7 @@ def chips_per_card_problems(facts: Dict[str, Any],
                      '(two chips per card)')]
 
 
-def chip_memory(npu: Optional[Dict[str, Any]],
-                profile: Dict[str, Any],
-                instances: List[Dict[str, Any]],
+def chip_memory(npu: Optional[Dict[str, Any]], profile: Dict[str, Any], instances: List[Dict[str, Any]],
                 own: Dict[str, Any]) -> Dict[str, Any]:
     """(free, total): per instance the smallest free and total memory (MB) of its chips.
 
@@ -578,9 +565,7 @@ def _port_fix(port: Any, holders: List[Dict[str, Any]], procs: List[str], pids: 
             'another port' % (port, port))
 
 
-def port_problems(facts: Dict[str, Any],
-                  instances: List[Dict[str, Any]],
-                  own: Dict[str, Any],
+def port_problems(facts: Dict[str, Any], instances: List[Dict[str, Any]], own: Dict[str, Any],
                   removing: Any = ()) -> List[Dict[str, str]]:
     """Serving ports held by another container (Docker keeps a crash-looping one's port) or process.
 
@@ -648,12 +633,8 @@ def _available_mb(facts: Dict[str, Any], settings: Dict[str, Any]) -> Optional[i
     return (again or facts.get('memory') or {}).get('available_mb')
 
 
-def node_result(facts: Dict[str, Any],
-                settings: Dict[str, Any],
-                profile: Dict[str, Any],
-                instances: List[Dict[str, Any]],
-                own: Dict[str, Any],
-                found_versions: Any = None) -> Dict[str, Any]:
+def node_result(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict[str, Any],
+                instances: List[Dict[str, Any]], own: Dict[str, Any], found_versions: Any = None) -> Dict[str, Any]:
     """npu_check_result: what the node has, for the roles that plan with it."""
     npu = facts.get('npu') or {}
     docker = facts.get('docker') or {}

@@ -37,12 +37,8 @@ def run_module(execute: Execute, name: str, args: Dict[str, Any], host: str) -> 
     return result
 
 
-def read_node(execute: Execute,
-              query: Dict[str, Any],
-              settings: Dict[str, Any],
-              drop_page_cache: bool,
-              check_mode: bool,
-              host: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
+def read_node(execute: Execute, query: Dict[str, Any], settings: Dict[str, Any], drop_page_cache: bool,
+              check_mode: bool, host: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """(node, drop, memory_again) of one node; None for what did not run.
 
     ``node``: node_facts with ``query``. When ``drop_page_cache`` (opted in), not in check mode and

@@ -28,8 +28,7 @@ class Request:
     ``extra vars``), when Ansible knows it.
     """
 
-    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=(),
-                 judge=None):
+    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=(), judge=None):
         self.host = host
         # Set on this host itself (the inventory's host entry, host_vars) rather than for a group.
         self._host_level = frozenset(host_level)

@@ -106,12 +106,7 @@ def repeated(values: Sequence[Any]) -> List[Any]:
     return out
 
 
-def _chips(inst: Dict[str, Any],
-           listed: bool,
-           where: str,
-           scalar_chips: Any,
-           own: Dict[str, Any],
-           next_chip: int,
+def _chips(inst: Dict[str, Any], listed: bool, where: str, scalar_chips: Any, own: Dict[str, Any], next_chip: int,
            tp: int) -> Tuple[List[Any], str]:
     """The chips of one instance and the variable they come from."""
     if inst.get('chips') is not None:
@@ -505,9 +500,7 @@ def unauthenticated_exposure(var: str, address: Any, allow: Any, what: str, open
                     '%s: 127.0.0.1 to keep %s on the node' % (where, var, subject)}]
 
 
-def plan_problems(plan: List[Dict[str, Any]],
-                  list_var: str,
-                  settings: Dict[str, Any],
+def plan_problems(plan: List[Dict[str, Any]], list_var: str, settings: Dict[str, Any],
                   platform_names: Sequence[str]) -> List[Dict[str, str]]:
     """Every problem of the plan and the host-level settings, in the order of the preflight report."""
     out = host_problems(settings, platform_names)

@@ -27,9 +27,7 @@ def _running(containers: Any, name: str) -> Optional[bool]:
     return bool(found.get('running')) and not found.get('restarting')
 
 
-def expected_containers(plan: List[Dict[str, Any]],
-                        run: Dict[str, Any],
-                        variables: Any,
+def expected_containers(plan: List[Dict[str, Any]], run: Dict[str, Any], variables: Any,
                         defaults: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """{instance name: {digest, image_id}} of the containers the plan asks for; {} when they cannot be known.
 
@@ -65,9 +63,7 @@ def unchanged(containers: Dict[str, Any], name: str, expected: Any) -> bool:
             and found.get('image_id') == expected['image_id'] and not kept.get('exists'))
 
 
-def upgrade_steps(plan: List[Dict[str, Any]],
-                  frontends: Any = None,
-                  containers: Any = None,
+def upgrade_steps(plan: List[Dict[str, Any]], frontends: Any = None, containers: Any = None,
                   expected: Any = None) -> Dict[str, List[Dict[str, Any]]]:
     """Which instances roll one at a time, which start together, and which are already as planned.
 

@@ -73,9 +73,7 @@ def npu_check_instances(plan: List[Dict[str, Any]], configs: Optional[Dict[str, 
     } for entry in plan]
 
 
-def model_dirs(plan: List[Dict[str, Any]],
-               configs: Optional[Dict[str, Any]],
-               cache_dir: str) -> List[Dict[str, str]]:
+def model_dirs(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]], cache_dir: str) -> List[Dict[str, str]]:
     """The local model directories to look for on the node.
 
     An absolute model_path is a directory in the container: under the model cache
@@ -142,8 +140,7 @@ def _allowed(path: str, roots: List[str]) -> bool:
     return any(under(path, root.rstrip('/') or '/') for root in roots)
 
 
-def _node_model_dir_problem(wanted: Dict[str, str],
-                            paths: Dict[str, Any],
+def _node_model_dir_problem(wanted: Dict[str, str], paths: Dict[str, Any],
                             allowed: List[str]) -> Optional[Tuple[str, str]]:
     """(what is wrong, fix) with the model directory as the node has it, or None (missing: missing_model_dirs)."""
     found = paths.get(wanted['host']) or {}
@@ -201,11 +198,8 @@ def cache_dir_problems(cache_dir: Any, node_paths: Optional[Dict[str, Any]]) -> 
                     'directory with room for the weights'}]
 
 
-def model_path_problems(wanted_dirs: List[Dict[str, str]],
-                        configs: Optional[Dict[str, Any]],
-                        cache_dir: str,
-                        roots: Any,
-                        node_paths: Optional[Dict[str, Any]] = None) -> List[Dict[str, str]]:
+def model_path_problems(wanted_dirs: List[Dict[str, str]], configs: Optional[Dict[str, Any]], cache_dir: str,
+                        roots: Any, node_paths: Optional[Dict[str, Any]] = None) -> List[Dict[str, str]]:
     """A problem per local model_path outside the model cache and vllm_serve_model_roots, and,
     once the node was read (``node_paths``: node_facts' paths), per one that is a file, a link
     out of them or a directory without config.json.
@@ -277,9 +271,7 @@ def report(problems: List[Dict[str, Any]], host: str) -> str:
     return render_problems('preflight', host, problems, 'nothing was pulled or started')
 
 
-def container_settings(entry: Dict[str, Any],
-                       config: Dict[str, Any],
-                       api_key: str = '',
+def container_settings(entry: Dict[str, Any], config: Dict[str, Any], api_key: str = '',
                        secrets: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """env (with the API key under the server's variable), extra mounts and no_log of one container.
 
@@ -341,9 +333,7 @@ RUN_SETTINGS = ('container_run_restart_policy', 'container_run_stop_timeout', 'c
                 'container_run_log_max_file', 'container_run_labels')
 
 
-def container_run_vars(entry: Dict[str, Any],
-                       config: Dict[str, Any],
-                       container: Dict[str, Any],
+def container_run_vars(entry: Dict[str, Any], config: Dict[str, Any], container: Dict[str, Any],
                        host: Dict[str, Any]) -> Dict[str, Any]:
     """The container_run variables of one instance, as vllm_serve passes them (deploy_instance.yml).
 
@@ -379,9 +369,7 @@ def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauth
             'anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))
 
 
-def summary_lines(plan: List[Dict[str, Any]],
-                  status: Optional[Dict[str, Any]],
-                  check_mode: bool = False,
+def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], check_mode: bool = False,
                   exposure: Optional[Dict[str, Any]] = None) -> List[str]:
     """One line per instance: model, served name, container, chips, port, state and the smoke answer.
 
