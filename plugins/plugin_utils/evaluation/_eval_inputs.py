@@ -39,20 +39,10 @@ def eval_inputs(settings, host='localhost'):
     if settings.get('eval_runner') == 'aisbench':
         problems.extend(aisbench_problems(settings, venv))
     datasets = {}
-    wants_gsm8k = settings.get('eval_accuracy') and 'gsm8k' in (settings.get('eval_datasets') or [])
-    if not problems and wants_gsm8k and settings.get('eval_runner') == 'builtin':
-        path = settings['eval_dataset_dirs']['gsm8k']
-        try:
-            datasets['gsm8k'] = load_gsm8k(path, settings.get('eval_limit'))
-        except (OSError, ValueError) as exc:
-            problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.gsm8k=%s: %s' % (path, exc),
-                                    'replace test.jsonl with the gsm8k test split'))
-        if not problems and not datasets['gsm8k']:
-            problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.gsm8k=%s: test.jsonl has no questions'
-                                    % path, 'replace test.jsonl with the gsm8k test split'))
-    if not problems and settings.get('eval_accuracy') and settings.get('eval_runner') == 'builtin' \
-            and 'textvqa' in (settings.get('eval_datasets') or []):
-        datasets['textvqa'] = read_textvqa(settings, problems)
+    if settings.get('eval_accuracy') and settings.get('eval_runner') == 'builtin':
+        for name in [name for name in BUILTIN_READS if name in (settings.get('eval_datasets') or [])]:
+            if not problems:
+                datasets[name] = read_dataset(settings, name, problems)
     dirs = settings.get('eval_dataset_dirs') if isinstance(settings.get('eval_dataset_dirs'), dict) else {}
     aisbench_dirs = {name: os.path.abspath(dirs[name]) for name in settings.get('eval_datasets') or []
                      if settings.get('eval_accuracy') and not problems and settings.get('eval_runner') == 'aisbench'}
@@ -62,19 +52,28 @@ def eval_inputs(settings, host='localhost'):
             'report_dir': where, 'message': problems_report(problems, host) if problems else ''}
 
 
-def read_textvqa(settings, problems):
-    """The textvqa items for the builtin runner (images as base64), or [] with a problem appended."""
-    path = settings['eval_dataset_dirs']['textvqa']
+# What the builtin runner reads of a dataset: its loader, its file, and the fix when it cannot be read or is empty.
+BUILTIN_READS = {
+    'gsm8k': (load_gsm8k, 'test.jsonl', 'replace test.jsonl with the gsm8k test split',
+              'replace test.jsonl with the gsm8k test split'),
+    'textvqa': (load_textvqa, 'textvqa_val.jsonl', 'fix the textvqa files there, or set eval_limit (the builtin '
+                'runner), or use eval_runner: aisbench for the whole set', 'unpack AISBench\'s textvqa archive there'),
+}
+
+
+def read_dataset(settings, name, problems):
+    """The items of dataset ``name`` for the builtin runner (textvqa's images as base64), or [] with a problem
+    appended."""
+    path = settings['eval_dataset_dirs'][name]
+    load, file, broken, empty = BUILTIN_READS[name]
     try:
-        items = load_textvqa(path, settings.get('eval_limit'))
+        items = load(path, settings.get('eval_limit'))
     except (OSError, ValueError) as exc:
-        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.textvqa=%s: %s' % (path, exc),
-                                'fix the textvqa files there, or set eval_limit (the builtin runner), or use '
-                                'eval_runner: aisbench for the whole set'))
+        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: %s' % (name, path, exc), broken))
         return []
     if not items:
-        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.textvqa=%s: textvqa_val.jsonl has no '
-                                'questions' % path, 'unpack AISBench\'s textvqa archive there'))
+        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: %s has no questions' % (name, path, file),
+                                empty))
     return items
 
 
