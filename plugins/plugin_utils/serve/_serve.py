@@ -12,7 +12,7 @@ import re
 import socket
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6
@@ -96,11 +96,11 @@ def config_problems(configs: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
     out = []
     for name, config in (configs or {}).items():
         for item in config.get('violations') or []:
-            out.append({'check': 'config', 'msg': '%s=%s: %s' % (item['variable'], to_json(item['value']), item['rule']),
-                        'fix': item['fix']})
+            out.append(problem('config', '%s=%s: %s' % (item['variable'], to_json(item['value']), item['rule']),
+                               item['fix']))
         if not config.get('ok') and not config.get('violations'):
-            out.append({'check': 'config', 'msg': 'instance %s: %s' % (name, config.get('msg', '')),
-                        'fix': 'correct the instance settings'})
+            out.append(problem('config', 'instance %s: %s' % (name, config.get('msg', '')),
+                               'correct the instance settings'))
     return out
 
 
@@ -113,26 +113,23 @@ def env_config_problems(plan: List[Dict[str, Any]], configs: Optional[Dict[str, 
     """
     out = []
     for entry in plan or []:
-        env = entry.get('env') or {}
-        settings = ((configs or {}).get(entry['name']) or {}).get('settings') or {}
-        argv = ((configs or {}).get(entry['name']) or {}).get('argv') or []
-        if str(env.get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and settings.get('cudagraph_mode') not in (None, 'NONE') \
-                and '--enforce-eager' not in argv:
+        config = (configs or {}).get(entry['name']) or {}
+        mode = (config.get('settings') or {}).get('cudagraph_mode')
+        if str((entry.get('env') or {}).get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and mode not in (None, 'NONE') \
+                and '--enforce-eager' not in (config.get('argv') or []):
             var = env_variable(entry, 'ASCEND_LAUNCH_BLOCKING') + '.ASCEND_LAUNCH_BLOCKING'
-            out.append({'check': 'config', 'variable': var,
-                        'msg': '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with "ACL '
-                               'graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"'
-                               % (var, settings.get('cudagraph_mode')),
-                        'fix': 'remove ASCEND_LAUNCH_BLOCKING (or set it to "0"); for debugging read the plog files '
-                               'under $HOME/ascend/log/debug in the container instead'})
+            out.append(problem('config', '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with '
+                               '"ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"' % (var, mode),
+                               'remove ASCEND_LAUNCH_BLOCKING (or set it to "0"); for debugging read the plog files '
+                               'under $HOME/ascend/log/debug in the container instead', var))
     return out
 
 
 def missing_model_dirs(wanted_dirs: List[Dict[str, str]], node_paths: Dict[str, Any]) -> List[Dict[str, str]]:
     """A problem per model directory (``model_dirs``) the node read (``node_paths``: node_facts' paths) did not find."""
-    return [{'check': 'model', 'msg': '%smodel_path %s is not on the node (looked at %s)' % (
-                wanted['prefix'], wanted['path'], wanted['host']),
-             'fix': 'download the weights there first, or leave model_path unset to load the model id from ModelScope'}
+    return [problem('model', '%smodel_path %s is not on the node (looked at %s)' % (
+        wanted['prefix'], wanted['path'], wanted['host']),
+        'download the weights there first, or leave model_path unset to load the model id from ModelScope')
             for wanted in wanted_dirs if not (node_paths.get(wanted['host']) or {}).get('exists')]
 
 
@@ -189,13 +186,11 @@ def cache_dir_problems(cache_dir: Any, node_paths: Optional[Dict[str, Any]]) -> 
         return []
     variable = 'vllm_serve_model_cache_dir=%s' % to_json(cache_dir)
     if why.startswith('is a file'):
-        return [{'check': 'paths', 'msg': '%s %s; the container mounts it as its model cache (/root/.cache)'
-                                          % (variable, why),
-                 'fix': 'move the file away, or set vllm_serve_model_cache_dir to a directory'}]
-    return [{'check': 'paths', 'msg': '%s %s (a read-only filesystem or mount?); vLLM downloads the weights and '
-                                      'writes its caches there' % (variable, why),
-             'fix': 'make it writable for root on the node, or set vllm_serve_model_cache_dir to a writable '
-                    'directory with room for the weights'}]
+        return [problem('paths', '%s %s; the container mounts it as its model cache (/root/.cache)'
+                        % (variable, why), 'move the file away, or set vllm_serve_model_cache_dir to a directory')]
+    return [problem('paths', '%s %s (a read-only filesystem or mount?); vLLM downloads the weights and writes its '
+                    'caches there' % (variable, why), 'make it writable for root on the node, or set '
+                    'vllm_serve_model_cache_dir to a writable directory with room for the weights')]
 
 
 def model_path_problems(wanted_dirs: List[Dict[str, str]], configs: Optional[Dict[str, Any]], cache_dir: str,
@@ -211,16 +206,15 @@ def model_path_problems(wanted_dirs: List[Dict[str, str]], configs: Optional[Dic
         variable = '%smodel_path=%s' % (wanted['prefix'], to_json(wanted['path']))
         allowed = [cache_dir] + roots
         if not under(wanted['path'], target) and not _allowed(wanted['path'], roots):
-            out.append({'check': 'paths',
-                        'msg': '%s is outside the model cache (%s in the container, %s on the node) and outside '
-                               'vllm_serve_model_roots %s' % (variable, target, cache_dir, to_json(roots)),
-                        'fix': 'put the weights under %s on the node and set model_path to %s/..., or add the '
+            out.append(problem('paths', '%s is outside the model cache (%s in the container, %s on the node) and '
+                               'outside vllm_serve_model_roots %s' % (variable, target, cache_dir, to_json(roots)),
+                               'put the weights under %s on the node and set model_path to %s/..., or add the '
                                'directory that holds them to vllm_serve_model_roots (mounted read-only in place)'
-                               % (cache_dir, target)})
+                               % (cache_dir, target)))
             continue
-        problem = _node_model_dir_problem(wanted, node_paths or {}, allowed)
-        if problem:
-            out.append({'check': 'paths', 'msg': '%s %s' % (variable, problem[0]), 'fix': problem[1]})
+        found = _node_model_dir_problem(wanted, node_paths or {}, allowed)
+        if found:
+            out.append(problem('paths', '%s %s' % (variable, found[0]), found[1]))
     return out
 
 
@@ -249,21 +243,19 @@ def publish_address_problems(address: Any, node_addresses: Any) -> List[Dict[str
     # '::' and '::1' are always the node's own -- unless the node runs without IPv6 (the
     # kernel's disable_ipv6): then Docker's proxy cannot listen there and the start fails.
     if is_ipv6(address) and node_addresses and not any(is_ipv6(str(own)) for own in node_addresses):
-        return [{'check': 'ports',
-                 'msg': 'vllm_serve_publish_address=%s is an IPv6 address, but this node has no IPv6 address (IPv6 '
-                        'is disabled): Docker could not publish the port there and the new container would not start'
-                        % to_json(address),
-                 'fix': 'enable IPv6 on the node (sysctl net.ipv6.conf.all.disable_ipv6=0), or set '
-                        'vllm_serve_publish_address to an IPv4 address of the node, 127.0.0.1 or "" (every address)'}]
+        return [problem('ports', 'vllm_serve_publish_address=%s is an IPv6 address, but this node has no IPv6 '
+                        'address (IPv6 is disabled): Docker could not publish the port there and the new container '
+                        'would not start' % to_json(address), 'enable IPv6 on the node (sysctl '
+                        'net.ipv6.conf.all.disable_ipv6=0), or set vllm_serve_publish_address to an IPv4 address of the '
+                        'node, 127.0.0.1 or "" (every address)')]
     if address in ANY_ADDRESSES:
         return []
     if not node_addresses or any(_same_address(address, own) for own in node_addresses):
         return []
     own = ', '.join(str(item) for item in node_addresses)
-    return [{'check': 'ports',
-             'msg': 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could not '
-                    'publish the port there and the new container would not start' % (to_json(address), own),
-             'fix': 'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own}]
+    return [problem('ports', 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could '
+                    'not publish the port there and the new container would not start' % (to_json(address), own),
+                    'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own)]
 
 
 def report(problems: List[Dict[str, Any]], host: str) -> str:
