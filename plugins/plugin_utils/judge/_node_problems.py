@@ -21,7 +21,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import relea
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve import _container_spec
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
-from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import own_services, source_problems
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import source_problems, unit_name
 
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 PLATFORM_NAMES = 'atlas_300i_duo, atlas_200i_pro or atlas_200i_pro_openeuler'
@@ -343,19 +343,26 @@ def removed_first(containers: Dict[str, Any], removing: Any) -> Dict[str, Dict[s
     return _running(containers, {'removing %s' % name: name for name in removing})
 
 
+def _unit_held(name: str, chips: Any, port: Any, profile: Dict[str, Any]) -> Dict[str, Any]:
+    """A systemd unit of ours in own_running's shape: its chips' devices and its port (no pids: vLLM's processes
+    are the unit's children, so its chips count as ours whole)."""
+    return {'container': name, 'devices': [chip_device(profile, chip) for chip in chips or []],
+            'ports': [str(port)] if port else [], 'pids': []}
+
+
+def own_services(units: Any, instances: List[Dict[str, Any]], profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """Per instance whose unit runs (the source install method): its chips' devices and port."""
+    return {inst['name']: _unit_held(unit_name(inst['container_name']), inst['chips'], inst['port'], profile)
+            for inst in instances if ((units or {}).get(unit_name(inst['container_name'])) or {}).get('active')}
+
+
 def units_removed_first(units: Dict[str, Any], removing: Any, profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
     """The running systemd units of ours the run stops and removes before it starts anything (no longer in the plan:
     another install method, fewer instances), in own_running's shape under ``removing <name>``: the chips of their
-    ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back (no pids: vLLM's processes are the unit's
-    children, so its chips count as ours whole)."""
-    out = {}
-    for name in removing or ():
-        found = (units or {}).get(name) or {}
-        if found.get('active') or found.get('restarting'):
-            out['removing %s' % name] = {'container': name,
-                                         'devices': [chip_device(profile, chip) for chip in found.get('chips') or []],
-                                         'ports': [str(found['port'])] if found.get('port') else [], 'pids': []}
-    return out
+    ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back."""
+    return {'removing %s' % name: _unit_held(name, found.get('chips'), found.get('port'), profile)
+            for name, found in ((name, (units or {}).get(name) or {}) for name in removing or ())
+            if found.get('active') or found.get('restarting')}
 
 
 def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
@@ -682,7 +689,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
     problems = platform_problems(settings) + path_problems(facts, settings, profile, instances, mounts=not source)
     if source:
         # No container: the units' state, the install's checks; Docker only for a balancer.
-        own = own_services((facts.get('source') or {}).get('units'), instances, lambda chip: chip_device(profile, chip))
+        own = own_services((facts.get('source') or {}).get('units'), instances, profile)
         problems += source_problems(install, facts.get('source'), settings.get('services') or {},
                                     bool(settings.get('needs_docker')), facts.get('docker'))
     else:

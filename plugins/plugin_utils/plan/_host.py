@@ -83,10 +83,7 @@ def release_plan(request, tag):
     image_pull_assume_release names the record to assume.
     """
     chosen = releases.choose(tag, request.get('image_pull_assume_release') or '')
-    record = chosen['record']
-    return {'release': chosen['release'], 'assumed': chosen['assumed'],
-            'complete': bool(record) and releases.complete(record), 'not_checked': chosen['not_checked'],
-            'problems': chosen['problems'], 'record': record}
+    return dict(chosen, complete=bool(chosen['record']) and releases.complete(chosen['record']))
 
 
 def release_overrides(request, record):

@@ -457,17 +457,3 @@ def _cann_problems(install, files):
                                                  install['versions']['vllm'], install['versions']['vllm_ascend'], wanted),
                           'install CANN %s on the node' % wanted))
     return out
-
-
-def own_services(units, instances, device_of):
-    """Per instance whose unit runs: its chips' devices (``device_of(chip)``, the platform's device path) and
-    port, as own_running gives a container's (no pids: vLLM's engine processes are its children, so its chips
-    count as ours whole)."""
-    out = {}
-    for inst in instances:
-        found = (units or {}).get(unit_name(inst['container_name'])) or {}
-        if found.get('active'):
-            out[inst['name']] = {'container': unit_name(inst['container_name']),
-                                 'devices': [device_of(chip) for chip in inst.get('chips') or []],
-                                 'ports': [str(inst['port'])] if inst.get('port') is not None else [], 'pids': []}
-    return out
