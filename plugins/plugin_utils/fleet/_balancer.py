@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._grammar import is_ip_address
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._address import bracketed, is_ipv6, reach_address
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
     is_integer, to_json, unauthenticated_exposure)
@@ -55,13 +56,13 @@ def key_problems(name: str, members: List[Dict[str, Any]], keys: Dict[str, str])
     digests = set(key_digest(keys[entry['name']]) for entry in members if keys.get(entry['name']))
     keyless = [entry['name'] for entry in members if not keys.get(entry['name'])]
     if len(digests) > 1:
-        return [{'check': 'balancer', 'msg': 'instances %s serve %s behind one balancer with different API keys' % (
+        return [problem('balancer', 'instances %s serve %s behind one balancer with different API keys' % (
             ', '.join(entry['name'] for entry in members), name),
-            'fix': 'give them the same api_key (a request goes to any of them), or set balancer_enabled: false'}]
+            'give them the same api_key (a request goes to any of them), or set balancer_enabled: false')]
     if digests and keyless:
-        return [{'check': 'balancer', 'msg': 'of the instances serving %s behind one balancer, %s have no API key' % (
+        return [problem('balancer', 'of the instances serving %s behind one balancer, %s have no API key' % (
             name, ', '.join(keyless)),
-            'fix': 'give every instance of %s the same api_key, or set balancer_enabled: false' % name}]
+            'give every instance of %s the same api_key, or set balancer_enabled: false' % name)]
     return []
 
 
@@ -89,16 +90,15 @@ def _port_problems(settings: Dict[str, Any], used: Dict[int, str], count: int) -
     for var, key, span in (('balancer_port', 'port', count), ('balancer_metrics_port', 'metrics_port', 1)):
         port = settings.get(key)
         if not (is_integer(port) and 1 <= int(port) and int(port) + span - 1 <= 65535):
-            out.append({'check': 'balancer', 'msg': '%s=%s is not a port number' % (var, to_json(port)),
-                        'fix': 'set %s to an integer in 1..65535' % var})
+            out.append(problem('balancer', '%s=%s is not a port number' % (var, to_json(port)),
+                               'set %s to an integer in 1..65535' % var))
             continue
         for offset in range(span):
             taken = used.get(int(port) + offset)
             if taken:
-                out.append({'check': 'balancer', 'msg': '%s=%s: port %d is already %s' % (
-                    var, port, int(port) + offset, taken),
-                    'fix': 'give the balancer ports no instance uses (%s%s)' % (
-                        var, ' .. + %d, one per model served' % (span - 1) if span > 1 else '')})
+                out.append(problem('balancer', '%s=%s: port %d is already %s' % (var, port, int(port) + offset, taken),
+                                   'give the balancer ports no instance uses (%s%s)' % (
+                                       var, ' .. + %d, one per model served' % (span - 1) if span > 1 else '')))
             used[int(port) + offset] = 'the balancer\'s (%s)' % var
     return out
 
@@ -108,9 +108,9 @@ def _address_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
     address = settings.get('publish_address')
     if address is None or address == '' or is_ip_address(address):
         return []
-    return [{'check': 'balancer', 'msg': 'balancer_publish_address=%s is not an IP address' % json.dumps(address),
-             'fix': 'set balancer_publish_address to an IP address of the node such as 127.0.0.1 (no port: the '
-                    'port is balancer_port), or "" to listen on every address'}]
+    return [problem('balancer', 'balancer_publish_address=%s is not an IP address' % json.dumps(address),
+                    'set balancer_publish_address to an IP address of the node such as 127.0.0.1 (no port: the port '
+                    'is balancer_port), or "" to listen on every address')]
 
 
 def addresses(publish_address: Any) -> Tuple[str, str]:

@@ -33,6 +33,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_spec 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import INSTANCE_LABEL, MANAGED_LABEL, previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
     SOURCE, configured_profile, installed_ok, preload_paths, source_query)
@@ -100,10 +101,9 @@ def archive_dir_problems(request, paths):
         why = unwritable_dir(paths.get(directory))
         if why is None:
             continue
-        out.append({'check': 'paths', 'msg': 'image_pull_archive_dir=%s %s; the controller copies the image tarball '
-                                             'there' % (json.dumps(directory), why),
-                    'fix': 'set image_pull_archive_dir to a directory root can write on the node, with room for '
-                           'the tarball'})
+        out.append(problem('paths', 'image_pull_archive_dir=%s %s; the controller copies the image tarball there'
+                           % (json.dumps(directory), why), 'set image_pull_archive_dir to a directory root can write '
+                           'on the node, with room for the tarball'))
     return out
 
 
