@@ -134,10 +134,10 @@ def platform_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
     platform = settings.get('platform') or ''
     if not platform:
         return [problem('platform', 'no platform is set for ' + str(settings.get('host')),
-                         'set ascend_vllm_platform (%s) in group_vars, or put the host in the inventory group of '
-                         'that name' % PLATFORM_NAMES)]
+                        'set ascend_vllm_platform (%s) in group_vars, or put the host in the inventory group of '
+                        'that name' % PLATFORM_NAMES)]
     return [problem('platform', 'cannot read the profile of platform %s: %s' % (platform, p['msg']),
-                     'correct ascend_vllm_platform / ascend_vllm_platform_overrides')
+                    'correct ascend_vllm_platform / ascend_vllm_platform_overrides')
             for p in settings.get('platform_problems') or []]
 
 
@@ -181,7 +181,7 @@ def mount_problems(facts: Dict[str, Any], profile: Dict[str, Any], enabled: bool
                % provided_by) if provided_by else MOUNT_FIX
         if not found.get('exists'):
             out.append(problem('mounts', '%s is missing%s; the container bind-mounts it and Docker would refuse to '
-                                'start' % (path, source), fix))
+                               'start' % (path, source), fix))
         elif kind == 'dir' and not found.get('isdir') or kind == 'file' and found.get('isdir'):
             # E.g. an empty directory an earlier `docker run -v` created in place of a missing file.
             out.append(problem('mounts', '%s is a %s, the container expects a %s%s' % (
@@ -194,7 +194,7 @@ def docker_problems(docker: Dict[str, Any], settings: Dict[str, Any]) -> List[Di
     """An engine that does not answer, or one older than npu_check_docker_min_version."""
     if not docker.get('reachable'):
         return [problem('docker', 'cannot talk to the Docker Engine: ' + (docker.get('error') or 'unknown error'),
-                         DOCKER_FIX)]
+                        DOCKER_FIX)]
     version = docker.get('version')
     minimum = settings.get('docker_min_version') or ''
     if version is None or not minimum:
@@ -203,7 +203,7 @@ def docker_problems(docker: Dict[str, Any], settings: Dict[str, Any]) -> List[Di
     if version_at_least(match.group(0) if match and match.group(0) else '0', minimum):
         return []
     return [problem('docker', 'Docker Engine %s is older than %s' % (version, minimum),
-                     'upgrade Docker Engine to %s or newer' % minimum)]
+                    'upgrade Docker Engine to %s or newer' % minimum)]
 
 
 def python_problems(system: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
@@ -377,7 +377,7 @@ def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Di
     if not minimum or minimum == versions.AUTO or version_at_least(npu.get('driver_version') or '0', minimum):
         return []
     return [problem('driver', 'driver %s is older than %s' % (npu.get('driver_version') or 'unknown', minimum),
-                     'upgrade the Ascend driver and firmware to %s or newer' % minimum)]
+                    'upgrade the Ascend driver and firmware to %s or newer' % minimum)]
 
 
 VERSIONS_DOC = 'docs/versions.md'
@@ -402,9 +402,9 @@ def _driver_problem(entry: Dict[str, Any], tag: str, driver: Any, verdict: Dict[
     listed = ', '.join(entry['hdk_compatible'])
     if verdict['verdict'] in ('unknown', 'missing'):
         return problem('versions', 'the driver version in %s (%s) cannot be checked against %s: %s'
-                        % (settings['driver_version_file'], driver or 'no Version= line', image, verdict['msg']),
-                        'reinstall the Ascend driver so that version.info gives Version=MAJOR.MINOR.PATCH, or set '
-                        'npu_check_driver_min_version to "" to skip the check (%s)' % VERSIONS_DOC)
+                       % (settings['driver_version_file'], driver or 'no Version= line', image, verdict['msg']),
+                       'reinstall the Ascend driver so that version.info gives Version=MAJOR.MINOR.PATCH, or set '
+                       'npu_check_driver_min_version to "" to skip the check (%s)' % VERSIONS_DOC)
     return problem(
         'versions', 'driver %s does not suit %s: %s; vllm serve would fail at start (E30006 Failed to verify the OPP)'
         % (driver, image, verdict['msg']),
@@ -465,7 +465,7 @@ def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[L
         verdict = versions.firmware_verdict(board.get('firmware_version'), driver, ranges, board.get('compatibility'))
         if verdict['verdict'] in ('incompatible', 'older'):
             problems.append(problem('versions', '%s: %s' % (card, verdict['msg']),
-                                     FIRMWARE_FIX % (driver, VERSIONS_DOC)))
+                                    FIRMWARE_FIX % (driver, VERSIONS_DOC)))
         elif verdict['verdict'] == 'unjudged':
             out['notes'].append('%s: %s' % (card, verdict['msg']))
     return problems, out
@@ -485,15 +485,15 @@ def _chip_state_problem(chip_id: int, chips: List[Dict[str, Any]], listed: str,
     if not found:
         source = ', '.join(_unique([i['chips_var'] for i in instances if chip_id in i['chips']]))
         return problem('chips', '%schip %s is not listed by npu-smi (device ids: %s)'
-                        % (source + ': ' if source else '', chip_id, listed),
-                        'set %s to chips that npu-smi lists (%s)'
-                        % (source.split(' ', 1)[0] if source else "the instance's chips", listed))
+                       % (source + ': ' if source else '', chip_id, listed),
+                       'set %s to chips that npu-smi lists (%s)'
+                       % (source.split(' ', 1)[0] if source else "the instance's chips", listed))
     chip = found[0]
     if chip.get('health') != 'OK':
         return problem('chips', 'chip %s (NPU %s chip %s) health is %s'
-                        % (chip_id, chip.get('npu_id'), chip.get('chip_id'), chip.get('health')),
-                        'see `npu-smi info -t health -i %s`; reset or replace the card, or use another chip'
-                        % chip.get('npu_id'))
+                       % (chip_id, chip.get('npu_id'), chip.get('chip_id'), chip.get('health')),
+                       'see `npu-smi info -t health -i %s`; reset or replace the card, or use another chip'
+                       % chip.get('npu_id'))
     return None
 
 
@@ -518,8 +518,8 @@ def chip_problems(npu: Dict[str, Any], profile: Dict[str, Any], instances: List[
             if (proc.get('device_id') == chip_id and proc.get('pid') not in own_pids
                     and chip_device(profile, chip_id) not in unmatched):
                 out.append(problem('chips', 'chip %s is in use by pid %s (%s, %s MB)'
-                                    % (chip_id, proc.get('pid'), proc.get('name'), proc.get('memory_mb')),
-                                    CHIP_BUSY_FIX))
+                                   % (chip_id, proc.get('pid'), proc.get('name'), proc.get('memory_mb')),
+                                   CHIP_BUSY_FIX))
     return out
 
 
@@ -536,9 +536,9 @@ def chips_per_card_problems(facts: Dict[str, Any], settings: Dict[str, Any],
     if most <= int(profile['chips_per_card']):
         return []
     return [problem('platform', 'ascend_vllm_platform=%s has %s chip per card, but npu-smi shows %d chips on one card '
-                     'of this node' % (json.dumps(settings.get('platform') or ''), profile['chips_per_card'], most),
-                     'set ascend_vllm_platform to the platform of this node: atlas_300i_duo for an Atlas 300I DUO '
-                     '(two chips per card)')]
+                    'of this node' % (json.dumps(settings.get('platform') or ''), profile['chips_per_card'], most),
+                    'set ascend_vllm_platform to the platform of this node: atlas_300i_duo for an Atlas 300I DUO '
+                    '(two chips per card)')]
 
 
 def chip_memory(npu: Optional[Dict[str, Any]], profile: Dict[str, Any], instances: List[Dict[str, Any]],
@@ -599,7 +599,7 @@ def port_problems(facts: Dict[str, Any], instances: List[Dict[str, Any]], own: D
         held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
                    else (' by ' + ', '.join(procs) if procs else ''))
         out.append(problem('ports', '%s: port %s (instance %s) is already in use on the node%s'
-                            % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
+                           % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
                                held_by), _port_fix(port, holders, procs, pids)))
     return out
 
@@ -610,7 +610,7 @@ def disk_problems(disk: Dict[str, Any], image_present: bool, settings: Dict[str,
     if image_present or disk.get('free_gb') is None or disk['free_gb'] >= minimum:
         return []
     return [problem('disk', 'only %s GiB free on %s (Docker data root %s); the image needs %s GiB'
-                     % (disk['free_gb'], disk.get('mount'), disk.get('root'), minimum), DISK_FIX)]
+                    % (disk['free_gb'], disk.get('mount'), disk.get('root'), minimum), DISK_FIX)]
 
 
 def memory_need(instances: List[Dict[str, Any]], own: Dict[str, Any]) -> int:
@@ -627,9 +627,9 @@ def memory_problems(available: Optional[int], need: int, settings: Dict[str, Any
     failed = ('dropping the page cache failed (%s); ' % (drop.get('stderr') or '').strip()
               if (drop.get('rc') or 0) != 0 else '')
     return [problem('memory', 'RC mode: %s MB host memory available, the instances will take %s MB '
-                     '(gpu_memory_utilization x chip memory)%s and vllm-ascend refuses to start with less'
-                     % (available, need, ' plus %d MB margin' % margin if margin > 0 else ''),
-                     failed + MEMORY_FIX)]
+                    '(gpu_memory_utilization x chip memory)%s and vllm-ascend refuses to start with less'
+                    % (available, need, ' plus %d MB margin' % margin if margin > 0 else ''),
+                    failed + MEMORY_FIX)]
 
 
 CONTAINER_KEYS = ('exists', 'running', 'restarting', 'restart_count', 'status', 'started_at', 'image_id', 'labels')

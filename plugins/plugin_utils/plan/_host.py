@@ -205,7 +205,7 @@ def source_install(request, tag):
 def host_values(request):
     """The host-wide values of every instance's container (container_run's) or service (vllm_service's)."""
     return dict((name, request.get(PREFIX + name)) for name in ('publish_address', 'model_cache_dir', 'platform',
-                                                                 'keep_previous'))
+                                                                'keep_previous'))
 
 
 def services(request, instances, configured, install):
@@ -444,11 +444,11 @@ def metrics_file_problems(request):
 
     if not os.path.isabs(path):
         return wrong('is not an absolute path on the controller', 'set %s to an absolute path, e.g. '
-                       '/etc/prometheus/targets/ascend-vllm.json' % var)
+                     '/etc/prometheus/targets/ascend-vllm.json' % var)
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
         return wrong('is in %s, which does not exist on the controller' % parent,
-                       'create %s (the directory Prometheus reads file_sd targets from), or correct %s' % (parent, var))
+                     'create %s (the directory Prometheus reads file_sd targets from), or correct %s' % (parent, var))
     if os.path.isdir(path):
         return wrong('is a directory on the controller', 'name the file itself, e.g. %s/ascend-vllm.json' % path)
     if not os.path.exists(path):
@@ -465,9 +465,9 @@ def metrics_file_problems(request):
         groups = None
     if not isinstance(groups, list) or not all(isinstance(group, dict) for group in groups):
         return wrong('holds something other than a JSON list of file_sd target groups (a prometheus.yml, a '
-                       'YAML target file?); deploy would replace it and lose what it holds',
-                       'point %s at a file of its own (e.g. /etc/prometheus/targets/ascend-vllm.json) that '
-                       'Prometheus reads through file_sd_configs' % var)
+                     'YAML target file?); deploy would replace it and lose what it holds',
+                     'point %s at a file of its own (e.g. /etc/prometheus/targets/ascend-vllm.json) that '
+                     'Prometheus reads through file_sd_configs' % var)
     return []
 
 

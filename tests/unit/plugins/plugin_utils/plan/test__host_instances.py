@@ -23,6 +23,7 @@ def variables_request(variables):
     return Request(variables.get('inventory_hostname', ''), values=variables,
                    user_set=[name for name in ('ascend_vllm_instances',) if name in variables])
 
+
 # The role's defaults, as Ansible hands them over (templates already resolved).
 DEFAULTS = dict(
     inventory_hostname='node1', vllm_serve_platform='atlas_300i_duo', vllm_serve_instances=[],
