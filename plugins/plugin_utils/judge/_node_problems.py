@@ -12,6 +12,7 @@ with ``checks`` (the npu_check role) and by ascend.vllm.host_plan (plan/_node.py
 import json
 import re
 import tarfile
+from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
@@ -116,8 +117,8 @@ def node_query(settings: Dict[str, Any]) -> Dict[str, Any]:
     instances = normalize_instances(settings.get('instances'))
     mounts = [path for path, _kind, _by in mount_specs(profile, settings.get('mount_sources', True))]
     return {
-        'paths': _unique([settings['driver_dir'], settings['driver_version_file']] + device_paths(profile, instances)
-                         + mounts + list(settings.get('paths') or [])),
+        'paths': list(dict.fromkeys([settings['driver_dir'], settings['driver_version_file']]
+                                    + device_paths(profile, instances) + mounts + list(settings.get('paths') or []))),
         'npu_smi_path': settings.get('npu_smi_path') or profile.get('npu_smi_path') or '',
         'driver_version_file': settings['driver_version_file'],
         # Each instance's container and the one a deploy keeps while replacing it (container_run).
@@ -158,8 +159,8 @@ def path_problems(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict
         chip = re.match(r'.*davinci([0-9]+)$', path)
         fix = CHIP_DEVICE_FIX if chip else MANAGER_DEVICE_FIX
         # A chip's device names the variables that gave the chip, with the instance's index.
-        source = ', '.join(_unique([str(i.get('chips_var', '')).split(' ', 1)[0] for i in instances
-                                    if chip and int(chip.group(1)) in (i.get('chips') or [])]))
+        source = ', '.join(dict.fromkeys(str(i.get('chips_var', '')).split(' ', 1)[0] for i in instances
+                                         if chip and int(chip.group(1)) in (i.get('chips') or [])))
         state = ' is not a character device' if found.get('exists') else ' is missing'
         out.append(problem('devices', '%s%s%s' % (source + ': ' if source else '', path, state), fix))
     if mounts:
@@ -471,19 +472,11 @@ def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[L
     return problems, out
 
 
-def _unique(values: List[Any]) -> List[Any]:
-    out = []
-    for value in values:
-        if value not in out:
-            out.append(value)
-    return out
-
-
 def _chip_state_problem(chip_id: int, chips: List[Dict[str, Any]], listed: str,
                         instances: List[Dict[str, Any]]) -> Optional[Dict[str, str]]:
     found = [c for c in chips if c.get('device_id') == chip_id]
     if not found:
-        source = ', '.join(_unique([i['chips_var'] for i in instances if chip_id in i['chips']]))
+        source = ', '.join(dict.fromkeys(i['chips_var'] for i in instances if chip_id in i['chips']))
         return problem('chips', '%schip %s is not listed by npu-smi (device ids: %s)'
                        % (source + ': ' if source else '', chip_id, listed),
                        'set %s to chips that npu-smi lists (%s)'
@@ -529,10 +522,7 @@ def chips_per_card_problems(facts: Dict[str, Any], settings: Dict[str, Any],
     if profile.get('chips_per_card') is None:
         return []
     npu = facts.get('npu') if facts.get('npu') is not None else (facts.get('npu_found') or {})
-    per_card: Dict[Any, int] = {}
-    for chip in npu.get('chips') or []:
-        per_card[chip.get('npu_id')] = per_card.get(chip.get('npu_id'), 0) + 1
-    most = max(per_card.values()) if per_card else 0
+    most = max(Counter(chip.get('npu_id') for chip in npu.get('chips') or []).values(), default=0)
     if most <= int(profile['chips_per_card']):
         return []
     return [problem('platform', 'ascend_vllm_platform=%s has %s chip per card, but npu-smi shows %d chips on one card '
