@@ -151,15 +151,11 @@ def reads(template: str, variable: str) -> bool:
     return bool(set(REACHES[template]) & set(READ_BY[variable]))
 
 
-def _known(template: str) -> None:
-    if template not in JOB_TEMPLATES and template not in WORKFLOWS:
-        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
-
-
 def survey_spec(template: str) -> Dict[str, Any]:
     """The survey spec (AWX's survey_spec document) of one job template, or of a workflow (every
     question one of its nodes asks): only the questions its playbook reads."""
-    _known(template)
+    if template not in JOB_TEMPLATES and template not in WORKFLOWS:
+        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
     kinds = WORKFLOWS.get(template, (template,))
     spec = [question for question in questions() if any(reads(kind, question['variable']) for kind in kinds)]
     return {'name': 'ascend.vllm %s' % template.replace('_', ' '),

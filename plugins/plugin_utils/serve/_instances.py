@@ -24,9 +24,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN,
 from ansible_collections.ascend.vllm.plugins.module_utils._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
-# Counts and durations that must not be below a minimum: (variable, minimum, example).
-# The host-level numeric settings this module judges (contracts/_ranges.py holds their ranges);
-# the port is judged per instance (plan_problems).
+# The host-level numeric settings judged here (contracts/_ranges.py holds their ranges); the port is per instance.
 MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('vllm_serve_') and name != 'vllm_serve_port')
 
 # What the plan carries instead of an API key: the key itself stays in the inventory

@@ -93,9 +93,8 @@ def upgrade_steps(plan: List[Dict[str, Any]], frontends: Any = None, containers:
         if running and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
             out['same'].append(entry)
             continue
-        step = {'backend': None, 'server': None, 'peers': []}
-        step.update(where.get(entry['name'], {}))
-        out['roll'].append(dict(entry, rolling=step))
+        out['roll'].append(dict(entry, rolling=dict({'backend': None, 'server': None, 'peers': []},
+                                                    **where.get(entry['name'], {}))))
     return out
 
 
