@@ -68,9 +68,6 @@ class Request:
         value = self[name]
         return self._written.get(name, value)
 
-    def keys(self):
-        return sorted(self._known)
-
     def get(self, name, default=None):
         try:
             return self[name]
