@@ -2,11 +2,10 @@
 # Copyright: contributors to the ascend.vllm collection
 """The load balancer of a host: which instances it fronts, on which ports, with which keys.
 
-Pure functions over plain data (no Ansible imports), used by the
-``ascend.vllm.balancer_plan`` filter.  The instances of a host (the vllm_serve plan)
-are grouped by the model name they serve; each group becomes one HAProxy frontend
-on its own port, its servers the group's instances on the node's loopback.  The
-balancer is on by default when a group has more than one instance.
+Pure functions over plain data (no Ansible imports), used by the host plan (plan/_host.py). The instances
+of a host are grouped by the model name they serve; each group becomes one HAProxy frontend on its own port,
+its servers the group's instances on the node's loopback. The balancer is on by default when a group has more
+than one instance.
 
 API keys never leave this module: a frontend carries the SHA-256 of the
 ``Authorization`` header value (``Bearer KEY``) that HAProxy compares against

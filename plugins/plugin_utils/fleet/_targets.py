@@ -14,7 +14,7 @@ Ansible's own pattern matching gave.
 
 import difflib
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 

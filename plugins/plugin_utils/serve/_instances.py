@@ -2,11 +2,10 @@
 # Copyright: contributors to the ascend.vllm collection
 """The instances of a vllm_serve host: planning and the checks of the plan.
 
-Pure functions over plain data (no Ansible imports), used by the
-``ascend.vllm.instance_plan`` filter.  ``plan_instances`` turns the inventory
-(``ascend_vllm_instances`` or the scalar ``vllm_serve_*`` variables) into one
-entry per instance; ``plan_problems`` reports what is wrong with it in the
-preflight report shape ``{check, msg, fix}``, naming the variable the user wrote.
+Pure functions over plain data (no Ansible imports), used by the host plan (plan/_host.py).
+``plan_instances`` turns the inventory (``ascend_vllm_instances`` or the scalar ``vllm_serve_*`` variables)
+into one entry per instance; ``plan_problems`` reports what is wrong with it in the preflight report shape
+``{check, msg, fix}``, naming the variable the user wrote.
 """
 
 import json

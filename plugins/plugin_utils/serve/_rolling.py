@@ -31,7 +31,7 @@ def expected_containers(plan: List[Dict[str, Any]], run: Dict[str, Any], variabl
                         defaults: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """{instance name: {digest, image_id}} of the containers the plan asks for; {} when they cannot be known.
 
-    ``run``: configs, host, settings, image_ids, image_current (the upgrade_steps filter's ``run``);
+    ``run``: configs, host, settings, image_ids, image_current (plan/_node.py builds it);
     ``defaults``: container_run's defaults, for the settings vllm_serve does not pass (None: unknown).
     """
     image_id = (run.get('image_ids') or {}).get((run.get('host') or {}).get('image'))

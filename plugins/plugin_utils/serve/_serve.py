@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""What the vllm_serve role derives from its plan and the vllm_config results.
-
-Pure functions over plain data, used by the role's filters: the per-instance
-configuration results, the inputs of npu_check, the model directories to look
-for, the preflight problems and their report, the container settings, the
-summary lines and the teardown lists.
+"""What the host plan derives from its instances and their vllm_config results (pure functions over plain data):
+the inputs of npu_check, the model directories and their problems, the container settings and the summary lines.
 """
 
 import re
