@@ -24,7 +24,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems i
     archive_architecture_problems, archive_architectures, image_architecture_problems, node_problems,
     node_query as _node_query, report as node_report, summary as node_summary)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
-    cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
+    cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems,
     publish_address_problems, report, unwritable_dir)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
     IMAGE_INPUTS, configs, containers, frontends, host_values, services)
@@ -55,7 +55,9 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'profile': profile,
         'profile_given': bool(profile),
         'platform_problems': [],
-        'instances': npu_check_instances(planned.get('instances') or [], configured),
+        # The planned instances as they are (node_problems takes the keys it judges), each with its host memory.
+        'instances': [dict(entry, host_memory_mb=((configured.get(entry['name']) or {}).get('memory') or {})
+                           .get('usable_mb')) for entry in planned.get('instances') or []],
         'driver_dir': request.get('npu_check_driver_dir'),
         'driver_version_file': request.get('npu_check_driver_version_file'),
         'driver_min_version': request.get('npu_check_driver_min_version'),

@@ -13,7 +13,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.module_utils._address import WILDCARDS, is_ipv6
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    api_key as read_api_key, env_variable, exposed, is_integer, keyless, plain, secret_env_values, to_int, to_json)
+    api_key as read_api_key, env_variable, exposed, keyless, plain, secret_env_values, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
@@ -52,21 +52,6 @@ def cache_target(config: Optional[Dict[str, Any]]) -> str:
 
 def under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + '/')
-
-
-def npu_check_instances(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """npu_check_instances: the chips, port and host memory of each planned instance."""
-    configs = configs or {}
-    return [{
-        'name': entry['name'],
-        'container_name': entry['container_name'],
-        'chips': [chip for chip in entry['chips'] if is_integer(chip)],
-        'chips_var': entry['chips_var'],
-        'container_var': entry['container_var'],
-        'port': entry['port'],
-        'port_var': entry.get('port_var') or 'vllm_serve_port',
-        'host_memory_mb': to_int(_get(configs.get(entry['name']), 'memory', 'usable_mb')),
-    } for entry in plan]
 
 
 def model_dirs(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]], cache_dir: str) -> List[Dict[str, str]]:
