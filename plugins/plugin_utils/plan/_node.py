@@ -21,8 +21,8 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS as NODE_SUBSETS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import (
-    archive_architecture_problems, archive_architectures, image_architecture_problems, node_problems,
-    node_query as _node_query, report as node_report, summary as node_summary)
+    archive_architecture_problems, archive_architectures, image_architecture_problems, node_query as _node_query,
+    node_verdict)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems,
     publish_address_problems, report, unwritable_dir)
@@ -296,7 +296,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     settings = npu_settings(request, planned, drop, memory_again)
     removing = unplanned(planned, (node.get('docker') or {}).get('containers'))
     removing_units = unplanned_units(planned, node.get('units'))
-    verdict = node_problems(node, dict(settings, removing=removing, removing_units=removing_units))
+    verdict = node_verdict(node, dict(settings, removing=removing, removing_units=removing_units))
     image = planned.get('image') or {}
     pinned = bool(request.get('image_pull_image') or request.get('image_pull_digest'))
     found = present(((node.get('docker') or {}).get('images')), image.get('candidates') or [],
@@ -335,10 +335,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     problems = with_origins(problems, request)
     out = dict(planned, configs=configured, problems=problems, stage='node',
                report=report(problems, request.host) if problems else '')
-    out['node'] = {'result': verdict['result'], 'problems': verdict['problems'],
-                   'summary': node_summary(verdict['result'], verdict['problems']),
-                   'drop_page_cache': verdict['drop_page_cache'],
-                   'report': node_report(request.host, verdict['problems'])}
+    out['node'] = verdict
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
     front = planned.get('balancer') or {}
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))

@@ -18,15 +18,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances impor
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
 
-def _get(mapping: Any, *keys: str) -> Any:
-    """mapping[k1][k2]... or None when any level is missing or not a mapping."""
-    for key in keys:
-        if not isinstance(mapping, dict):
-            return None
-        mapping = mapping.get(key)
-    return mapping
-
-
 def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
     out = {}
@@ -47,7 +38,7 @@ def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
 
 def cache_target(config: Optional[Dict[str, Any]]) -> str:
     """Where the model cache is mounted in the container (the profile's, else the guide's)."""
-    return _get(config, 'profile', 'model_cache_mount', 'target') or DEFAULT_CACHE_TARGET
+    return (((config or {}).get('profile') or {}).get('model_cache_mount') or {}).get('target') or DEFAULT_CACHE_TARGET
 
 
 def under(path: str, directory: str) -> bool:
