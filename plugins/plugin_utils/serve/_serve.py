@@ -333,12 +333,8 @@ def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauth
             'anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))
 
 
-def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], check_mode: bool = False,
-                  exposure: Optional[Dict[str, Any]] = None) -> List[str]:
-    """One line per instance: model, served name, container, chips, port, state and the smoke answer.
-
-    ``exposure`` (``publish_address``, ``allow_unauthenticated``) adds the line of ``exposure_line``.
-    """
+def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], check_mode: bool = False) -> List[str]:
+    """One line per instance: model, served name, container, chips, port, state and the smoke answer."""
     lines = []
     for entry in plan:
         state = (status or {}).get(entry['name']) or {}
@@ -353,9 +349,7 @@ def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], 
         if state.get('completion'):
             line += ' -- "%s"' % state['completion']
         lines.append(line)
-    exposure = exposure or {}
-    warning = exposure_line(plan, exposure.get('publish_address'), exposure.get('allow_unauthenticated'))
-    return lines + ([warning] if warning else [])
+    return lines
 
 
 def left_out_line(host: str, status: Optional[Dict[str, Any]], reach: Optional[Dict[str, Any]]) -> str:
