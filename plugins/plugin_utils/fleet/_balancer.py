@@ -138,9 +138,7 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
     mixed = [name for name, members, found in checked if found and len(members) > 1]
     on, why = enabled(settings.get('enabled'), grouped, mixed)
     auto = settings.get('enabled') is None
-    problems: List[Dict[str, str]] = []
-    frontends: List[Dict[str, Any]] = []
-    key_digests: Dict[str, List[str]] = {}
+    problems, frontends, key_digests = [], [], {}
     base = settings.get('port')
     for name, members, found in checked:
         if found and auto:
