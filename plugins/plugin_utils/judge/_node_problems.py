@@ -603,11 +603,6 @@ def disk_problems(disk: Dict[str, Any], image_present: bool, settings: Dict[str,
                     % (disk['free_gb'], disk.get('mount'), disk.get('root'), minimum), DISK_FIX)]
 
 
-def memory_need(instances: List[Dict[str, Any]], own: Dict[str, Any]) -> int:
-    """Host memory (MB) the instances take in RC mode; those whose container runs hold theirs already."""
-    return sum(inst['host_memory_mb'] for inst in instances if inst['name'] not in own)
-
-
 def memory_problems(available: Optional[int], need: int, settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """RC mode: MemAvailable must cover what the instances take plus the margin."""
     margin = int(settings.get('rc_memory_margin_mb') or 0)
@@ -623,11 +618,6 @@ def memory_problems(available: Optional[int], need: int, settings: Dict[str, Any
 
 
 CONTAINER_KEYS = ('exists', 'running', 'restarting', 'restart_count', 'status', 'started_at', 'image_id', 'labels')
-
-
-def _available_mb(facts: Dict[str, Any], settings: Dict[str, Any]) -> Optional[int]:
-    again = (settings.get('memory_again') or {}).get('memory')
-    return (again or facts.get('memory') or {}).get('available_mb')
 
 
 def node_result(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict[str, Any],
@@ -653,7 +643,9 @@ def node_result(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict[s
         'image_present': bool(set(images) & set(settings.get('images') or [])),
         'disk': facts.get('disk') or {},
         'rc_mode': bool(profile.get('rc_mode', False)),
-        'host_memory_available_mb': _available_mb(facts, settings),
+        # After a page-cache drop, the memory read again.
+        'host_memory_available_mb': ((settings.get('memory_again') or {}).get('memory') or facts.get('memory')
+                                     or {}).get('available_mb'),
         'images': images,
         'image_ids': dict(docker.get('image_ids') or {}),
         'paths': dict((path, dict((k, _path(facts, path).get(k, False)) for k in ('exists', 'isdir', 'isreg')))
@@ -701,7 +693,8 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
     result = node_result(facts, settings, profile, instances, own, found_versions)
     if not source:
         problems += disk_problems(result['disk'], result['image_present'], settings)
-    need = memory_need(instances, own) if result['rc_mode'] else 0
+    # RC mode: the host memory the instances take; those whose container runs hold theirs already.
+    need = sum(inst['host_memory_mb'] for inst in instances if inst['name'] not in own) if result['rc_mode'] else 0
     memory = memory_problems(result['host_memory_available_mb'], need, settings)
     return {'problems': problems + memory, 'result': result, 'drop_page_cache': bool(memory)}
 
