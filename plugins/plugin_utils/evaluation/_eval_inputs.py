@@ -20,7 +20,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbe
     default_venv, layout_problems, venv_problems)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import unknown_dataset
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
-from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import is_integer, plain
 
 
 def eval_inputs(settings, host='localhost'):
@@ -128,8 +128,7 @@ def dataset_problems(datasets, dirs):
 
 
 def _int_list_problem(name, value):
-    if (not isinstance(value, list) or not value
-            or any(not isinstance(v, int) or isinstance(v, bool) or v < 1 for v in value)):
+    if not isinstance(value, list) or not value or any(not is_integer(v) or v < 1 for v in value):
         return [problem(name, '%s=%r: a non-empty list of whole numbers of at least 1 is needed' % (name, value),
                         'e.g. %s: [1, 4, 16]' % name)]
     return []
@@ -154,12 +153,11 @@ def setting_problems(settings):
     for name in ('eval_batch_size', 'eval_max_out_len', 'eval_perf_requests', 'eval_perf_input_len',
                  'eval_perf_output_len', 'eval_request_timeout'):
         value = settings.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or range_problem(name, value) is not None:
+        if not is_integer(value) or range_problem(name, value) is not None:
             found.append(problem(name, '%s=%r: a whole number of at least %s is needed' % (name, value, RANGES[name].minimum),
                                  'set %s to a positive whole number (see the role defaults)' % name))
     limit = settings.get('eval_limit')
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
-                              or range_problem('eval_limit', limit) is not None):
+    if limit is not None and (not is_integer(limit) or range_problem('eval_limit', limit) is not None):
         found.append(problem('eval_limit', 'eval_limit=%r: a whole number of at least 1, or null for every '
                              'question' % (limit,), 'set eval_limit: null, or e.g. 200'))
     return found
