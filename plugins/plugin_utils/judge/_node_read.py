@@ -26,7 +26,7 @@ class NodeReadError(Exception):
         self.name = name
         self.result = result
         self.unreachable = bool(result.get('unreachable'))
-        super(NodeReadError, self).__init__('%s on %s: %s' % (name, host, result.get('msg', result)))
+        super().__init__('%s on %s: %s' % (name, host, result.get('msg', result)))
 
 
 def run_module(execute: Execute, name: str, args: Dict[str, Any], host: str) -> Dict[str, Any]:
