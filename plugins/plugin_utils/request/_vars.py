@@ -141,11 +141,11 @@ def _contract_problem(name, value):
     for kind, judge in (('range', range_problem), ('format', format_problem)):
         found = judge(name, value)
         if found is not None:
-            return _problem(kind, name, value, found['msg'], found['fix'])
+            return _variables_problem(kind, name, value, found['msg'], found['fix'])
     return None
 
 
-def _problem(kind, name, value, msg, fix, suggestion=None):
+def _variables_problem(kind, name, value, msg, fix, suggestion=None):
     """A problem of the variables check: ``kind`` type, range, format or unknown, with the value and a suggestion."""
     return {'check': 'variables', 'kind': kind, 'variable': name, 'value': value, 'suggestion': suggestion,
             'msg': msg, 'fix': fix}
@@ -191,8 +191,8 @@ def check_role_vars(variables, specs, prefixes=None):
                 continue
             value, error = _value(variables, name)
             if error:
-                problems.append(_problem('type', name, None, '%s cannot be templated: %s' % (name, error),
-                                         'correct the template of %s' % name))
+                problems.append(_variables_problem('type', name, None, '%s cannot be templated: %s' % (name, error),
+                                                   'correct the template of %s' % name))
                 continue
             for spec in specs_for:
                 errors = arrived(name, value, spec)[1]
@@ -203,9 +203,10 @@ def check_role_vars(variables, specs, prefixes=None):
                 if errors:
                     option = name if name in options else aliases[name][0]
                     secret = spec.get('no_log')
-                    problems.append(_problem('type', name, HIDDEN if secret else value, '%s=%s: not %s (%s)' % (
-                        name, HIDDEN if secret else _show(value), _type_phrase(spec),
-                        '; '.join(errors).replace(_show(value), HIDDEN) if secret else '; '.join(errors)),
+                    said = '; '.join(errors).replace(_show(value), HIDDEN) if secret else '; '.join(errors)
+                    problems.append(_variables_problem(
+                        'type', name, HIDDEN if secret else value,
+                        '%s=%s: not %s (%s)' % (name, HIDDEN if secret else _show(value), _type_phrase(spec), said),
                         'set %s to %s%s' % (name, _type_phrase(spec), _example(defaults.get(option)))))
                     break
             continue
@@ -227,8 +228,8 @@ def check_role_vars(variables, specs, prefixes=None):
         else:
             same = sorted(known_name for known_name in known if known_name.startswith(prefix) and known_name in options)
             fix = 'remove it, or use one of the %s variables: %s' % (prefix, ', '.join(same))
-        problems.append(_problem('unknown', name, value, '%s=%s: no role of ascend.vllm reads this variable, so '
-                                 'Ansible would ignore it' % (name, shown), fix, suggestion))
+        problems.append(_variables_problem('unknown', name, value, '%s=%s: no role of ascend.vllm reads this '
+                                           'variable, so Ansible would ignore it' % (name, shown), fix, suggestion))
     return problems
 
 
