@@ -99,9 +99,9 @@ def env_config_problems(plan: List[Dict[str, Any]], configs: Optional[Dict[str, 
 
 def missing_model_dirs(wanted_dirs: List[Dict[str, str]], node_paths: Dict[str, Any]) -> List[Dict[str, str]]:
     """A problem per model directory (``model_dirs``) the node read (``node_paths``: node_facts' paths) did not find."""
-    return [problem('model', '%smodel_path %s is not on the node (looked at %s)' % (
-        wanted['prefix'], wanted['path'], wanted['host']),
-        'download the weights there first, or leave model_path unset to load the model id from ModelScope')
+    return [problem('model', '%smodel_path %s is not on the node (looked at %s)'
+                    % (wanted['prefix'], wanted['path'], wanted['host']),
+                    'download the weights there first, or leave model_path unset to load the model id from ModelScope')
             for wanted in wanted_dirs if not (node_paths.get(wanted['host']) or {}).get('exists')]
 
 
