@@ -473,9 +473,8 @@ def metrics_file_problems(request):
 
 def _stop(request, problems, **rest):
     problems = with_origins(problems, request)
-    result = {'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''}
-    result.update(rest)
-    return result
+    return dict({'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''},
+                **rest)
 
 
 def host_plan(request, specs, isfile, figures=None):
