@@ -205,14 +205,12 @@ def _source_expected(request, planned):
 def serving_query(request, planned):
     """node_facts' ``serving``: the instances that may already serve as this plan asks, each with the digests it
     would carry (one per image reference the node may run, worked out before the node is read) and its URL: the read
-    asks /health and /v1/models, never an inference request. Asked in the node read's round trip; the answer counts only for an instance the node plan leaves
-    as it is (``verified``). None when the deploy pulls or loads anyway (a policy of always, a tarball)."""
+    asks /health and /v1/models, never an inference request. Asked in the node read's round trip; the answer counts
+    only for an instance the node plan leaves as it is (``verified``). None when the deploy pulls or loads anyway (a
+    policy of always, a tarball)."""
     source = (planned.get('install') or {}).get('method') == SOURCE
-    digests = {}
-    if source:
-        for name, value in _source_expected(request, planned).items():
-            digests[name] = [value['digest']]
-    elif request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
+    digests = {name: [value['digest']] for name, value in _source_expected(request, planned).items()} if source else {}
+    if not source and request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
         for ref in _image_refs(request, planned):
             for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
                 digests.setdefault(name, []).append(value['digest'])
