@@ -122,11 +122,12 @@ def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: An
         return {'put_back': False, 'failed': False, 'gap': None,
                 'msg': '%s on %s would be replaced and checked, one instance at a time (check mode: nothing changed)'
                        % (status.get('container') or name or '?', host)}
+    untouched = 'Not upgraded (untouched): %s and the hosts after %s.' % (
+        ', '.join(left) or 'no other instance of this host', host)
     if not status and error:
         return {'put_back': False, 'failed': True, 'gap': None,
-                'msg': 'Rolling upgrade stopped at %s on %s: %s Not upgraded (untouched): %s and the hosts after %s.'
-                       % (name or '?', host, str(error).rstrip('.') + '.', ', '.join(left) or 'no other instance of '
-                          'this host', host)}
+                'msg': 'Rolling upgrade stopped at %s on %s: %s. %s' % (
+                    name or '?', host, str(error).rstrip('.'), untouched)}
     was_drained = bool(isinstance(drained, dict) and drained.get('drain'))
     ok = status.get('state') == 'ready'
     restored_ok = isinstance(restored, dict) and restored.get('state') == 'ready'
@@ -147,7 +148,6 @@ def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: An
         back = ('the previous %s serves again%s' % (what, ' and is back in the balancer' if was_drained else '')
                 if restored_ok else 'the previous %s could not be brought back' % what if restored else
                 'there was no previous %s to go back to' % what)
-        out['msg'] = ('Rolling upgrade stopped at %s on %s: %s. Rolled back: %s. Not upgraded (untouched): %s '
-                      'and the hosts after %s.' % (name, host, status.get('error', 'it did not become ready'), back,
-                                                   ', '.join(left) or 'no other instance of this host', host))
+        out['msg'] = 'Rolling upgrade stopped at %s on %s: %s. Rolled back: %s. %s' % (
+            name, host, status.get('error', 'it did not become ready'), back, untouched)
     return out
