@@ -84,7 +84,8 @@ def test_troubleshooting_covers_every_preflight_check():
         for name in sorted(name for name in files if name.endswith('.py')):
             with open(os.path.join(directory, name), encoding='utf-8') as handle:
                 text = handle.read()
-            checks.update(re.findall(r"_problem\('([a-z-]+)'", text))
+            checks.update(re.findall(r"\b_?problem\('([a-z-]+)'", text))
+            checks.update(re.findall(r"partial\(problem, '([a-z-]+)'", text))
             checks.update(re.findall(r"'check': '([a-z-]+)'", text))
     checks.discard('image')  # image inputs have their own section, one row per message
     assert {'driver', 'devices', 'docker', 'chips', 'ports', 'disk', 'memory', 'instances'} <= checks

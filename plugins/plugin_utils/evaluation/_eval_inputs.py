@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The eval role's inputs judged and its datasets read, on the controller, before any request.
@@ -8,8 +7,6 @@ variables of a host. It runs in the controller's process: the dataset directorie
 AISBench virtual environment, matplotlib and the working directory (for a relative
 ``eval_report_dir``) are the controller's.
 """
-
-from __future__ import annotations
 
 import importlib.util
 import math
@@ -23,7 +20,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbe
     default_venv, layout_problems, venv_problems)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import unknown_dataset
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problem
-from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import is_integer, plain
 
 
 def eval_inputs(settings, host='localhost'):
@@ -42,20 +39,10 @@ def eval_inputs(settings, host='localhost'):
     if settings.get('eval_runner') == 'aisbench':
         problems.extend(aisbench_problems(settings, venv))
     datasets = {}
-    wants_gsm8k = settings.get('eval_accuracy') and 'gsm8k' in (settings.get('eval_datasets') or [])
-    if not problems and wants_gsm8k and settings.get('eval_runner') == 'builtin':
-        path = settings['eval_dataset_dirs']['gsm8k']
-        try:
-            datasets['gsm8k'] = load_gsm8k(path, settings.get('eval_limit'))
-        except (OSError, ValueError) as exc:
-            problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.gsm8k=%s: %s' % (path, exc),
-                                    'replace test.jsonl with the gsm8k test split'))
-        if not problems and not datasets['gsm8k']:
-            problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.gsm8k=%s: test.jsonl has no questions'
-                                    % path, 'replace test.jsonl with the gsm8k test split'))
-    if not problems and settings.get('eval_accuracy') and settings.get('eval_runner') == 'builtin' \
-            and 'textvqa' in (settings.get('eval_datasets') or []):
-        datasets['textvqa'] = read_textvqa(settings, problems)
+    if settings.get('eval_accuracy') and settings.get('eval_runner') == 'builtin':
+        for name in [name for name in BUILTIN_READS if name in (settings.get('eval_datasets') or [])]:
+            if not problems:
+                datasets[name] = read_dataset(settings, name, problems)
     dirs = settings.get('eval_dataset_dirs') if isinstance(settings.get('eval_dataset_dirs'), dict) else {}
     aisbench_dirs = {name: os.path.abspath(dirs[name]) for name in settings.get('eval_datasets') or []
                      if settings.get('eval_accuracy') and not problems and settings.get('eval_runner') == 'aisbench'}
@@ -65,19 +52,28 @@ def eval_inputs(settings, host='localhost'):
             'report_dir': where, 'message': problems_report(problems, host) if problems else ''}
 
 
-def read_textvqa(settings, problems):
-    """The textvqa items for the builtin runner (images as base64), or [] with a problem appended."""
-    path = settings['eval_dataset_dirs']['textvqa']
+# What the builtin runner reads of a dataset: its loader, its file, and the fix when it cannot be read or is empty.
+BUILTIN_READS = {
+    'gsm8k': (load_gsm8k, 'test.jsonl', 'replace test.jsonl with the gsm8k test split',
+              'replace test.jsonl with the gsm8k test split'),
+    'textvqa': (load_textvqa, 'textvqa_val.jsonl', 'fix the textvqa files there, or set eval_limit (the builtin '
+                'runner), or use eval_runner: aisbench for the whole set', 'unpack AISBench\'s textvqa archive there'),
+}
+
+
+def read_dataset(settings, name, problems):
+    """The items of dataset ``name`` for the builtin runner (textvqa's images as base64), or [] with a problem
+    appended."""
+    path = settings['eval_dataset_dirs'][name]
+    load, file, broken, empty = BUILTIN_READS[name]
     try:
-        items = load_textvqa(path, settings.get('eval_limit'))
+        items = load(path, settings.get('eval_limit'))
     except (OSError, ValueError) as exc:
-        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.textvqa=%s: %s' % (path, exc),
-                                'fix the textvqa files there, or set eval_limit (the builtin runner), or use '
-                                'eval_runner: aisbench for the whole set'))
+        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: %s' % (name, path, exc), broken))
         return []
     if not items:
-        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.textvqa=%s: textvqa_val.jsonl has no '
-                                'questions' % path, 'unpack AISBench\'s textvqa archive there'))
+        problems.append(problem('eval_dataset_dirs', 'eval_dataset_dirs.%s=%s: %s has no questions' % (name, path, file),
+                                empty))
     return items
 
 
@@ -132,8 +128,7 @@ def dataset_problems(datasets, dirs):
 
 
 def _int_list_problem(name, value):
-    if (not isinstance(value, list) or not value
-            or any(not isinstance(v, int) or isinstance(v, bool) or v < 1 for v in value)):
+    if not isinstance(value, list) or not value or any(not is_integer(v) or v < 1 for v in value):
         return [problem(name, '%s=%r: a non-empty list of whole numbers of at least 1 is needed' % (name, value),
                         'e.g. %s: [1, 4, 16]' % name)]
     return []
@@ -158,12 +153,11 @@ def setting_problems(settings):
     for name in ('eval_batch_size', 'eval_max_out_len', 'eval_perf_requests', 'eval_perf_input_len',
                  'eval_perf_output_len', 'eval_request_timeout'):
         value = settings.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or range_problem(name, value) is not None:
+        if not is_integer(value) or range_problem(name, value) is not None:
             found.append(problem(name, '%s=%r: a whole number of at least %s is needed' % (name, value, RANGES[name].minimum),
                                  'set %s to a positive whole number (see the role defaults)' % name))
     limit = settings.get('eval_limit')
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
-                              or range_problem('eval_limit', limit) is not None):
+    if limit is not None and (not is_integer(limit) or range_problem('eval_limit', limit) is not None):
         found.append(problem('eval_limit', 'eval_limit=%r: a whole number of at least 1, or null for every '
                              'question' % (limit,), 'set eval_limit: null, or e.g. 200'))
     return found

@@ -1,11 +1,8 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """AWX survey specs and credentials of the ascend.vllm job templates and workflow: each survey asks
 only what its playbook reads, with choices from the platform profiles and the model catalog (so a
 platform or model added to the collection shows up in every survey)."""
-
-from __future__ import annotations
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import GUIDE_DEFAULTS, get_model, model_names
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_names
@@ -34,7 +31,6 @@ WORKFLOWS = {
     'workflow': ('preflight', 'deploy', 'verify', 'eval', 'diagnose'),
     'upgrade_workflow': ('preflight', 'upgrade', 'verify', 'eval', 'diagnose'),
 }
-WORKFLOW = WORKFLOWS['workflow']
 
 # playbooks/hosts.yml (which hosts are the collection's) starts every playbook.
 _HOSTS = ('playbooks/hosts.yml',)
@@ -78,8 +74,6 @@ READ_BY = {
     # The registry login: image_pull's main entry logs in before it pulls (resolve and absent never pull).
     'image_pull_login_username': ('image_pull/main',),
 }
-# Credential kind -> the variable it injects (None: the machine credential, for every template).
-CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'), ('registry', 'image_pull_login_username'))
 
 PORT_MAX = RANGES['vllm_serve_port'].maximum
 # Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
@@ -157,29 +151,16 @@ def reads(template: str, variable: str) -> bool:
     return bool(set(REACHES[template]) & set(READ_BY[variable]))
 
 
-def _known(template: str) -> None:
-    if template not in JOB_TEMPLATES and template not in WORKFLOWS:
-        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
-
-
 def survey_spec(template: str) -> Dict[str, Any]:
     """The survey spec (AWX's survey_spec document) of one job template, or of a workflow (every
     question one of its nodes asks): only the questions its playbook reads."""
-    _known(template)
+    if template not in JOB_TEMPLATES and template not in WORKFLOWS:
+        raise ValueError('unknown job template %r; known: %s' % (template, ', '.join(sorted(JOB_TEMPLATES + tuple(WORKFLOWS)))))
     kinds = WORKFLOWS.get(template, (template,))
     spec = [question for question in questions() if any(reads(kind, question['variable']) for kind in kinds)]
     return {'name': 'ascend.vllm %s' % template.replace('_', ' '),
             'description': 'Overrides for this run; blank answers keep the inventory\'s values.',
             'spec': spec}
-
-
-def template_credentials(template: str) -> List[str]:
-    """The credential kinds a job template needs: the machine credential, the API key when its
-    playbook reads vllm_serve_api_key, the registry login when it pulls the image."""
-    _known(template)
-    kinds = WORKFLOWS.get(template, (template,))
-    return [kind for kind, variable in CREDENTIALS
-            if variable is None or any(reads(one, variable) for one in kinds)]
 
 
 def _injected(field: str) -> str:

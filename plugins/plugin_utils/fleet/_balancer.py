@@ -2,19 +2,16 @@
 # Copyright: contributors to the ascend.vllm collection
 """The load balancer of a host: which instances it fronts, on which ports, with which keys.
 
-Pure functions over plain data (no Ansible imports), used by the
-``ascend.vllm.balancer_plan`` filter.  The instances of a host (the vllm_serve plan)
-are grouped by the model name they serve; each group becomes one HAProxy frontend
-on its own port, its servers the group's instances on the node's loopback.  The
-balancer is on by default when a group has more than one instance.
+Pure functions over plain data (no Ansible imports), used by the host plan (plan/_host.py). The instances
+of a host are grouped by the model name they serve; each group becomes one HAProxy frontend on its own port,
+its servers the group's instances on the node's loopback. The balancer is on by default when a group has more
+than one instance.
 
 API keys never leave this module: a frontend carries the SHA-256 of the
 ``Authorization`` header value (``Bearer KEY``) that HAProxy compares against
 (``req.hdr(authorization),sha2(256),hex,lower``), so neither the balancer's files nor
 ``docker inspect`` of its container hold a key.
 """
-
-from __future__ import annotations
 
 import hashlib
 import json
@@ -23,9 +20,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import is_ip_address
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import bracketed, is_ipv6, reach_address
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    is_integer, is_loopback, to_json, unauthenticated_exposure)
+    is_integer, to_json, unauthenticated_exposure)
 
 _PROXY_NAME_RE = r'[^A-Za-z0-9_.:-]'
 
@@ -57,18 +55,17 @@ def key_problems(name: str, members: List[Dict[str, Any]], keys: Dict[str, str])
     digests = set(key_digest(keys[entry['name']]) for entry in members if keys.get(entry['name']))
     keyless = [entry['name'] for entry in members if not keys.get(entry['name'])]
     if len(digests) > 1:
-        return [{'check': 'balancer', 'msg': 'instances %s serve %s behind one balancer with different API keys' % (
+        return [problem('balancer', 'instances %s serve %s behind one balancer with different API keys' % (
             ', '.join(entry['name'] for entry in members), name),
-            'fix': 'give them the same api_key (a request goes to any of them), or set balancer_enabled: false'}]
+            'give them the same api_key (a request goes to any of them), or set balancer_enabled: false')]
     if digests and keyless:
-        return [{'check': 'balancer', 'msg': 'of the instances serving %s behind one balancer, %s have no API key' % (
+        return [problem('balancer', 'of the instances serving %s behind one balancer, %s have no API key' % (
             name, ', '.join(keyless)),
-            'fix': 'give every instance of %s the same api_key, or set balancer_enabled: false' % name}]
+            'give every instance of %s the same api_key, or set balancer_enabled: false' % name)]
     return []
 
 
-def enabled(setting: Any,
-            grouped: List[Tuple[str, List[Dict[str, Any]]]],
+def enabled(setting: Any, grouped: List[Tuple[str, List[Dict[str, Any]]]],
             mixed: Sequence[str] = ()) -> Tuple[bool, str]:
     """Whether the host runs a balancer, and why (the summary says it).
 
@@ -92,16 +89,15 @@ def _port_problems(settings: Dict[str, Any], used: Dict[int, str], count: int) -
     for var, key, span in (('balancer_port', 'port', count), ('balancer_metrics_port', 'metrics_port', 1)):
         port = settings.get(key)
         if not (is_integer(port) and 1 <= int(port) and int(port) + span - 1 <= 65535):
-            out.append({'check': 'balancer', 'msg': '%s=%s is not a port number' % (var, to_json(port)),
-                        'fix': 'set %s to an integer in 1..65535' % var})
+            out.append(problem('balancer', '%s=%s is not a port number' % (var, to_json(port)),
+                               'set %s to an integer in 1..65535' % var))
             continue
         for offset in range(span):
             taken = used.get(int(port) + offset)
             if taken:
-                out.append({'check': 'balancer', 'msg': '%s=%s: port %d is already %s' % (
-                    var, port, int(port) + offset, taken),
-                    'fix': 'give the balancer ports no instance uses (%s%s)' % (
-                        var, ' .. + %d, one per model served' % (span - 1) if span > 1 else '')})
+                out.append(problem('balancer', '%s=%s: port %d is already %s' % (var, port, int(port) + offset, taken),
+                                   'give the balancer ports no instance uses (%s%s)' % (
+                                       var, ' .. + %d, one per model served' % (span - 1) if span > 1 else '')))
             used[int(port) + offset] = 'the balancer\'s (%s)' % var
     return out
 
@@ -111,17 +107,9 @@ def _address_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
     address = settings.get('publish_address')
     if address is None or address == '' or is_ip_address(address):
         return []
-    return [{'check': 'balancer', 'msg': 'balancer_publish_address=%s is not an IP address' % json.dumps(address),
-             'fix': 'set balancer_publish_address to an IP address of the node such as 127.0.0.1 (no port: the '
-                    'port is balancer_port), or "" to listen on every address'}]
-
-
-def _exposure_problems(settings: Dict[str, Any], frontends: List[Dict[str, Any]]) -> List[Dict[str, str]]:
-    address = settings.get('publish_address')
-    if address is None or is_loopback(address) or _to_bool(settings.get('allow_unauthenticated')):
-        return []
-    open_ = [frontend['served'] for frontend in frontends if not frontend['key_required']]
-    return unauthenticated_exposure('balancer_publish_address', address, 'the balancer of', open_, 'the balancer')
+    return [problem('balancer', 'balancer_publish_address=%s is not an IP address' % json.dumps(address),
+                    'set balancer_publish_address to an IP address of the node such as 127.0.0.1 (no port: the port '
+                    'is balancer_port), or "" to listen on every address')]
 
 
 def addresses(publish_address: Any) -> Tuple[str, str]:
@@ -150,9 +138,7 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
     mixed = [name for name, members, found in checked if found and len(members) > 1]
     on, why = enabled(settings.get('enabled'), grouped, mixed)
     auto = settings.get('enabled') is None
-    problems: List[Dict[str, str]] = []
-    frontends: List[Dict[str, Any]] = []
-    key_digests: Dict[str, List[str]] = {}
+    problems, frontends, key_digests = [], [], {}
     base = settings.get('port')
     for name, members, found in checked:
         if found and auto:
@@ -176,7 +162,10 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
     if on:
         used = dict((int(entry['port']), 'instance %s\'s' % entry['name']) for entry in plan if is_integer(entry['port']))
         problems += _port_problems(settings, used, len(frontends))
-        problems += _address_problems(settings) or _exposure_problems(settings, frontends)
+        problems += _address_problems(settings) or unauthenticated_exposure(
+            'balancer_publish_address', settings.get('publish_address'), settings.get('allow_unauthenticated'),
+            'the balancer of', [frontend['served'] for frontend in frontends if not frontend['key_required']],
+            'the balancer')
     bind, reach = addresses(settings.get('publish_address'))
     return {'enabled': on, 'why': why, 'frontends': frontends if on else [], 'problems': problems if on else [],
             'key_digests': key_digests if on else {}, 'bind': bind, 'reach': reach}

@@ -14,8 +14,6 @@ default (MindCluster docs, "NPU Exporter Home Page" and "Prometheus Metrics API"
 https://www.hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dlug_api_115.html).
 """
 
-from __future__ import annotations
-
 import json
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -35,10 +33,7 @@ def target_address(metrics_address: Optional[str], publish_address: Optional[str
 NPU_EXPORTER_INSTANCE = 'npu-exporter'
 
 
-def metrics_targets(plan: List[Dict[str, Any]],
-                    host: str,
-                    platform: str,
-                    address: str,
+def metrics_targets(plan: List[Dict[str, Any]], host: str, platform: str, address: str,
                     balancer: Optional[Dict[str, Any]] = None,
                     npu_exporter_port: Optional[int] = None) -> List[Dict[str, Any]]:
     """The target groups of one host: every planned instance's /metrics, its balancer's and,
@@ -47,22 +42,20 @@ def metrics_targets(plan: List[Dict[str, Any]],
     The exporter's group carries the same labels as the instances'; its ``model`` lists the
     models the host serves (its chips serve them), as the balancer's does.
     """
-    out = []
-    for entry in plan:
-        out.append({'targets': [host_port(address, entry['port'])],
-                    'labels': {'host': host, 'platform': platform, 'model': str(entry['options'].get('model', '')),
-                               'instance': entry['name'], 'component': 'vllm'}})
+    def group(port, models, instance, component):
+        return {'targets': [host_port(address, port)], 'labels': {
+            'host': host, 'platform': platform, 'model': ','.join(sorted(set(models))), 'instance': instance,
+            'component': component}}
+
+    out = [group(entry['port'], [str(entry['options'].get('model', ''))], entry['name'], 'vllm') for entry in plan]
     balancer = balancer or {}
     if balancer.get('enabled') and balancer.get('metrics_port'):
-        models = sorted(set(str(frontend.get('model', '')) for frontend in balancer.get('frontends') or []))
-        out.append({'targets': [host_port(address, balancer['metrics_port'])],
-                    'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
-                               'instance': balancer.get('container', 'balancer'), 'component': 'balancer'}})
+        out.append(group(balancer['metrics_port'], [str(frontend.get('model', '')) for frontend in
+                                                    balancer.get('frontends') or []],
+                         balancer.get('container', 'balancer'), 'balancer'))
     if npu_exporter_port:
-        models = sorted(set(str(entry['options'].get('model', '')) for entry in plan))
-        out.append({'targets': [host_port(address, int(npu_exporter_port))],
-                    'labels': {'host': host, 'platform': platform, 'model': ','.join(models),
-                               'instance': NPU_EXPORTER_INSTANCE, 'component': 'npu'}})
+        out.append(group(int(npu_exporter_port), [str(entry['options'].get('model', '')) for entry in plan],
+                         NPU_EXPORTER_INSTANCE, 'npu'))
     return out
 
 

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """Which hosts a run targets, judged before any play runs on them: never a silent run that does nothing.
@@ -13,11 +12,9 @@ are served). Pure: the ``ascend.vllm.hosts_check`` action hands it the inventory
 Ansible's own pattern matching gave.
 """
 
-from __future__ import annotations
-
 import difflib
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 
@@ -58,16 +55,6 @@ def closest_platform(group: str, platforms: Iterable[str]) -> Optional[str]:
     return best
 
 
-def lookalikes(groups: Mapping[str, Iterable[str]], platforms: Iterable[str]) -> List[Tuple[str, str]]:
-    """[(group, the platform group it looks like)] of the inventory's groups, sorted."""
-    out = []
-    for group in sorted(groups):
-        platform = closest_platform(group, platforms)
-        if platform is not None:
-            out.append((group, platform))
-    return out
-
-
 def _hosts_text(hosts: List[str], limit: int = 5) -> str:
     shown = ', '.join(hosts[:limit])
     return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
@@ -88,11 +75,10 @@ def targets_problems(groups: Mapping[str, Any], platforms: Iterable[str], patter
     targeted = set(targeted or ())
     unlimited = targeted if unlimited is None else set(unlimited)
     everyone = sorted(set(groups.get('all') or ()))
-    found = lookalikes(groups, platforms)
-    problems, warnings = [], []
-    left_out = []
-    for group, platform in found:
-        hosts = sorted(set(groups.get(group) or ()) - unlimited)
+    problems, warnings, left_out = [], [], []
+    for group in sorted(groups):
+        platform = closest_platform(group, platforms)
+        hosts = [] if platform is None else sorted(set(groups.get(group) or ()) - unlimited)
         if hosts:
             left_out.append(problem(
                 'hosts', 'the group %s looks like the platform group %s, but is not one: its hosts %s are in no '

@@ -9,11 +9,10 @@ problem list (``{check, msg, fix}``, in the order the checks run) and ``npu_chec
 with ``checks`` (the npu_check role) and by ascend.vllm.host_plan (plan/_node.py). Pure functions over plain data; nothing here contacts a node.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import tarfile
+from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.compat.version import LooseVersion
@@ -22,8 +21,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _container_spec
-from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
-from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import own_services, source_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import source_problems, unit_name
 
 MANAGED_LABEL = 'ascend.vllm.managed-by'
 PLATFORM_NAMES = 'atlas_300i_duo, atlas_200i_pro or atlas_200i_pro_openeuler'
@@ -55,15 +54,6 @@ NODE_PYTHON_PACKAGES = {'requests': 'python3-requests'}
 DOCKER_ARCHITECTURES = {'x86_64': 'amd64', 'amd64': 'amd64', 'aarch64': 'arm64', 'arm64': 'arm64',
                         'armv7l': 'arm', 'i686': '386', 'i386': '386', 'ppc64le': 'ppc64le', 's390x': 's390x',
                         'riscv64': 'riscv64'}
-
-
-def _problem(check: str, msg: str, fix: str) -> Dict[str, str]:
-    return {'check': check, 'msg': msg, 'fix': fix}
-
-
-def _text(value: Any) -> str:
-    """A value as Jinja's ``~`` prints it (None -> 'None', 1.0 -> '1.0')."""
-    return str(value)
 
 
 def version_at_least(version: Any, minimum: str) -> bool:
@@ -105,24 +95,16 @@ def device_paths(profile: Dict[str, Any], instances: List[Dict[str, Any]]) -> Li
     return _container_spec.devices(profile, used_chips(instances))
 
 
-def mount_paths(profile: Dict[str, Any], enabled: bool = True) -> List[str]:
-    """The host files the container bind-mounts, normalised ("/a//b/" -> "/a/b")."""
+def mount_specs(profile: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, str, str]]:
+    """(host path normalised: "/a//b/" -> "/a/b", kind or '', provided_by or '') of each bind mount of the profile."""
     if not enabled:
         return []
     out = []
-    for mount in profile.get('mounts') or []:
+    for mount in [m for m in profile.get('mounts') or [] if isinstance(m, dict)]:
         path = re.sub('/+', '/', mount['source'])
-        out.append(path[:-1] if len(path) > 1 and path.endswith('/') else path)
+        out.append((path[:-1] if len(path) > 1 and path.endswith('/') else path, str(mount.get('kind') or ''),
+                    str(mount.get('provided_by') or '')))
     return out
-
-
-def mount_specs(profile: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, str, str]]:
-    """(normalised host path, kind or '', provided_by or '') of each bind mount of the profile."""
-    if not enabled:
-        return []
-    mounts = [m for m in profile.get('mounts') or [] if isinstance(m, dict)]
-    return [(path, str(m.get('kind') or ''), str(m.get('provided_by') or ''))
-            for path, m in zip(mount_paths(profile), mounts)]
 
 
 def _ports(instances: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -133,14 +115,10 @@ def node_query(settings: Dict[str, Any]) -> Dict[str, Any]:
     """The ascend.vllm.node_facts arguments for the role settings (see node_problems)."""
     profile = settings.get('profile') or {}
     instances = normalize_instances(settings.get('instances'))
-    wanted = ([settings['driver_dir'], settings['driver_version_file']] + device_paths(profile, instances)
-              + mount_paths(profile, settings.get('mount_sources', True)) + list(settings.get('paths') or []))
-    unique = []
-    for path in wanted:
-        if path not in unique:
-            unique.append(path)
+    mounts = [path for path, _kind, _by in mount_specs(profile, settings.get('mount_sources', True))]
     return {
-        'paths': unique,
+        'paths': list(dict.fromkeys([settings['driver_dir'], settings['driver_version_file']]
+                                    + device_paths(profile, instances) + mounts + list(settings.get('paths') or []))),
         'npu_smi_path': settings.get('npu_smi_path') or profile.get('npu_smi_path') or '',
         'driver_version_file': settings['driver_version_file'],
         # Each instance's container and the one a deploy keeps while replacing it (container_run); the containers of
@@ -160,11 +138,11 @@ def platform_problems(settings: Dict[str, Any]) -> List[Dict[str, str]]:
         return []
     platform = settings.get('platform') or ''
     if not platform:
-        return [_problem('platform', 'no platform is set for ' + _text(settings.get('host')),
-                         'set ascend_vllm_platform (%s) in group_vars, or put the host in the inventory group of '
-                         'that name' % PLATFORM_NAMES)]
-    return [_problem('platform', 'cannot read the profile of platform %s: %s' % (platform, p['msg']),
-                     'correct ascend_vllm_platform / ascend_vllm_platform_overrides')
+        return [problem('platform', 'no platform is set for ' + str(settings.get('host')),
+                        'set ascend_vllm_platform (%s) in group_vars, or put the host in the inventory group of '
+                        'that name' % PLATFORM_NAMES)]
+    return [problem('platform', 'cannot read the profile of platform %s: %s' % (platform, p['msg']),
+                    'correct ascend_vllm_platform / ascend_vllm_platform_overrides')
             for p in settings.get('platform_problems') or []]
 
 
@@ -172,13 +150,10 @@ def _path(facts: Dict[str, Any], path: str) -> Dict[str, Any]:
     return (facts.get('paths') or {}).get(path) or {}
 
 
-def path_problems(facts: Dict[str, Any],
-                  settings: Dict[str, Any],
-                  profile: Dict[str, Any],
-                  instances: List[Dict[str, Any]],
-                  mounts: bool = True) -> List[Dict[str, str]]:
+def path_problems(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict[str, Any],
+                  instances: List[Dict[str, Any]], mounts: bool = True) -> List[Dict[str, str]]:
     """Missing driver files, device nodes and (``mounts``) host files the container mounts."""
-    out = [_problem('driver', path + ' is missing: the Ascend NPU driver is not installed', DRIVER_FIX)
+    out = [problem('driver', path + ' is missing: the Ascend NPU driver is not installed', DRIVER_FIX)
            for path in (settings['driver_dir'], settings['driver_version_file'])
            if not _path(facts, path).get('exists')]
     for path in device_paths(profile, instances):
@@ -188,10 +163,10 @@ def path_problems(facts: Dict[str, Any],
         chip = re.match(r'.*davinci([0-9]+)$', path)
         fix = CHIP_DEVICE_FIX if chip else MANAGER_DEVICE_FIX
         # A chip's device names the variables that gave the chip, with the instance's index.
-        source = ', '.join(_unique([str(i.get('chips_var', '')).split(' ', 1)[0] for i in instances
-                                    if chip and int(chip.group(1)) in (i.get('chips') or [])]))
+        source = ', '.join(dict.fromkeys(str(i.get('chips_var', '')).split(' ', 1)[0] for i in instances
+                                         if chip and int(chip.group(1)) in (i.get('chips') or [])))
         state = ' is not a character device' if found.get('exists') else ' is missing'
-        out.append(_problem('devices', '%s%s%s' % (source + ': ' if source else '', path, state), fix))
+        out.append(problem('devices', '%s%s%s' % (source + ': ' if source else '', path, state), fix))
     if mounts:
         out.extend(mount_problems(facts, profile, settings.get('mount_sources', True)))
     return out
@@ -210,11 +185,11 @@ def mount_problems(facts: Dict[str, Any], profile: Dict[str, Any], enabled: bool
         fix = ('install %s, or change the platform profile\'s mounts in ascend_vllm_platform_overrides'
                % provided_by) if provided_by else MOUNT_FIX
         if not found.get('exists'):
-            out.append(_problem('mounts', '%s is missing%s; the container bind-mounts it and Docker would refuse to '
-                                'start' % (path, source), fix))
+            out.append(problem('mounts', '%s is missing%s; the container bind-mounts it and Docker would refuse to '
+                               'start' % (path, source), fix))
         elif kind == 'dir' and not found.get('isdir') or kind == 'file' and found.get('isdir'):
             # E.g. an empty directory an earlier `docker run -v` created in place of a missing file.
-            out.append(_problem('mounts', '%s is a %s, the container expects a %s%s' % (
+            out.append(problem('mounts', '%s is a %s, the container expects a %s%s' % (
                 path, 'directory' if found.get('isdir') else 'non-directory', 'directory' if kind == 'dir' else 'file',
                 source), 'remove %s, then %s' % (path, fix)))
     return out
@@ -223,8 +198,8 @@ def mount_problems(facts: Dict[str, Any], profile: Dict[str, Any], enabled: bool
 def docker_problems(docker: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
     """An engine that does not answer, or one older than npu_check_docker_min_version."""
     if not docker.get('reachable'):
-        return [_problem('docker', 'cannot talk to the Docker Engine: ' + (docker.get('error') or 'unknown error'),
-                         DOCKER_FIX)]
+        return [problem('docker', 'cannot talk to the Docker Engine: ' + (docker.get('error') or 'unknown error'),
+                        DOCKER_FIX)]
     version = docker.get('version')
     minimum = settings.get('docker_min_version') or ''
     if version is None or not minimum:
@@ -232,8 +207,8 @@ def docker_problems(docker: Dict[str, Any], settings: Dict[str, Any]) -> List[Di
     match = re.match(r'^[0-9.]+', version)
     if version_at_least(match.group(0) if match and match.group(0) else '0', minimum):
         return []
-    return [_problem('docker', 'Docker Engine %s is older than %s' % (version, minimum),
-                     'upgrade Docker Engine to %s or newer' % minimum)]
+    return [problem('docker', 'Docker Engine %s is older than %s' % (version, minimum),
+                    'upgrade Docker Engine to %s or newer' % minimum)]
 
 
 def python_problems(system: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
@@ -248,7 +223,7 @@ def python_problems(system: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
             continue
         package = NODE_PYTHON_PACKAGES.get(name, 'python3-' + name)
         executable = python.get('executable') or 'python3'
-        out.append(_problem(
+        out.append(problem(
             'python', 'the Python that runs the modules on the node (%s %s) cannot import %s (%s); the '
             'community.docker modules (the image pull or load, the containers) need it on the node'
             % (executable, python.get('version') or '', name, found.get('error') or 'not found'),
@@ -284,7 +259,7 @@ def image_architecture_problems(image_configs: Optional[Dict[str, Any]], refs: L
         have = str(found.get('architecture') or '')
         if not wanted or not have or have == wanted:
             continue
-        out.append(_problem(
+        out.append(problem(
             'image', 'image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot run there'
             % (ref, have, machine, wanted),
             'remove it on the node (docker rmi %s) and pull it there, or save the image for the node '
@@ -320,7 +295,7 @@ def archive_architecture_problems(archive: str, found: Dict[str, str], machine: 
     wrong = sorted((name, arch) for name, arch in (found or {}).items() if wanted and arch and arch != wanted)
     if not wrong:
         return []
-    return [_problem(
+    return [problem(
         'image', 'image_pull_archive=%s holds %s, the node is %s (linux/%s): loaded, its containers cannot run there'
         % (json.dumps(archive), ', '.join('%s (linux/%s)' % pair for pair in wrong), machine, wanted),
         'save the image for the node on a machine with access (docker pull --platform linux/%s %s, then docker save) '
@@ -341,52 +316,58 @@ def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]
         if (found.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm':
             continue
         name = inst['container_name']
-        out.append(_problem(
+        out.append(problem(
             'containers',
             '%s=%s (instance %s): a container of that name (%s) is on the node and was not created by ascend.vllm '
             '(no %s label); the deploy would replace it' % (
-                inst['container_var'], _text(name), inst['name'], found.get('status') or 'state unknown', MANAGED_LABEL),
+                inst['container_var'], str(name), inst['name'], found.get('status') or 'state unknown', MANAGED_LABEL),
             'leave it alone by setting %s to another name; or, if it is yours and may go, remove it first '
             '(`docker rm -f %s`) and the next run creates the instance in its place' % (inst['container_var'], name)))
     return out
 
 
+def _running(containers: Dict[str, Any], names: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
+    """{key: its container's devices, bound ports and host pids} of the containers ``names`` ({key: name}) that run."""
+    out = {}
+    for key, name in names.items():
+        found = (containers or {}).get(name) or {}
+        if found.get('exists') and found.get('running'):
+            out[key] = {'container': name, 'devices': list(found.get('devices') or []),
+                        'ports': list(found.get('ports') or []), 'pids': list(found.get('pids') or [])}
+    return out
+
+
 def own_running(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """Per instance whose container runs: its devices, bound ports and host pids."""
-    out = {}
-    for inst in instances:
-        found = (containers or {}).get(inst['container_name']) or {}
-        if found.get('exists') and found.get('running'):
-            out[inst['name']] = {'container': inst['container_name'], 'devices': list(found.get('devices') or []),
-                                 'ports': list(found.get('ports') or []), 'pids': list(found.get('pids') or [])}
-    return out
+    return _running(containers, {inst['name']: inst['container_name'] for inst in instances})
 
 
 def removed_first(containers: Dict[str, Any], removing: Any) -> Dict[str, Dict[str, Any]]:
     """The running containers of ours the run removes before it starts anything (no longer in the plan), in
     own_running's shape under ``removing <name>``: their chips, ports and memory are ours and come back."""
-    out = {}
-    for name in removing:
-        found = (containers or {}).get(name) or {}
-        if found.get('exists') and found.get('running'):
-            out['removing %s' % name] = {'container': name, 'devices': list(found.get('devices') or []),
-                                         'ports': list(found.get('ports') or []), 'pids': list(found.get('pids') or [])}
-    return out
+    return _running(containers, {'removing %s' % name: name for name in removing})
+
+
+def _unit_held(name: str, chips: Any, port: Any, profile: Dict[str, Any]) -> Dict[str, Any]:
+    """A systemd unit of ours in own_running's shape: its chips' devices and its port (no pids: vLLM's processes
+    are the unit's children, so its chips count as ours whole)."""
+    return {'container': name, 'devices': [chip_device(profile, chip) for chip in chips or []],
+            'ports': [str(port)] if port else [], 'pids': []}
+
+
+def own_services(units: Any, instances: List[Dict[str, Any]], profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """Per instance whose unit runs (the source install method): its chips' devices and port."""
+    return {inst['name']: _unit_held(unit_name(inst['container_name']), inst['chips'], inst['port'], profile)
+            for inst in instances if ((units or {}).get(unit_name(inst['container_name'])) or {}).get('active')}
 
 
 def units_removed_first(units: Dict[str, Any], removing: Any, profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
     """The running systemd units of ours the run stops and removes before it starts anything (no longer in the plan:
     another install method, fewer instances), in own_running's shape under ``removing <name>``: the chips of their
-    ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back (no pids: vLLM's processes are the unit's
-    children, so its chips count as ours whole)."""
-    out = {}
-    for name in removing or ():
-        found = (units or {}).get(name) or {}
-        if found.get('active') or found.get('restarting'):
-            out['removing %s' % name] = {'container': name,
-                                         'devices': [chip_device(profile, chip) for chip in found.get('chips') or []],
-                                         'ports': [str(found['port'])] if found.get('port') else [], 'pids': []}
-    return out
+    ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back."""
+    return {'removing %s' % name: _unit_held(name, found.get('chips'), found.get('port'), profile)
+            for name, found in ((name, (units or {}).get(name) or {}) for name in removing or ())
+            if found.get('active') or found.get('restarting')}
 
 
 def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Dict[str, str]]:
@@ -396,12 +377,12 @@ def npu_smi_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> List[Di
     """
     npu = facts.get('npu')
     if npu is None:
-        return [_problem('npu-smi', (facts.get('npu_error') or {}).get('msg') or 'npu-smi failed', NPU_SMI_FIX)]
+        return [problem('npu-smi', (facts.get('npu_error') or {}).get('msg') or 'npu-smi failed', NPU_SMI_FIX)]
     minimum = settings.get('driver_min_version') or ''
     if not minimum or minimum == versions.AUTO or version_at_least(npu.get('driver_version') or '0', minimum):
         return []
-    return [_problem('driver', 'driver %s is older than %s' % (npu.get('driver_version') or 'unknown', minimum),
-                     'upgrade the Ascend driver and firmware to %s or newer' % minimum)]
+    return [problem('driver', 'driver %s is older than %s' % (npu.get('driver_version') or 'unknown', minimum),
+                    'upgrade the Ascend driver and firmware to %s or newer' % minimum)]
 
 
 VERSIONS_DOC = 'docs/versions.md'
@@ -417,10 +398,7 @@ def _driver_of(npu: Dict[str, Any]) -> Optional[str]:
     return found[0] if found else None
 
 
-def _driver_problem(entry: Dict[str, Any],
-                    tag: str,
-                    driver: Any,
-                    verdict: Dict[str, Any],
+def _driver_problem(entry: Dict[str, Any], tag: str, driver: Any, verdict: Dict[str, Any],
                     settings: Dict[str, Any]) -> Dict[str, str]:
     if tag.startswith(entry.get('release') or ''):
         image = 'image %s (CANN %s)' % (tag, entry['cann'])
@@ -428,11 +406,11 @@ def _driver_problem(entry: Dict[str, Any],
         image = 'image %s (assumed release record %s, CANN %s)' % (tag, entry['release'], entry['cann'])
     listed = ', '.join(entry['hdk_compatible'])
     if verdict['verdict'] in ('unknown', 'missing'):
-        return _problem('versions', 'the driver version in %s (%s) cannot be checked against %s: %s'
-                        % (settings['driver_version_file'], driver or 'no Version= line', image, verdict['msg']),
-                        'reinstall the Ascend driver so that version.info gives Version=MAJOR.MINOR.PATCH, or set '
-                        'npu_check_driver_min_version to "" to skip the check (%s)' % VERSIONS_DOC)
-    return _problem(
+        return problem('versions', 'the driver version in %s (%s) cannot be checked against %s: %s'
+                       % (settings['driver_version_file'], driver or 'no Version= line', image, verdict['msg']),
+                       'reinstall the Ascend driver so that version.info gives Version=MAJOR.MINOR.PATCH, or set '
+                       'npu_check_driver_min_version to "" to skip the check (%s)' % VERSIONS_DOC)
+    return problem(
         'versions', 'driver %s does not suit %s: %s; vllm serve would fail at start (E30006 Failed to verify the OPP)'
         % (driver, image, verdict['msg']),
         'install Ascend HDK %s (driver and firmware of one release; the release paired with CANN %s) or another '
@@ -491,44 +469,32 @@ def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[L
         out['firmware'][str(board.get('npu_id'))] = board.get('firmware_version')
         verdict = versions.firmware_verdict(board.get('firmware_version'), driver, ranges, board.get('compatibility'))
         if verdict['verdict'] in ('incompatible', 'older'):
-            problems.append(_problem('versions', '%s: %s' % (card, verdict['msg']),
-                                     FIRMWARE_FIX % (driver, VERSIONS_DOC)))
+            problems.append(problem('versions', '%s: %s' % (card, verdict['msg']),
+                                    FIRMWARE_FIX % (driver, VERSIONS_DOC)))
         elif verdict['verdict'] == 'unjudged':
             out['notes'].append('%s: %s' % (card, verdict['msg']))
     return problems, out
 
 
-def _unique(values: List[Any]) -> List[Any]:
-    out = []
-    for value in values:
-        if value not in out:
-            out.append(value)
-    return out
-
-
-def _chip_state_problem(chip_id: int,
-                        chips: List[Dict[str, Any]],
-                        listed: str,
+def _chip_state_problem(chip_id: int, chips: List[Dict[str, Any]], listed: str,
                         instances: List[Dict[str, Any]]) -> Optional[Dict[str, str]]:
     found = [c for c in chips if c.get('device_id') == chip_id]
     if not found:
-        source = ', '.join(_unique([i['chips_var'] for i in instances if chip_id in i['chips']]))
-        return _problem('chips', '%schip %s is not listed by npu-smi (device ids: %s)'
-                        % (source + ': ' if source else '', chip_id, listed),
-                        'set %s to chips that npu-smi lists (%s)'
-                        % (source.split(' ', 1)[0] if source else "the instance's chips", listed))
+        source = ', '.join(dict.fromkeys(i['chips_var'] for i in instances if chip_id in i['chips']))
+        return problem('chips', '%schip %s is not listed by npu-smi (device ids: %s)'
+                       % (source + ': ' if source else '', chip_id, listed),
+                       'set %s to chips that npu-smi lists (%s)'
+                       % (source.split(' ', 1)[0] if source else "the instance's chips", listed))
     chip = found[0]
     if chip.get('health') != 'OK':
-        return _problem('chips', 'chip %s (NPU %s chip %s) health is %s'
-                        % (chip_id, chip.get('npu_id'), chip.get('chip_id'), chip.get('health')),
-                        'see `npu-smi info -t health -i %s`; reset or replace the card, or use another chip'
-                        % chip.get('npu_id'))
+        return problem('chips', 'chip %s (NPU %s chip %s) health is %s'
+                       % (chip_id, chip.get('npu_id'), chip.get('chip_id'), chip.get('health')),
+                       'see `npu-smi info -t health -i %s`; reset or replace the card, or use another chip'
+                       % chip.get('npu_id'))
     return None
 
 
-def chip_problems(npu: Dict[str, Any],
-                  profile: Dict[str, Any],
-                  instances: List[Dict[str, Any]],
+def chip_problems(npu: Dict[str, Any], profile: Dict[str, Any], instances: List[Dict[str, Any]],
                   own: Dict[str, Any]) -> List[Dict[str, str]]:
     """Each chip the instances use (every listed chip without instances): listed, healthy, not held by others.
 
@@ -537,7 +503,7 @@ def chip_problems(npu: Dict[str, Any],
     """
     chips = npu.get('chips') or []
     listed_ids = [c.get('device_id') for c in chips]
-    listed = ', '.join(_text(i) for i in listed_ids)
+    listed = ', '.join(str(i) for i in listed_ids)
     own_pids = [pid for r in own.values() for pid in r['pids']]
     unmatched = [d for r in own.values() if not r['pids'] for d in r['devices']]
     out = []
@@ -548,34 +514,28 @@ def chip_problems(npu: Dict[str, Any],
         for proc in npu.get('processes') or []:
             if (proc.get('device_id') == chip_id and proc.get('pid') not in own_pids
                     and chip_device(profile, chip_id) not in unmatched):
-                out.append(_problem('chips', 'chip %s is in use by pid %s (%s, %s MB)'
-                                    % (chip_id, proc.get('pid'), proc.get('name'), proc.get('memory_mb')),
-                                    CHIP_BUSY_FIX))
+                out.append(problem('chips', 'chip %s is in use by pid %s (%s, %s MB)'
+                                   % (chip_id, proc.get('pid'), proc.get('name'), proc.get('memory_mb')),
+                                   CHIP_BUSY_FIX))
     return out
 
 
-def chips_per_card_problems(facts: Dict[str, Any],
-                            settings: Dict[str, Any],
+def chips_per_card_problems(facts: Dict[str, Any], settings: Dict[str, Any],
                             profile: Dict[str, Any]) -> List[Dict[str, str]]:
     """An npu-smi showing more chips on one card than the platform has (a DUO declared as a 200I Pro)."""
     if profile.get('chips_per_card') is None:
         return []
     npu = facts.get('npu') if facts.get('npu') is not None else (facts.get('npu_found') or {})
-    per_card: Dict[Any, int] = {}
-    for chip in npu.get('chips') or []:
-        per_card[chip.get('npu_id')] = per_card.get(chip.get('npu_id'), 0) + 1
-    most = max(per_card.values()) if per_card else 0
+    most = max(Counter(chip.get('npu_id') for chip in npu.get('chips') or []).values(), default=0)
     if most <= int(profile['chips_per_card']):
         return []
-    return [_problem('platform', 'ascend_vllm_platform=%s has %s chip per card, but npu-smi shows %d chips on one card '
-                     'of this node' % (json.dumps(settings.get('platform') or ''), profile['chips_per_card'], most),
-                     'set ascend_vllm_platform to the platform of this node: atlas_300i_duo for an Atlas 300I DUO '
-                     '(two chips per card)')]
+    return [problem('platform', 'ascend_vllm_platform=%s has %s chip per card, but npu-smi shows %d chips on one card '
+                    'of this node' % (json.dumps(settings.get('platform') or ''), profile['chips_per_card'], most),
+                    'set ascend_vllm_platform to the platform of this node: atlas_300i_duo for an Atlas 300I DUO '
+                    '(two chips per card)')]
 
 
-def chip_memory(npu: Optional[Dict[str, Any]],
-                profile: Dict[str, Any],
-                instances: List[Dict[str, Any]],
+def chip_memory(npu: Optional[Dict[str, Any]], profile: Dict[str, Any], instances: List[Dict[str, Any]],
                 own: Dict[str, Any]) -> Dict[str, Any]:
     """(free, total): per instance the smallest free and total memory (MB) of its chips.
 
@@ -624,16 +584,14 @@ def bind_problems(facts: Dict[str, Any], binds: List[Dict[str, Any]]) -> List[Di
         named = ['%s (pid %s)' % (p['name'], p['pid']) for p in procs]
         held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
                    else (' by ' + ', '.join(named) if named else ''))
-        out.append(_problem('ports', '%s: port %s (%s) is already in use on the node%s'
-                            % (bind['var'], port, bind['component'], held_by),
-                            _port_fix(port, holders, named, [str(p['pid']) for p in procs])
-                            .replace('give the instance another port', 'set %s to a free port' % bind['var'])))
+        out.append(problem('ports', '%s: port %s (%s) is already in use on the node%s'
+                           % (bind['var'], port, bind['component'], held_by),
+                           _port_fix(port, holders, named, [str(p['pid']) for p in procs])
+                           .replace('give the instance another port', 'set %s to a free port' % bind['var'])))
     return out
 
 
-def port_problems(facts: Dict[str, Any],
-                  instances: List[Dict[str, Any]],
-                  own: Dict[str, Any],
+def port_problems(facts: Dict[str, Any], instances: List[Dict[str, Any]], own: Dict[str, Any],
                   removing: Any = ()) -> List[Dict[str, str]]:
     """Serving ports held by another container (Docker keeps a crash-looping one's port) or process.
 
@@ -659,8 +617,8 @@ def port_problems(facts: Dict[str, Any],
             continue
         held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
                    else (' by ' + ', '.join(procs) if procs else ''))
-        out.append(_problem('ports', '%s: port %s (instance %s) is already in use on the node%s'
-                            % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
+        out.append(problem('ports', '%s: port %s (instance %s) is already in use on the node%s'
+                           % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
                                held_by), _port_fix(port, holders, procs, pids)))
     return out
 
@@ -670,13 +628,8 @@ def disk_problems(disk: Dict[str, Any], image_present: bool, settings: Dict[str,
     minimum = settings.get('disk_min_free_gb', 20)
     if image_present or disk.get('free_gb') is None or disk['free_gb'] >= minimum:
         return []
-    return [_problem('disk', 'only %s GiB free on %s (Docker data root %s); the image needs %s GiB'
-                     % (disk['free_gb'], disk.get('mount'), disk.get('root'), minimum), DISK_FIX)]
-
-
-def memory_need(instances: List[Dict[str, Any]], own: Dict[str, Any]) -> int:
-    """Host memory (MB) the instances take in RC mode; those whose container runs hold theirs already."""
-    return sum(inst['host_memory_mb'] for inst in instances if inst['name'] not in own)
+    return [problem('disk', 'only %s GiB free on %s (Docker data root %s); the image needs %s GiB'
+                    % (disk['free_gb'], disk.get('mount'), disk.get('root'), minimum), DISK_FIX)]
 
 
 def memory_problems(available: Optional[int], need: int, settings: Dict[str, Any]) -> List[Dict[str, str]]:
@@ -687,26 +640,17 @@ def memory_problems(available: Optional[int], need: int, settings: Dict[str, Any
     drop = settings.get('drop') or {}
     failed = ('dropping the page cache failed (%s); ' % (drop.get('stderr') or '').strip()
               if (drop.get('rc') or 0) != 0 else '')
-    return [_problem('memory', 'RC mode: %s MB host memory available, the instances will take %s MB '
-                     '(gpu_memory_utilization x chip memory)%s and vllm-ascend refuses to start with less'
-                     % (available, need, ' plus %d MB margin' % margin if margin > 0 else ''),
-                     failed + MEMORY_FIX)]
+    return [problem('memory', 'RC mode: %s MB host memory available, the instances will take %s MB '
+                    '(gpu_memory_utilization x chip memory)%s and vllm-ascend refuses to start with less'
+                    % (available, need, ' plus %d MB margin' % margin if margin > 0 else ''),
+                    failed + MEMORY_FIX)]
 
 
 CONTAINER_KEYS = ('exists', 'running', 'restarting', 'restart_count', 'status', 'started_at', 'image_id', 'labels')
 
 
-def _available_mb(facts: Dict[str, Any], settings: Dict[str, Any]) -> Optional[int]:
-    again = (settings.get('memory_again') or {}).get('memory')
-    return (again or facts.get('memory') or {}).get('available_mb')
-
-
-def node_result(facts: Dict[str, Any],
-                settings: Dict[str, Any],
-                profile: Dict[str, Any],
-                instances: List[Dict[str, Any]],
-                own: Dict[str, Any],
-                found_versions: Any = None) -> Dict[str, Any]:
+def node_result(facts: Dict[str, Any], settings: Dict[str, Any], profile: Dict[str, Any],
+                instances: List[Dict[str, Any]], own: Dict[str, Any], found_versions: Any = None) -> Dict[str, Any]:
     """npu_check_result: what the node has, for the roles that plan with it."""
     npu = facts.get('npu') or {}
     docker = facts.get('docker') or {}
@@ -728,7 +672,9 @@ def node_result(facts: Dict[str, Any],
         'image_present': bool(set(images) & set(settings.get('images') or [])),
         'disk': facts.get('disk') or {},
         'rc_mode': bool(profile.get('rc_mode', False)),
-        'host_memory_available_mb': _available_mb(facts, settings),
+        # After a page-cache drop, the memory read again.
+        'host_memory_available_mb': ((settings.get('memory_again') or {}).get('memory') or facts.get('memory')
+                                     or {}).get('available_mb'),
         'images': images,
         'image_ids': dict(docker.get('image_ids') or {}),
         'paths': dict((path, dict((k, _path(facts, path).get(k, False)) for k in ('exists', 'isdir', 'isreg')))
@@ -750,20 +696,18 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
     profile = settings.get('profile') or {}
     instances = normalize_instances(settings.get('instances'))
     install = settings.get('install') or {}
-    if install.get('method') == 'source':
+    source = install.get('method') == 'source'
+    problems = platform_problems(settings) + path_problems(facts, settings, profile, instances, mounts=not source)
+    if source:
         # No container: the units' state, the install's checks; Docker only for a balancer.
-        own = own_services((facts.get('source') or {}).get('units'), instances, lambda chip: chip_device(profile, chip))
-        own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))
-        problems = platform_problems(settings) + path_problems(facts, dict(settings, mount_sources=False), profile,
-                                                               instances, mounts=False)
+        own = own_services((facts.get('source') or {}).get('units'), instances, profile)
         problems += source_problems(install, facts.get('source'), settings.get('services') or {},
                                     bool(settings.get('needs_docker')), facts.get('docker'))
     else:
         own = own_running(facts.get('containers'), instances)
-        own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))
-        problems = platform_problems(settings) + path_problems(facts, settings, profile, instances)
         problems += foreign_problems(facts.get('containers'), instances)
         problems += docker_problems(facts.get('docker') or {}, settings)
+    own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))
     if docker_modules_run(settings):
         problems += python_problems(facts.get('system'))
     problems += npu_smi_problems(facts, settings)
@@ -777,9 +721,10 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
         problems += port_problems(facts, instances, own, settings.get('removing') or ())
         problems += bind_problems(facts, settings.get('binds') or [])
     result = node_result(facts, settings, profile, instances, own, found_versions)
-    if install.get('method') != 'source':
+    if not source:
         problems += disk_problems(result['disk'], result['image_present'], settings)
-    need = memory_need(instances, own) if result['rc_mode'] else 0
+    # RC mode: the host memory the instances take; those whose container runs hold theirs already.
+    need = sum(inst['host_memory_mb'] for inst in instances if inst['name'] not in own) if result['rc_mode'] else 0
     memory = memory_problems(result['host_memory_available_mb'], need, settings)
     return {'problems': problems + memory, 'result': result, 'drop_page_cache': bool(memory)}
 

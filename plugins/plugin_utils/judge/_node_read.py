@@ -8,8 +8,6 @@ Both callers run it from the controller, each with its own ``execute(name, args)
 cache by the same rule and report a failed read the same way.
 """
 
-from __future__ import annotations
-
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import node_problems
@@ -28,7 +26,7 @@ class NodeReadError(Exception):
         self.name = name
         self.result = result
         self.unreachable = bool(result.get('unreachable'))
-        super(NodeReadError, self).__init__('%s on %s: %s' % (name, host, result.get('msg', result)))
+        super().__init__('%s on %s: %s' % (name, host, result.get('msg', result)))
 
 
 def run_module(execute: Execute, name: str, args: Dict[str, Any], host: str) -> Dict[str, Any]:
@@ -39,12 +37,8 @@ def run_module(execute: Execute, name: str, args: Dict[str, Any], host: str) -> 
     return result
 
 
-def read_node(execute: Execute,
-              query: Dict[str, Any],
-              settings: Dict[str, Any],
-              drop_page_cache: bool,
-              check_mode: bool,
-              host: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
+def read_node(execute: Execute, query: Dict[str, Any], settings: Dict[str, Any], drop_page_cache: bool,
+              check_mode: bool, host: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """(node, drop, memory_again) of one node; None for what did not run.
 
     ``node``: node_facts with ``query``. When ``drop_page_cache`` (opted in), not in check mode and

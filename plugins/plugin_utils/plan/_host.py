@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The host plan: from one request, everything a host will run, and every problem with it, in one step.
@@ -11,8 +10,6 @@ directories -- and returns the plan with all problems at once. The
 ``ascend.vllm.host_plan`` action runs it on the controller, before any node is
 contacted; the phases consume its result instead of recomputing it.
 """
-
-from __future__ import annotations
 
 import json
 import os
@@ -28,6 +25,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
     api_key, image_tag, plain, plan_instances, plan_problems, to_json)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import MINIMUMS
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     config_problems, container_plan, env_config_problems, instance_configs, model_dirs, model_path_problems, report)
@@ -51,7 +49,7 @@ SETTINGS = ('vllm_serve_model_cache_dir', 'vllm_serve_publish_address', 'vllm_se
             'vllm_serve_model_roots', 'vllm_serve_allow_unauthenticated') + MINIMUMS
 
 
-class _UserVariables(object):
+class _UserVariables:
     """The variables the user set, as check_role_vars reads them (a template error raises on read)."""
 
     def __init__(self, request):
@@ -85,10 +83,7 @@ def release_plan(request, tag):
     image_pull_assume_release names the record to assume.
     """
     chosen = releases.choose(tag, request.get('image_pull_assume_release') or '')
-    record = chosen['record']
-    return {'release': chosen['release'], 'assumed': chosen['assumed'],
-            'complete': bool(record) and releases.complete(record), 'not_checked': chosen['not_checked'],
-            'problems': chosen['problems'], 'record': record}
+    return dict(chosen, complete=bool(chosen['record']) and releases.complete(chosen['record']))
 
 
 def release_overrides(request, record):
@@ -159,8 +154,7 @@ def overridden_problems(request, instances, list_var):
         else:
             continue
         shown = HIDDEN if secret_name(suffix) else to_json(request.get(name))
-        out.append({'check': 'settings', 'variable': name,
-                    'msg': '%s=%s has no effect on %s: %s' % (name, shown, request.host, why), 'fix': fix})
+        out.append(problem('settings', '%s=%s has no effect on %s: %s' % (name, shown, request.host, why), fix, name))
     return out
 
 
@@ -208,12 +202,17 @@ def source_install(request, tag):
     return install_plan(request.get, tag, request.is_set)
 
 
+def host_values(request):
+    """The host-wide values of every instance's container (container_run's) or service (vllm_service's)."""
+    return dict((name, request.get(PREFIX + name)) for name in ('publish_address', 'model_cache_dir', 'platform',
+                                                                'keep_previous'))
+
+
 def services(request, instances, configured, install):
     """{instance name: its ascend.vllm.vllm_service arguments} with the source install method ({} without)."""
     if not install:
         return {}
-    host = {'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
-            'keep_previous': request.get(PREFIX + 'keep_previous')}
+    host = host_values(request)
     return dict((entry['name'], service_plan(entry, configured[entry['name']], install, host)) for entry in instances
                 if isinstance(configured.get(entry['name']), dict) and configured[entry['name']].get('ok', True))
 
@@ -238,12 +237,8 @@ def configs(plan, request, var_names, tag, node=None, record=None):
 
     ``record``: the release record the image runs under (its container needs apply).
     """
-    results = []
-    for entry in plan:
-        result = instance_config(config_params(entry, request, var_names, tag, node, record))
-        result['item'] = entry
-        results.append(result)
-    return instance_configs(results)
+    return instance_configs([dict(instance_config(config_params(entry, request, var_names, tag, node, record)),
+                                  item=entry) for entry in plan])
 
 
 def named(instances, configured, source, smoke=None):
@@ -354,27 +349,22 @@ def tls_problems(request, front):
     if bool(cert) != bool(key):
         given, missing = ('balancer_tls_certificate', 'balancer_tls_key') if cert else \
             ('balancer_tls_key', 'balancer_tls_certificate')
-        out.append({'check': 'balancer', 'variable': given,
-                    'msg': '%s is set but %s is empty: HAProxy needs the certificate and its key' % (given, missing),
-                    'fix': 'set %s too, or leave both empty for plain HTTP' % missing})
+        out.append(problem('balancer', '%s is set but %s is empty: HAProxy needs the certificate and its key'
+                           % (given, missing), 'set %s too, or leave both empty for plain HTTP' % missing, given))
     if cert and not _PEM_CERTIFICATE.search(cert):
         shown = to_json(cert) if len(cert) <= 120 and '\n' not in cert else '(%d characters)' % len(cert)
-        out.append({'check': 'balancer', 'variable': 'balancer_tls_certificate',
-                    'msg': 'balancer_tls_certificate=%s is not a PEM certificate (-----BEGIN CERTIFICATE----- ...)'
-                           % shown,
-                    'fix': _TLS_FIX % 'balancer_tls_certificate'})
+        out.append(problem('balancer', 'balancer_tls_certificate=%s is not a PEM certificate '
+                           '(-----BEGIN CERTIFICATE----- ...)' % shown, _TLS_FIX % 'balancer_tls_certificate', 'balancer_tls_certificate'))
     if key and not _PEM_KEY.search(key):
-        out.append({'check': 'balancer', 'variable': 'balancer_tls_key',
-                    'msg': 'balancer_tls_key %s is not a PEM private key (-----BEGIN PRIVATE KEY----- ...)' % HIDDEN,
-                    'fix': _TLS_FIX % 'balancer_tls_key'})
+        out.append(problem('balancer', 'balancer_tls_key %s is not a PEM private key (-----BEGIN PRIVATE KEY----- ...)'
+                           % HIDDEN, _TLS_FIX % 'balancer_tls_key', 'balancer_tls_key'))
     if not front.get('enabled'):
         for name in ('balancer_tls_certificate', 'balancer_tls_key'):
             if request.is_set(name) and request.for_this_host(name):
-                out.append({'check': 'balancer', 'variable': name,
-                            'msg': '%s has no effect on %s: it runs no load balancer (%s)'
+                out.append(problem('balancer', '%s has no effect on %s: it runs no load balancer (%s)'
                                    % (name, request.host, front.get('why') or 'balancer off'),
-                            'fix': 'remove it, or serve one model from more than one instance (or set '
-                                   'balancer_enabled: true) to put a balancer in front'})
+                                   'remove it, or serve one model from more than one instance (or set '
+                                   'balancer_enabled: true) to put a balancer in front', name))
     return out
 
 
@@ -400,10 +390,9 @@ def platform_bound_problems(request, profile):
         if not request.is_set(name) or not request.for_this_host(name) or applies(profile, request):
             continue
         platform = request.get(PREFIX + 'platform') or ''
-        out.append({'check': 'settings', 'variable': name,
-                    'msg': '%s=%s has no effect on %s: %s' % (name, to_json(request.get(name)), request.host,
-                                                              why % platform),
-                    'fix': 'remove %s from this host, or check ascend_vllm_platform (%s)' % (name, platform)})
+        out.append(problem('settings', '%s=%s has no effect on %s: %s' % (
+            name, to_json(request.get(name)), request.host, why % platform),
+            'remove %s from this host, or check ascend_vllm_platform (%s)' % (name, platform), name))
     return out
 
 
@@ -431,11 +420,10 @@ def boot_path_problems(request):
         normal = posixpath.normpath(path)
         cleared = next((top for top in REBOOT_CLEARED if normal == top or normal.startswith(top + '/')), None)
         if cleared:
-            out.append({'check': 'paths', 'variable': var,
-                        'msg': '%s=%s is under %s, which a reboot empties: what the service needs there at start '
-                               'would be gone, and it would not come back after a reboot' % (var, to_json(path), cleared),
-                        'fix': 'set %s to a directory on disk, e.g. /var/lib/ascend-vllm/%s' % (
-                            var, posixpath.basename(normal) or 'data')})
+            out.append(problem('paths', '%s=%s is under %s, which a reboot empties: what the service needs there at '
+                               'start would be gone, and it would not come back after a reboot' % (
+                                   var, to_json(path), cleared), 'set %s to a directory on disk, e.g. '
+                               '/var/lib/ascend-vllm/%s' % (var, posixpath.basename(normal) or 'data'), var))
     return out
 
 
@@ -451,24 +439,24 @@ def metrics_file_problems(request):
         return []
     var = PREFIX + 'metrics_file'
 
-    def problem(why, fix):
-        return [{'check': 'paths', 'variable': var, 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}]
+    def wrong(why, fix):
+        return [problem('paths', '%s=%s %s' % (var, to_json(path), why), fix, var)]
 
     if not os.path.isabs(path):
-        return problem('is not an absolute path on the controller', 'set %s to an absolute path, e.g. '
-                       '/etc/prometheus/targets/ascend-vllm.json' % var)
+        return wrong('is not an absolute path on the controller', 'set %s to an absolute path, e.g. '
+                     '/etc/prometheus/targets/ascend-vllm.json' % var)
     parent = os.path.dirname(path)
     if not os.path.isdir(parent):
-        return problem('is in %s, which does not exist on the controller' % parent,
-                       'create %s (the directory Prometheus reads file_sd targets from), or correct %s' % (parent, var))
+        return wrong('is in %s, which does not exist on the controller' % parent,
+                     'create %s (the directory Prometheus reads file_sd targets from), or correct %s' % (parent, var))
     if os.path.isdir(path):
-        return problem('is a directory on the controller', 'name the file itself, e.g. %s/ascend-vllm.json' % path)
+        return wrong('is a directory on the controller', 'name the file itself, e.g. %s/ascend-vllm.json' % path)
     if not os.path.exists(path):
-        return [] if os.access(parent, os.W_OK) else problem(
+        return [] if os.access(parent, os.W_OK) else wrong(
             'cannot be created: %s is not writable by the controller\'s user' % parent,
             'make %s writable for the user that runs ansible-playbook, or choose another directory' % parent)
     if not os.access(path, os.W_OK):
-        return problem('is not writable by the controller\'s user', 'make it writable, or choose another file')
+        return wrong('is not writable by the controller\'s user', 'make it writable, or choose another file')
     try:
         with open(path, 'rb') as handle:
             text = handle.read().decode('utf-8')
@@ -476,18 +464,17 @@ def metrics_file_problems(request):
     except (ValueError, OSError, UnicodeDecodeError):
         groups = None
     if not isinstance(groups, list) or not all(isinstance(group, dict) for group in groups):
-        return problem('holds something other than a JSON list of file_sd target groups (a prometheus.yml, a '
-                       'YAML target file?); deploy would replace it and lose what it holds',
-                       'point %s at a file of its own (e.g. /etc/prometheus/targets/ascend-vllm.json) that '
-                       'Prometheus reads through file_sd_configs' % var)
+        return wrong('holds something other than a JSON list of file_sd target groups (a prometheus.yml, a '
+                     'YAML target file?); deploy would replace it and lose what it holds',
+                     'point %s at a file of its own (e.g. /etc/prometheus/targets/ascend-vllm.json) that '
+                     'Prometheus reads through file_sd_configs' % var)
     return []
 
 
 def _stop(request, problems, **rest):
     problems = with_origins(problems, request)
-    result = {'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''}
-    result.update(rest)
-    return result
+    return dict({'host': request.host, 'problems': problems, 'report': report(problems, request.host) if problems else ''},
+                **rest)
 
 
 def host_plan(request, specs, isfile, figures=None):
@@ -499,7 +486,7 @@ def host_plan(request, specs, isfile, figures=None):
     var_names = request.var_names()
     problems = check_role_vars(_UserVariables(request), specs)
     platform = {'profile': None, 'problems': []}
-    if not [problem for problem in problems if problem.get('kind') == 'type']:
+    if not [found for found in problems if found.get('kind') == 'type']:
         platform = platform_profile(request, var_names)
     problems += platform['problems']
     if problems:
@@ -520,7 +507,7 @@ def host_plan(request, specs, isfile, figures=None):
         install = with_launcher(install, configured)
     served = services(request, planned['plan'], configured, install)
     problems = (list((install or {}).get('problems') or [])
-                + [problem for name, service in sorted(served.items()) for problem in env_problems(name, service['env'])]
+                + [found for name, service in sorted(served.items()) for found in env_problems(name, service['env'])]
                 + image['problems'] + release['problems'] + planned['problems']
                 + front['problems'] + config_problems(configured) + env_config_problems(planned['plan'], configured)
                 + tls_problems(request, front)
@@ -543,9 +530,8 @@ def containers(request, instances, configured, found=None, paths=None, image=Non
     with what the node read found (``found``: its containers, ``paths``: its paths, ``image``: the own configuration
     of the image the deploy runs) -- the container, the one kept for it, the model cache directory and the image --
     or null for each when the node was not read (container_run looks)."""
-    cache_dir = request.get(PREFIX + 'model_cache_dir')
-    host = {'publish_address': request.get(PREFIX + 'publish_address'), 'model_cache_dir': cache_dir,
-            'platform': request.get(PREFIX + 'platform'), 'keep_previous': request.get(PREFIX + 'keep_previous')}
+    host = host_values(request)
+    cache_dir = host['model_cache_dir']
     out = {}
     for entry in instances:
         if not isinstance(configured.get(entry['name']), dict):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The plan judged against the node: what the one node read found, and every rule again with its figures.
@@ -12,8 +11,6 @@ address and the digest pins. Pure; the ``ascend.vllm.host_plan`` action runs it 
 controller.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import shlex
@@ -24,21 +21,22 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_ref i
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS as NODE_SUBSETS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import (
-    archive_architecture_problems, archive_architectures, image_architecture_problems, node_problems,
-    node_query as _node_query, report as node_report, summary as node_summary)
+    archive_architecture_problems, archive_architectures, image_architecture_problems, node_query as _node_query,
+    node_verdict)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
-    cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems, npu_check_instances,
+    cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems,
     publish_address_problems, report, unwritable_dir)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
-    IMAGE_INPUTS, configs, containers, frontends, services)
+    IMAGE_INPUTS, configs, containers, frontends, host_values, services)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
-    SOURCE, installed_ok, preload_paths, source_query)
+    SOURCE, configured_profile, installed_ok, preload_paths, source_query)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import instance_secrets
 
 PREFIX = 'vllm_serve_'
@@ -47,8 +45,7 @@ PREFIX = 'vllm_serve_'
 def npu_settings(request, planned, drop=None, memory_again=None):
     """The npu_check settings of the host (its role variables), for this plan."""
     configured = planned.get('configs') or {}
-    profile = next((config['profile'] for config in configured.values() if config.get('profile')), None)
-    profile = profile or planned.get('profile') or {}
+    profile = configured_profile(configured) or planned.get('profile') or {}
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
     image = planned.get('image') or {}
@@ -58,7 +55,9 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'profile': profile,
         'profile_given': bool(profile),
         'platform_problems': [],
-        'instances': npu_check_instances(planned.get('instances') or [], configured),
+        # The planned instances as they are (node_problems takes the keys it judges), each with its host memory.
+        'instances': [dict(entry, host_memory_mb=((configured.get(entry['name']) or {}).get('memory') or {})
+                           .get('usable_mb')) for entry in planned.get('instances') or []],
         'driver_dir': request.get('npu_check_driver_dir'),
         'driver_version_file': request.get('npu_check_driver_version_file'),
         'driver_min_version': request.get('npu_check_driver_min_version'),
@@ -128,9 +127,8 @@ def dir_problems(declared, paths):
     for entry in declared:
         why = unwritable_dir(paths.get(entry['path']))
         if why is not None:
-            out.append({'check': 'paths', 'msg': '%s=%s %s; %s' % (entry['var'], json.dumps(entry['path']), why,
-                                                                   entry['use']),
-                        'fix': 'set %s to a directory root can write on the node%s' % (entry['var'], entry['room'])})
+            out.append(problem('paths', '%s=%s %s; %s' % (entry['var'], json.dumps(entry['path']), why, entry['use']),
+                               'set %s to a directory root can write on the node%s' % (entry['var'], entry['room'])))
     return out
 
 
@@ -174,10 +172,9 @@ def node_query(request, planned):
     query = _node_query(npu_settings(request, planned))
     install = planned.get('install') or {}
     if install.get('method') == SOURCE:
-        profile_env = next(((config.get('profile') or {}).get('environment') for config in
-                            (planned.get('configs') or {}).values() if isinstance(config, dict)), None)
         query['containers'] = []
-        query['source'] = source_query(install, planned.get('services') or {}, preload_paths(profile_env))
+        query['source'] = source_query(install, planned.get('services') or {},
+                                       preload_paths(configured_profile(planned.get('configs')).get('environment')))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'system', 'source']
     query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     if install.get('method') != SOURCE:
@@ -206,11 +203,7 @@ def _image_expected(request, planned, ref, image_ids, image_current):
     """{instance name: {digest, image_id}} of the containers this plan asks for with the image ``ref``."""
     run = {
         'configs': planned.get('configs') or {},
-        'host': {'image': request.get(PREFIX + 'image') or ref,
-                 'publish_address': request.get(PREFIX + 'publish_address'),
-                 'model_cache_dir': request.get(PREFIX + 'model_cache_dir'),
-                 'platform': request.get(PREFIX + 'platform'),
-                 'keep_previous': request.get(PREFIX + 'keep_previous')},
+        'host': dict(host_values(request), image=request.get(PREFIX + 'image') or ref),
         'settings': dict((name, request.get(name)) for name in RUN_SETTINGS),
         'image_ids': image_ids,
         'image_current': image_current,
@@ -235,14 +228,12 @@ def _source_expected(request, planned):
 def serving_query(request, planned):
     """node_facts' ``serving``: the instances that may already serve as this plan asks, each with the digests it
     would carry (one per image reference the node may run, worked out before the node is read) and its URL: the read
-    asks /health and /v1/models, never an inference request. Asked in the node read's round trip; the answer counts only for an instance the node plan leaves
-    as it is (``verified``). None when the deploy pulls or loads anyway (a policy of always, a tarball)."""
+    asks /health and /v1/models, never an inference request. Asked in the node read's round trip; the answer counts
+    only for an instance the node plan leaves as it is (``verified``). None when the deploy pulls or loads anyway (a
+    policy of always, a tarball)."""
     source = (planned.get('install') or {}).get('method') == SOURCE
-    digests = {}
-    if source:
-        for name, value in _source_expected(request, planned).items():
-            digests[name] = [value['digest']]
-    elif request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
+    digests = {name: [value['digest']] for name, value in _source_expected(request, planned).items()} if source else {}
+    if not source and request.get('image_pull_policy') == 'not_present' and not request.get('image_pull_archive'):
         for ref in _image_refs(request, planned):
             for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
                 digests.setdefault(name, []).append(value['digest'])
@@ -326,7 +317,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     settings = npu_settings(request, planned, drop, memory_again)
     removing = unplanned(planned, (node.get('docker') or {}).get('containers'))
     removing_units = unplanned_units(planned, node.get('units'))
-    verdict = node_problems(node, dict(settings, removing=removing, removing_units=removing_units))
+    verdict = node_verdict(node, dict(settings, removing=removing, removing_units=removing_units))
     image = planned.get('image') or {}
     pinned = bool(request.get('image_pull_image') or request.get('image_pull_digest'))
     found = present(((node.get('docker') or {}).get('images')), image.get('candidates') or [],
@@ -337,8 +328,6 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                          releases.get((planned.get('release') or {}).get('release')))
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
-    stats = [{'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
-             for wanted in local]
     inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
     source = (planned.get('install') or {}).get('method') == SOURCE
     offline = [] if source else offline_problems(inputs, found,
@@ -347,7 +336,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                 + dir_problems(dirs(request, planned), paths)
                 + offline + list(verdict['problems'])
                 + config_problems(configured)
-                + missing_model_dirs(stats) + cache_dir_problems(cache_dir, paths)
+                + missing_model_dirs(local, paths) + cache_dir_problems(cache_dir, paths)
                 + model_path_problems(local, configured, cache_dir, plain(request.get(PREFIX + 'model_roots') or []),
                                       paths)
                 + publish_address_problems(request.get(PREFIX + 'publish_address'), node.get('addresses'))
@@ -368,10 +357,7 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     problems = with_origins(problems, request)
     out = dict(planned, configs=configured, problems=problems, stage='node',
                report=report(problems, request.host) if problems else '')
-    out['node'] = {'result': verdict['result'], 'problems': verdict['problems'],
-                   'summary': node_summary(verdict['result'], verdict['problems']),
-                   'drop_page_cache': verdict['drop_page_cache'],
-                   'report': node_report(request.host, verdict['problems'])}
+    out['node'] = verdict
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
     front = planned.get('balancer') or {}
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
@@ -381,20 +367,21 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
         packages = ((node.get('source') or {}).get('venv') or {}).get('packages') or {}
         out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
                               and not any(name in packages for name in planned['install']['remove']))
-        out['lines'] = ([out['node']['summary'], install_line(planned['install'], node.get('source') or {})]
-                        + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
+        head = install_line(planned['install'], node.get('source') or {})
         out['services'] = services(request, planned.get('instances') or [], configured, planned['install'])
-        out['steps'] = dict(source_steps(request, out, node.get('source') or {}), remove=removing,
-                            remove_services=removing_units)
-        return _with_verified(out, node, request)
-    out['lines'] = ([out['node']['summary'], image_line(found, image.get('candidates') or [], request)]
-                    + release_lines(planned.get('release')) + command_lines(planned.get('instances') or [], configured))
-    out['containers'] = containers(request, planned.get('instances') or [], configured,
-                                   verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
-                                   _image_config(node, found['ref'], needed))
-    out['steps'] = dict(node_steps(request, out, verdict['result'], found['ref'], not needed), remove=removing,
-                        remove_services=removing_units)
-    return _with_verified(out, node, request)
+        steps = source_steps(request, out, node.get('source') or {})
+    else:
+        head = image_line(found, image.get('candidates') or [], request)
+        out['containers'] = containers(request, planned.get('instances') or [], configured,
+                                       verdict['result'].get('containers') or {}, verdict['result'].get('paths') or {},
+                                       _image_config(node, found['ref'], needed))
+        steps = node_steps(request, out, verdict['result'], found['ref'], not needed)
+    out['steps'] = dict(steps, remove=removing, remove_services=removing_units)
+    # The instances the node read found serving as planned, and their lines.
+    out['verified'] = verified(node.get('serving'), out['steps'])
+    out['lines'] = ([out['node']['summary'], head] + release_lines(planned.get('release'))
+                    + command_lines(planned.get('instances') or [], configured) + verified_lines(out['verified']))
+    return out
 
 
 def _image_config(node, ref, needed):
@@ -402,13 +389,6 @@ def _image_config(node, ref, needed):
     pulled or loaded before the containers start; else None (container_ensure reads the image it finds then)."""
     found = None if needed else ((node.get('docker') or {}).get('image_configs') or {}).get(ref)
     return dict(found, image=ref) if found else None
-
-
-def _with_verified(out, node, request):
-    """The plan with ``verified`` (the instances the node read found serving as planned) and their lines."""
-    out['verified'] = verified(node.get('serving'), out['steps'])
-    out['lines'] = out['lines'] + verified_lines(out['verified'])
-    return out
 
 
 def install_line(install, facts):

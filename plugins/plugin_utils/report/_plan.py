@@ -7,8 +7,6 @@ the image or the source install, each instance with its exact ``vllm serve`` lin
 the platform's nominal chip, the balancer, then every problem with its fix.
 """
 
-from __future__ import annotations
-
 from typing import Any, Callable, Dict, List
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import line as problem_line

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The request: a host's variables, read once, each value with where it came from.
@@ -11,11 +10,7 @@ name what the user wrote -- the variable, the instance index and the file --
 instead of a role's internal name. Pure: no Ansible imports.
 """
 
-from __future__ import annotations
-
 import re
-
-from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import plain
 
 # Ansible's own variables and internals of the roles are never the user's.
 _INTERNAL_RE = re.compile(r'^(ansible_|_|groups$|group_names$|hostvars$|inventory_|omit$|playbook_dir$|play_hosts$|'
@@ -24,7 +19,7 @@ _INTERNAL_RE = re.compile(r'^(ansible_|_|groups$|group_names$|hostvars$|inventor
 _RELEASE_TAG_RE = re.compile(r':v?[0-9]+[.][0-9]+[^/@]*(@|$)')
 
 
-class Request(object):
+class Request:
     """The variables of one host as the roles will read them, and which of them the user set.
 
     ``values``: every variable by name, the roles' defaults already resolved.
@@ -33,8 +28,7 @@ class Request(object):
     ``extra vars``), when Ansible knows it.
     """
 
-    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=(),
-                 judge=None):
+    def __init__(self, host, values=None, user_set=(), origins=None, resolve=None, known=(), host_level=(), judge=None):
         self.host = host
         # Set on this host itself (the inventory's host entry, host_vars) rather than for a group.
         self._host_level = frozenset(host_level)
@@ -73,9 +67,6 @@ class Request(object):
         """The value of ``name`` as the user (or a role default) wrote it, before it was read by its type."""
         value = self[name]
         return self._written.get(name, value)
-
-    def keys(self):
-        return sorted(self._known)
 
     def get(self, name, default=None):
         try:
@@ -132,17 +123,6 @@ class Request(object):
             'offline': self.first_set('vllm_serve_offline', 'ascend_vllm_offline'),
             'image_tag': image_tag,
         }
-
-
-def variables_request(variables):
-    """A Request over a role's variables (``vars`` in a task): each read through ``[]`` when asked for.
-
-    For the filters that serve a role used on its own; the user set what the mapping holds for
-    ``ascend_vllm_instances`` (the only name whose presence, not value, decides anything there).
-    """
-    return Request(str(variables['inventory_hostname']) if 'inventory_hostname' in variables else '',
-                   user_set=[name for name in ('ascend_vllm_instances',) if name in variables],
-                   resolve=lambda name: plain(variables[name]), known=list(variables.keys()))
 
 
 def origin_text(path, line, cwd=None):

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The names and types of a host's variables against the roles' argument specs.
@@ -11,10 +10,7 @@ would otherwise be ignored without a word. Used by the ``ascend.vllm.host_plan``
 action (the request); pure, raises ``ValueError``.
 """
 
-from __future__ import annotations
-
 import difflib
-import json
 import os
 import re
 
@@ -24,7 +20,7 @@ from collections.abc import Mapping
 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import SPEC_KEYS, arrived
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import SPEC_KEYS, _show, arrived
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import format_problem
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import range_problem
 
@@ -33,20 +29,10 @@ GLOBAL_PREFIX = 'ascend_vllm_'
 PREFIX_CUTOFF = 0.8
 # difflib ratio a suggestion needs.
 SUGGESTION_CUTOFF = 0.6
-# Argument spec keys that describe a value (the rest is documentation).
-_SPEC_KEYS = SPEC_KEYS
 _ALIAS_RE = re.compile(r'^\s*\{\{\s*(%s\w+)\s*\|\s*default\(' % GLOBAL_PREFIX)
 # A dict, list or bool option whose role default is a template has no spec default (the documentation
 # schema wants a real dict, list or bool there); its description names the variable it defaults to.
 _DESCRIBED_ALIAS_RE = re.compile(r'\bdefaults to C\((%s\w+)\)' % GLOBAL_PREFIX)
-
-
-def _show(value):
-    """The value as the preflight report writes it (JSON, like Jinja's to_json)."""
-    try:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return to_text(value)
 
 
 def _strings(node):
@@ -80,7 +66,7 @@ def known_variables(specs, prefixes):
         for entry in entry_points.values():
             for name, spec in ((entry or {}).get('options') or {}).items():
                 spec = spec or {}
-                options.setdefault(name, dict((key, spec[key]) for key in _SPEC_KEYS if key in spec))
+                options.setdefault(name, dict((key, spec[key]) for key in SPEC_KEYS if key in spec))
                 default = spec.get('default')
                 match = _ALIAS_RE.match(default) if isinstance(default, str) else None
                 if 'default' not in spec and not spec.get('required'):
@@ -128,12 +114,9 @@ def _type_phrase(spec):
     return '%s %s' % ('an' if kind[0] in 'aeiou' else 'a', kind)
 
 
-def _example(spec, default):
-    if default is None or (isinstance(default, str) and '{{' in default):
-        return ''
-    if isinstance(default, str) and not default:
-        return ''
-    if isinstance(default, (list, dict)) and not default:
+def _example(default):
+    """', e.g. DEFAULT' for a default worth showing (not unset, empty or a template)."""
+    if default is None or default in ('', [], {}) or (isinstance(default, str) and '{{' in default):
         return ''
     return ', e.g. %s' % _show(default)
 
@@ -152,21 +135,20 @@ def _plain(value):
     return value
 
 
-def _validate(name, value, spec):
-    """Ansible's argument spec errors for one variable, as the one reading of a value has them
-    (``contracts/_coerce.arrived``)."""
-    return arrived(name, value, spec)[1]
-
-
 def _contract_problem(name, value):
     """A value of the right type outside its range (contracts/_ranges.py) or its format (contracts/_formats.py),
     whichever role reads it, as a problem; else None."""
     for kind, judge in (('range', range_problem), ('format', format_problem)):
         found = judge(name, value)
         if found is not None:
-            return {'check': 'variables', 'kind': kind, 'variable': name, 'value': value, 'suggestion': None,
-                    'msg': found['msg'], 'fix': found['fix']}
+            return _variables_problem(kind, name, value, found['msg'], found['fix'])
     return None
+
+
+def _variables_problem(kind, name, value, msg, fix, suggestion=None):
+    """A problem of the variables check: ``kind`` type, range, format or unknown, with the value and a suggestion."""
+    return {'check': 'variables', 'kind': kind, 'variable': name, 'value': value, 'suggestion': suggestion,
+            'msg': msg, 'fix': fix}
 
 
 def _value(variables, name):
@@ -176,11 +158,15 @@ def _value(variables, name):
         return None, to_text(exc)
 
 
+def _prefixes(specs, prefixes=None):
+    """``prefixes``, by default each role's and ascend_vllm_, longest first (a name takes the longest that fits)."""
+    prefixes = ['%s_' % role for role in (specs or {})] + [GLOBAL_PREFIX] if prefixes is None else prefixes
+    return sorted(set(prefixes), key=len, reverse=True)
+
+
 def check_role_vars(variables, specs, prefixes=None):
     """Problems with the host's role variables: unknown names and values of the wrong type."""
-    if prefixes is None:
-        prefixes = ['%s_' % role for role in sorted(specs or {})] + [GLOBAL_PREFIX]
-    prefixes = sorted(set(prefixes), key=len, reverse=True)
+    prefixes = _prefixes(specs, prefixes)
     known, options, aliases = known_variables(specs, prefixes)
     defaults = {}
     for document in (specs or {}).values():
@@ -205,26 +191,23 @@ def check_role_vars(variables, specs, prefixes=None):
                 continue
             value, error = _value(variables, name)
             if error:
-                problems.append({
-                    'check': 'variables', 'kind': 'type', 'variable': name, 'value': None, 'suggestion': None,
-                    'msg': '%s cannot be templated: %s' % (name, error),
-                    'fix': 'correct the template of %s' % name})
+                problems.append(_variables_problem('type', name, None, '%s cannot be templated: %s' % (name, error),
+                                                   'correct the template of %s' % name))
                 continue
             for spec in specs_for:
-                errors = _validate(name, value, spec)
+                errors = arrived(name, value, spec)[1]
                 outside = None if errors else _contract_problem(name, value)
                 if outside is not None:
                     problems.append(outside)
                     break
                 if errors:
                     option = name if name in options else aliases[name][0]
-                    problems.append({
-                        'check': 'variables', 'kind': 'type', 'variable': name,
-                        'value': HIDDEN if spec.get('no_log') else value, 'suggestion': None,
-                        'msg': '%s=%s: not %s (%s)' % (
-                            name, HIDDEN if spec.get('no_log') else _show(value), _type_phrase(spec),
-                            '; '.join(errors).replace(_show(value), HIDDEN) if spec.get('no_log') else '; '.join(errors)),
-                        'fix': 'set %s to %s%s' % (name, _type_phrase(spec), _example(spec, defaults.get(option)))})
+                    secret = spec.get('no_log')
+                    said = '; '.join(errors).replace(_show(value), HIDDEN) if secret else '; '.join(errors)
+                    problems.append(_variables_problem(
+                        'type', name, HIDDEN if secret else value,
+                        '%s=%s: not %s (%s)' % (name, HIDDEN if secret else _show(value), _type_phrase(spec), said),
+                        'set %s to %s%s' % (name, _type_phrase(spec), _example(defaults.get(option)))))
                     break
             continue
         value, error = _value(variables, name)
@@ -245,10 +228,8 @@ def check_role_vars(variables, specs, prefixes=None):
         else:
             same = sorted(known_name for known_name in known if known_name.startswith(prefix) and known_name in options)
             fix = 'remove it, or use one of the %s variables: %s' % (prefix, ', '.join(same))
-        problems.append({
-            'check': 'variables', 'kind': 'unknown', 'variable': name, 'value': value, 'suggestion': suggestion,
-            'msg': '%s=%s: no role of ascend.vllm reads this variable, so Ansible would ignore it' % (name, shown),
-            'fix': fix})
+        problems.append(_variables_problem('unknown', name, value, '%s=%s: no role of ascend.vllm reads this '
+                                           'variable, so Ansible would ignore it' % (name, shown), fix, suggestion))
     return problems
 
 
@@ -256,8 +237,7 @@ def value_specs(specs):
     """{variable: the argument spec its value is read by}: every option of every role, and each ``ascend_vllm_*``
     global the spec of the first option it stands in for (``ascend_vllm_offline`` is a bool like
     ``vllm_serve_offline``)."""
-    prefixes = ['%s_' % role for role in sorted(specs or {})] + [GLOBAL_PREFIX]
-    _known, options, aliases = known_variables(specs, sorted(set(prefixes), key=len, reverse=True))
+    _known, options, aliases = known_variables(specs, _prefixes(specs))
     out = dict(options)
     for name, fed in aliases.items():
         if name not in out and fed:

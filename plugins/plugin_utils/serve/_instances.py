@@ -2,14 +2,11 @@
 # Copyright: contributors to the ascend.vllm collection
 """The instances of a vllm_serve host: planning and the checks of the plan.
 
-Pure functions over plain data (no Ansible imports), used by the
-``ascend.vllm.instance_plan`` filter.  ``plan_instances`` turns the inventory
-(``ascend_vllm_instances`` or the scalar ``vllm_serve_*`` variables) into one
-entry per instance; ``plan_problems`` reports what is wrong with it in the
-preflight report shape ``{check, msg, fix}``, naming the variable the user wrote.
+Pure functions over plain data (no Ansible imports), used by the host plan (plan/_host.py).
+``plan_instances`` turns the inventory (``ascend_vllm_instances`` or the scalar ``vllm_serve_*`` variables)
+into one entry per instance; ``plan_problems`` reports what is wrong with it in the preflight report shape
+``{check, msg, fix}``, naming the variable the user wrote.
 """
-
-from __future__ import annotations
 
 import json
 import os
@@ -21,13 +18,12 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce impo
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import (
     CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN, secret_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import is_wildcard
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_KEYS, INSTANCE_OPTIONS
 
-# Counts and durations that must not be below a minimum: (variable, minimum, example).
-# The host-level numeric settings this module judges (contracts/_ranges.py holds their ranges);
-# the port is judged per instance (plan_problems).
+# The host-level numeric settings judged here (contracts/_ranges.py holds their ranges); the port is per instance.
 MINIMUMS = tuple(name for name in sorted(RANGES) if name.startswith('vllm_serve_') and name != 'vllm_serve_port')
 
 # What the plan carries instead of an API key: the key itself stays in the inventory
@@ -85,16 +81,6 @@ def as_list(value: Any) -> List[Any]:
     return [value]
 
 
-def flatten(values: Any) -> List[Any]:
-    out: List[Any] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            out.extend(flatten(value))
-        else:
-            out.append(value)
-    return out
-
-
 # More chips than any Atlas 310P host carries (an 8-card server of 300I DUO has 16).
 MAX_CHIPS_PER_HOST = 64
 
@@ -108,12 +94,7 @@ def repeated(values: Sequence[Any]) -> List[Any]:
     return out
 
 
-def _chips(inst: Dict[str, Any],
-           listed: bool,
-           where: str,
-           scalar_chips: Any,
-           own: Dict[str, Any],
-           next_chip: int,
+def _chips(inst: Dict[str, Any], listed: bool, where: str, scalar_chips: Any, own: Dict[str, Any], next_chip: int,
            tp: int) -> Tuple[List[Any], str]:
     """The chips of one instance and the variable they come from."""
     if inst.get('chips') is not None:
@@ -250,21 +231,19 @@ def env_problems(entry: Dict[str, Any], own_env: Any) -> List[Dict[str, str]]:
     for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
         env_var = env_variable(entry, name, own_env or {})
         if not isinstance(name, str) or not ENV_NAME_RE.match(name):
-            out.append({'check': 'settings',
-                        'msg': '%s has the variable name %s, which no shell can export and neither vLLM nor CANN '
-                               'reads (letters, digits and underscores, not starting with a digit): it would be set '
-                               'and silently ignored' % (env_var, to_json(name)),
-                        'fix': 'correct the name in %s (e.g. HF_ENDPOINT, not HF-ENDPOINT), or remove it' % env_var})
+            out.append(problem('settings', '%s has the variable name %s, which no shell can export and neither vLLM '
+                               'nor CANN reads (letters, digits and underscores, not starting with a digit): it would '
+                               'be set and silently ignored' % (env_var, to_json(name)),
+                               'correct the name in %s (e.g. HF_ENDPOINT, not HF-ENDPOINT), or remove it' % env_var))
         elif name in API_KEY_ENV_NAMES:
-            out.append({'check': 'secrets',
-                        'msg': '%s.%s %s sets vLLM\'s API key past the collection: the balancer, the '
+            out.append(problem('secrets', '%s.%s %s sets vLLM\'s API key past the collection: the balancer, the '
                                'smoke tests and the exposure check would not know it' % (env_var, name, HIDDEN),
-                        'fix': 'remove %s from %s and set %s instead (passed by environment, never printed)'
-                               % (name, env_var, prefix + 'api_key' if prefix.endswith('.') else 'vllm_serve_api_key')})
+                               'remove %s from %s and set %s instead (passed by environment, never printed)'
+                               % (name, env_var, prefix + 'api_key' if prefix.endswith('.') else 'vllm_serve_api_key')))
         elif value is None or isinstance(value, (dict, list)):
             shown = HIDDEN if secret_name(name) else to_json(value)
-            out.append({'check': 'settings', 'msg': '%s.%s=%s is not a string' % (env_var, name, shown),
-                        'fix': 'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)})
+            out.append(problem('settings', '%s.%s=%s is not a string' % (env_var, name, shown),
+                               'give %s.%s a value in quotes (e.g. "1"), or remove the key' % (env_var, name)))
     return out
 
 
@@ -295,32 +274,30 @@ def _model_path_problem(path: Any, var: str) -> Optional[Dict[str, str]]:
         why, fix = 'is not normalised (it means %s)' % norm, 'write it as %s' % norm
     else:
         return None
-    return {'check': 'paths', 'msg': '%s=%s %s' % (var, to_json(path), why), 'fix': fix}
+    return problem('paths', '%s=%s %s' % (var, to_json(path), why), fix)
 
 
 def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
     """Values of the wrong shape: a non-mapping instance, a string for a list, nulls in env, odd model paths."""
     prefix = entry['var_prefix']
     if entry.get('shape'):
-        return [{'check': 'instances', 'msg': '%s is %s, not a mapping' % (prefix[:-1], entry['shape']),
-                 'fix': 'write each instance as a mapping, e.g. {name: chip0, chips: [0]}'}]
+        return [problem('instances', '%s is %s, not a mapping' % (prefix[:-1], entry['shape']),
+                        'write each instance as a mapping, e.g. {name: chip0, chips: [0]}')]
     out = []
     option_vars = entry.get('option_vars') or {}
     for key in LIST_OPTIONS:
         value = entry['options'].get(key)
         if isinstance(value, str):
-            out.append({'check': 'settings', 'msg': '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
-                        'fix': 'write %s as a YAML list, e.g. %s' % (option_vars[key], _LIST_EXAMPLES[key])})
+            out.append(problem('settings', '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
+                               'write %s as a YAML list, e.g. %s' % (option_vars[key], _LIST_EXAMPLES[key])))
     own_env = entry.get('own_env')
     if isinstance(own_env, str):
-        out.append({'check': 'settings', 'msg': '%senv=%s is not a mapping' % (prefix, own_env),
-                    'fix': 'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix})
+        out.append(problem('settings', '%senv=%s is not a mapping' % (prefix, own_env),
+                           'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix))
         own_env = {}
     out += env_problems(entry, own_env)
-    problem = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
-    if problem:
-        out.append(problem)
-    return out
+    path = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
+    return out + ([path] if path else [])
 
 
 def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
@@ -331,34 +308,31 @@ def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
     if entry.get('shape'):
         return out
     if not entry['named']:
-        out.append({'check': 'instances', 'msg': where + ' has no name', 'fix': 'give every instance a unique name'})
+        out.append(problem('instances', where + ' has no name', 'give every instance a unique name'))
     if entry['unknown_keys']:
-        out.append({'check': 'instances',
-                    'msg': '%s has unknown key(s) %s' % (where, ', '.join(str(key) for key in entry['unknown_keys'])),
-                    'fix': 'use name, chips, port, container_name, env and vllm_config options (%s)'
-                           % ', '.join(INSTANCE_OPTIONS)})
+        unknown = ', '.join(str(key) for key in entry['unknown_keys'])
+        out.append(problem('instances', '%s has unknown key(s) %s' % (where, unknown),
+                           'use name, chips, port, container_name, env and vllm_config options (%s)'
+                           % ', '.join(INSTANCE_OPTIONS)))
     chips = entry['chips']
     if not chips or not all(is_integer(chip) and chip >= 0 for chip in chips):
-        out.append({'check': 'instances',
-                    'msg': '%s=%s is not a list of device ids' % (entry['chips_var'], to_json(chips)),
-                    'fix': 'set %s to device ids (N of /dev/davinciN), e.g. [0] or [0, 1]'
-                           % entry['chips_var'].split(' ')[0]})
+        out.append(problem('instances', '%s=%s is not a list of device ids' % (entry['chips_var'], to_json(chips)),
+                           'set %s to device ids (N of /dev/davinciN), e.g. [0] or [0, 1]'
+                           % entry['chips_var'].split(' ')[0]))
     port = entry['port']
     if not (is_integer(port) and 1 <= port <= 65535):
-        out.append({'check': 'instances', 'msg': '%s=%s is not a port number' % (entry['port_var'], to_json(port)),
-                    'fix': 'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]})
+        out.append(problem('instances', '%s=%s is not a port number' % (entry['port_var'], to_json(port)),
+                           'set %s to an integer in 1..65535' % entry['port_var'].split(' ')[0]))
     name = entry['container_name']
     built = entry.get('container_from')
     if built and not (isinstance(name, str) and CONTAINER_NAME_RE.match(name)):
-        out.append({'check': 'instances',
-                    'msg': '%s=%s: the container name %s made from it and vllm_serve_container_name=%s is not a '
-                           'Docker container name' % (built[1], built[2], to_json(name), built[0]),
-                    'fix': 'give %s only letters, digits, _, . and -, or set %s' % (built[1], entry['container_var'])})
+        out.append(problem('instances', '%s=%s: the container name %s made from it and vllm_serve_container_name=%s '
+                           'is not a Docker container name' % (built[1], built[2], to_json(name), built[0]),
+                           'give %s only letters, digits, _, . and -, or set %s' % (built[1], entry['container_var'])))
     elif not (isinstance(name, str) and CONTAINER_NAME_RE.match(name)):
-        out.append({'check': 'instances',
-                    'msg': '%s=%s is not a Docker container name' % (entry['container_var'], to_json(name)),
-                    'fix': 'set %s to letters, digits, _, . and - (starting with a letter or digit)'
-                           % entry['container_var']})
+        out.append(problem('instances', '%s=%s is not a Docker container name'
+                           % (entry['container_var'], to_json(name)), 'set %s to letters, digits, _, . and - (starting with a letter or digit)'
+                           % entry['container_var']))
     return out
 
 
@@ -373,26 +347,23 @@ def shared_problems(plan: List[Dict[str, Any]], list_var: str) -> List[Dict[str,
     for key, label in (('name', 'name'), ('container_name', 'container name'), ('port', 'port')):
         for value in repeated([entry[key] for entry in plan]):
             where = [sources[key](entry) for entry in plan if entry[key] == value]
-            out.append({'check': 'instances',
-                        'msg': '%s: two instances share the %s %s (%s)' % (list_var, label, value, ', '.join(where)),
-                        'fix': 'give each instance its own %s' % label})
+            out.append(problem('instances', '%s: two instances share the %s %s (%s)' % (
+                list_var, label, value, ', '.join(where)), 'give each instance its own %s' % label))
     # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
     twice = set()
     for entry in plan:
         for chip in repeated([chip for chip in entry['chips'] if is_integer(chip)]):
             twice.add(chip)
-            out.append({'check': 'instances',
-                        'msg': '%s=%s lists chip %s twice' % (str(entry['chips_var']).split(' ', 1)[0],
-                                                              to_json(entry['chips']), chip),
-                        'fix': 'list each chip once (one chip per tensor-parallel rank)'})
-    chips = [chip for chip in flatten(entry['chips'] for entry in plan) if is_integer(chip)]
+            out.append(problem('instances', '%s=%s lists chip %s twice' % (
+                str(entry['chips_var']).split(' ', 1)[0], to_json(entry['chips']), chip),
+                'list each chip once (one chip per tensor-parallel rank)'))
+    chips = [chip for entry in plan for chip in entry['chips'] if is_integer(chip)]
     for chip in repeated(chips):
         if chip in twice and sum(1 for entry in plan if chip in entry['chips']) < 2:
             continue
         where = [str(entry['chips_var']).split(' ', 1)[0] for entry in plan if chip in entry['chips']]
-        out.append({'check': 'instances', 'msg': '%s: chip %s is given to more than one instance (%s)'
-                                                 % (list_var, chip, ', '.join(where)),
-                    'fix': 'a 310P chip serves one vLLM server; give each instance its own chips'})
+        out.append(problem('instances', '%s: chip %s is given to more than one instance (%s)' % (
+            list_var, chip, ', '.join(where)), 'a 310P chip serves one vLLM server; give each instance its own chips'))
     return out
 
 
@@ -403,11 +374,10 @@ def _listen_problems(host: Any) -> List[Dict[str, str]]:
     if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
             is_ip_address(host) or host == 'localhost'):
         return []
-    return [{'check': 'ports',
-             'msg': 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so the '
-                    'port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
-             'fix': 'set vllm_serve_host: 0.0.0.0 and choose the node address with vllm_serve_publish_address '
-                    '(e.g. %s)' % ('127.0.0.1' if host in ('localhost', '::1') or host.startswith('127.') else host)}]
+    return [problem('ports', 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so '
+                    'the port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
+                    'set vllm_serve_host: 0.0.0.0 and choose the node address with vllm_serve_publish_address (e.g. '
+                    '%s)' % ('127.0.0.1' if host in ('localhost', '::1') or host.startswith('127.') else host))]
 
 
 def _roots_problems(roots: Any) -> List[Dict[str, str]]:
@@ -415,15 +385,15 @@ def _roots_problems(roots: Any) -> List[Dict[str, str]]:
     if roots is None:
         return []
     if not isinstance(roots, list):
-        return [{'check': 'paths', 'msg': 'vllm_serve_model_roots=%s is not a list' % to_json(roots),
-                 'fix': 'set vllm_serve_model_roots to a list of directories, e.g. ["/data/models"]'}]
+        return [problem('paths', 'vllm_serve_model_roots=%s is not a list' % to_json(roots),
+                        'set vllm_serve_model_roots to a list of directories, e.g. ["/data/models"]')]
     out = []
     for index, root in enumerate(roots):
         normal = os.path.normpath(root) if isinstance(root, str) and root.startswith('/') else None
         if normal is None or normal != root.rstrip('/') or '/..' in root or normal == '/':
-            out.append({'check': 'paths', 'msg': 'vllm_serve_model_roots[%d]=%s is not an absolute, normalised '
-                                                 'directory below /' % (index, to_json(root)),
-                        'fix': 'write it as an absolute path without .., ~, . or // segments, e.g. /data/models'})
+            out.append(problem('paths', 'vllm_serve_model_roots[%d]=%s is not an absolute, normalised directory '
+                               'below /' % (index, to_json(root)),
+                               'write it as an absolute path without .., ~, . or // segments, e.g. /data/models'))
     return out
 
 
@@ -436,25 +406,24 @@ def host_problems(settings: Dict[str, Any], platform_names: Sequence[str]) -> Li
     out = []
     groups = settings.get('platform_groups') or []
     if len(groups) > 1:
-        out.append({'check': 'platform', 'msg': 'host %s is in %d platform groups: %s' % (
-            settings['host'], len(groups), ', '.join(groups)),
-            'fix': 'put %s in one platform group only (one host is one kind of board)' % settings['host']})
+        out.append(problem('platform', 'host %s is in %d platform groups: %s' % (settings['host'], len(groups),
+                           ', '.join(groups)), 'put %s in one platform group only (one host is one kind of board)'
+                           % settings['host']))
     elif not settings.get('platform'):
         names = list(platform_names)
-        out.append({'check': 'platform', 'msg': 'no platform is set for %s' % settings['host'],
-                    'fix': 'set ascend_vllm_platform (%s or %s) in group_vars, or put the host in the inventory '
-                           'group of that name' % (', '.join(names[:-1]), names[-1])})
+        out.append(problem('platform', 'no platform is set for %s' % settings['host'],
+                           'set ascend_vllm_platform (%s or %s) in group_vars, or put the host in the inventory group '
+                           'of that name' % (', '.join(names[:-1]), names[-1])))
     cache_dir = settings.get('vllm_serve_model_cache_dir')
     if not (isinstance(cache_dir, str) and cache_dir.startswith('/')):
-        out.append({'check': 'paths',
-                    'msg': 'vllm_serve_model_cache_dir=%s is not an absolute path on the node' % to_json(cache_dir),
-                    'fix': 'set vllm_serve_model_cache_dir to an absolute directory on the node, e.g. /root/.cache '
-                           '(the guide mounts it)'})
+        out.append(problem('paths', 'vllm_serve_model_cache_dir=%s is not an absolute path on the node'
+                           % to_json(cache_dir), 'set vllm_serve_model_cache_dir to an absolute directory on the node, '
+                           'e.g. /root/.cache (the guide mounts it)'))
     address = settings.get('vllm_serve_publish_address')
     if address and not is_ip_address(address):
-        out.append({'check': 'ports', 'msg': 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
-                    'fix': 'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
-                           'the port is vllm_serve_port), or "" to publish on every address'})
+        out.append(problem('ports', 'vllm_serve_publish_address=%s is not an IP address' % to_json(address),
+                           'set vllm_serve_publish_address to an IP address of the node such as 127.0.0.1 (no port: '
+                           'the port is vllm_serve_port), or "" to publish on every address'))
     out += _listen_problems(settings.get('vllm_serve_host')) + _roots_problems(settings.get('vllm_serve_model_roots'))
     # Unset (None) is the argument spec's to judge; a number must lie within its range.
     out += range_problems(dict((name, settings[name]) for name in MINIMUMS if settings.get(name) is not None))
@@ -474,37 +443,39 @@ def exposure_problems(plan: List[Dict[str, Any]], settings: Dict[str, Any]) -> L
     An address that is not an IP address is reported by ``host_problems`` instead.
     """
     address = settings.get('vllm_serve_publish_address')
-    if address is None or is_loopback(address) or _to_bool(settings.get('vllm_serve_allow_unauthenticated')):
-        return []
     if address and not is_ip_address(address):
         return []
-    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
-    return unauthenticated_exposure('vllm_serve_publish_address', address, 'instance', open_, 'the service')
+    return unauthenticated_exposure('vllm_serve_publish_address', address,
+                                    settings.get('vllm_serve_allow_unauthenticated'), 'instance', keyless(plan),
+                                    'the service')
 
 
-def unauthenticated_exposure(var: str,
-                             address: Any,
-                             what: str,
-                             open_names: List[str],
+def keyless(plan: List[Dict[str, Any]]) -> List[str]:
+    """The instances of the plan served without an API key."""
+    return [entry['name'] for entry in plan if not entry.get('api_key_var')]
+
+
+def exposed(address: Any, allow: Any) -> Optional[str]:
+    """Where ``address`` publishes beyond the node ('every address of the node' for a wildcard); None when it does
+    not (unset, loopback) or the user allowed unauthenticated serving (``allow``: vllm_serve_allow_unauthenticated)."""
+    if address is None or is_loopback(address) or _to_bool(allow):
+        return None
+    return 'every address of the node' if is_wildcard(address) else address
+
+
+def unauthenticated_exposure(var: str, address: Any, allow: Any, what: str, open_names: List[str],
                              subject: str) -> List[Dict[str, str]]:
-    """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``.
-
-    The caller has already let loopback addresses and vllm_serve_allow_unauthenticated through.
-    """
-    if not open_names:
+    """The 'exposure' problem of ``open_names`` (served without a key) published on ``address`` by ``var``."""
+    where = exposed(address, allow)
+    if not open_names or where is None:
         return []
-    where = 'every address of the node' if is_wildcard(address) else address
-    return [{'check': 'exposure',
-             'msg': '%s=%s publishes %s %s on %s without an API key' % (
-                 var, to_json(address), what, ', '.join(open_names), where),
-             'fix': 'set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set '
-                    'vllm_serve_allow_unauthenticated: true to serve anyone who reaches %s, or set '
-                    '%s: 127.0.0.1 to keep %s on the node' % (where, var, subject)}]
+    return [problem('exposure', '%s=%s publishes %s %s on %s without an API key' % (
+        var, to_json(address), what, ', '.join(open_names), where),
+        'set vllm_serve_api_key (from Ansible Vault or an AWX credential), or set vllm_serve_allow_unauthenticated: '
+        'true to serve anyone who reaches %s, or set %s: 127.0.0.1 to keep %s on the node' % (where, var, subject))]
 
 
-def plan_problems(plan: List[Dict[str, Any]],
-                  list_var: str,
-                  settings: Dict[str, Any],
+def plan_problems(plan: List[Dict[str, Any]], list_var: str, settings: Dict[str, Any],
                   platform_names: Sequence[str]) -> List[Dict[str, str]]:
     """Every problem of the plan and the host-level settings, in the order of the preflight report."""
     out = host_problems(settings, platform_names)

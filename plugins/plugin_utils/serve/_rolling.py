@@ -8,8 +8,6 @@ fails), the module ascend.vllm.balancer_server drains the instance from the host
 HAProxy through its admin socket first and puts it back afterwards (module_utils/serve/_haproxy.py).
 """
 
-from __future__ import annotations
-
 from typing import Any, Dict, List, Optional
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import SPEC_LABEL, spec_digest
@@ -29,13 +27,11 @@ def _running(containers: Any, name: str) -> Optional[bool]:
     return bool(found.get('running')) and not found.get('restarting')
 
 
-def expected_containers(plan: List[Dict[str, Any]],
-                        run: Dict[str, Any],
-                        variables: Any,
+def expected_containers(plan: List[Dict[str, Any]], run: Dict[str, Any], variables: Any,
                         defaults: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """{instance name: {digest, image_id}} of the containers the plan asks for; {} when they cannot be known.
 
-    ``run``: configs, host, settings, image_ids, image_current (the upgrade_steps filter's ``run``);
+    ``run``: configs, host, settings, image_ids, image_current (plan/_node.py builds it);
     ``defaults``: container_run's defaults, for the settings vllm_serve does not pass (None: unknown).
     """
     image_id = (run.get('image_ids') or {}).get((run.get('host') or {}).get('image'))
@@ -67,9 +63,7 @@ def unchanged(containers: Dict[str, Any], name: str, expected: Any) -> bool:
             and found.get('image_id') == expected['image_id'] and not kept.get('exists'))
 
 
-def upgrade_steps(plan: List[Dict[str, Any]],
-                  frontends: Any = None,
-                  containers: Any = None,
+def upgrade_steps(plan: List[Dict[str, Any]], frontends: Any = None, containers: Any = None,
                   expected: Any = None) -> Dict[str, List[Dict[str, Any]]]:
     """Which instances roll one at a time, which start together, and which are already as planned.
 
@@ -99,9 +93,8 @@ def upgrade_steps(plan: List[Dict[str, Any]],
         if running and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
             out['same'].append(entry)
             continue
-        step = {'backend': None, 'server': None, 'peers': []}
-        step.update(where.get(entry['name'], {}))
-        out['roll'].append(dict(entry, rolling=step))
+        out['roll'].append(dict(entry, rolling=dict({'backend': None, 'server': None, 'peers': []},
+                                                    **where.get(entry['name'], {}))))
     return out
 
 
@@ -129,11 +122,12 @@ def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: An
         return {'put_back': False, 'failed': False, 'gap': None,
                 'msg': '%s on %s would be replaced and checked, one instance at a time (check mode: nothing changed)'
                        % (status.get('container') or name or '?', host)}
+    untouched = 'Not upgraded (untouched): %s and the hosts after %s.' % (
+        ', '.join(left) or 'no other instance of this host', host)
     if not status and error:
         return {'put_back': False, 'failed': True, 'gap': None,
-                'msg': 'Rolling upgrade stopped at %s on %s: %s Not upgraded (untouched): %s and the hosts after %s.'
-                       % (name or '?', host, str(error).rstrip('.') + '.', ', '.join(left) or 'no other instance of '
-                          'this host', host)}
+                'msg': 'Rolling upgrade stopped at %s on %s: %s. %s' % (
+                    name or '?', host, str(error).rstrip('.'), untouched)}
     was_drained = bool(isinstance(drained, dict) and drained.get('drain'))
     ok = status.get('state') == 'ready'
     restored_ok = isinstance(restored, dict) and restored.get('state') == 'ready'
@@ -154,7 +148,6 @@ def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: An
         back = ('the previous %s serves again%s' % (what, ' and is back in the balancer' if was_drained else '')
                 if restored_ok else 'the previous %s could not be brought back' % what if restored else
                 'there was no previous %s to go back to' % what)
-        out['msg'] = ('Rolling upgrade stopped at %s on %s: %s. Rolled back: %s. Not upgraded (untouched): %s '
-                      'and the hosts after %s.' % (name, host, status.get('error', 'it did not become ready'), back,
-                                                   ', '.join(left) or 'no other instance of this host', host))
+        out['msg'] = 'Rolling upgrade stopped at %s on %s: %s. Rolled back: %s. %s' % (
+            name, host, status.get('error', 'it did not become ready'), back, untouched)
     return out

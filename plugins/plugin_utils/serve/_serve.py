@@ -1,36 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-"""What the vllm_serve role derives from its plan and the vllm_config results.
-
-Pure functions over plain data, used by the role's filters: the per-instance
-configuration results, the inputs of npu_check, the model directories to look
-for, the preflight problems and their report, the container settings, the
-summary lines and the teardown lists.
+"""What the host plan derives from its instances and their vllm_config results (pure functions over plain data):
+the inputs of npu_check, the model directories and their problems, the container settings and the summary lines.
 """
-
-from __future__ import annotations
 
 import re
 import socket
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.ascend.vllm.plugins.module_utils._problem import report as render_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import WILDCARDS, is_ipv6, is_wildcard
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import WILDCARDS, is_ipv6
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    api_key as read_api_key, env_variable, is_integer, is_loopback, plain, secret_env_values, to_int, to_json)
+    api_key as read_api_key, env_variable, exposed, keyless, plain, secret_env_values, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
-
-
-def _get(mapping: Any, *keys: str) -> Any:
-    """mapping[k1][k2]... or None when any level is missing or not a mapping."""
-    for key in keys:
-        if not isinstance(mapping, dict):
-            return None
-        mapping = mapping.get(key)
-    return mapping
 
 
 def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -53,31 +38,14 @@ def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
 
 def cache_target(config: Optional[Dict[str, Any]]) -> str:
     """Where the model cache is mounted in the container (the profile's, else the guide's)."""
-    return _get(config, 'profile', 'model_cache_mount', 'target') or DEFAULT_CACHE_TARGET
+    return (((config or {}).get('profile') or {}).get('model_cache_mount') or {}).get('target') or DEFAULT_CACHE_TARGET
 
 
 def under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + '/')
 
 
-def npu_check_instances(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """npu_check_instances: the chips, port and host memory of each planned instance."""
-    configs = configs or {}
-    return [{
-        'name': entry['name'],
-        'container_name': entry['container_name'],
-        'chips': [chip for chip in entry['chips'] if is_integer(chip)],
-        'chips_var': entry['chips_var'],
-        'container_var': entry['container_var'],
-        'port': entry['port'],
-        'port_var': entry.get('port_var') or 'vllm_serve_port',
-        'host_memory_mb': to_int(_get(configs.get(entry['name']), 'memory', 'usable_mb')),
-    } for entry in plan]
-
-
-def model_dirs(plan: List[Dict[str, Any]],
-               configs: Optional[Dict[str, Any]],
-               cache_dir: str) -> List[Dict[str, str]]:
+def model_dirs(plan: List[Dict[str, Any]], configs: Optional[Dict[str, Any]], cache_dir: str) -> List[Dict[str, str]]:
     """The local model directories to look for on the node.
 
     An absolute model_path is a directory in the container: under the model cache
@@ -100,11 +68,11 @@ def config_problems(configs: Optional[Dict[str, Any]]) -> List[Dict[str, str]]:
     out = []
     for name, config in (configs or {}).items():
         for item in config.get('violations') or []:
-            out.append({'check': 'config', 'msg': '%s=%s: %s' % (item['variable'], to_json(item['value']), item['rule']),
-                        'fix': item['fix']})
+            out.append(problem('config', '%s=%s: %s' % (item['variable'], to_json(item['value']), item['rule']),
+                               item['fix']))
         if not config.get('ok') and not config.get('violations'):
-            out.append({'check': 'config', 'msg': 'instance %s: %s' % (name, config.get('msg', '')),
-                        'fix': 'correct the instance settings'})
+            out.append(problem('config', 'instance %s: %s' % (name, config.get('msg', '')),
+                               'correct the instance settings'))
     return out
 
 
@@ -117,41 +85,31 @@ def env_config_problems(plan: List[Dict[str, Any]], configs: Optional[Dict[str, 
     """
     out = []
     for entry in plan or []:
-        env = entry.get('env') or {}
-        settings = ((configs or {}).get(entry['name']) or {}).get('settings') or {}
-        argv = ((configs or {}).get(entry['name']) or {}).get('argv') or []
-        if str(env.get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and settings.get('cudagraph_mode') not in (None, 'NONE') \
-                and '--enforce-eager' not in argv:
+        config = (configs or {}).get(entry['name']) or {}
+        mode = (config.get('settings') or {}).get('cudagraph_mode')
+        if str((entry.get('env') or {}).get('ASCEND_LAUNCH_BLOCKING', '0')) == '1' and mode not in (None, 'NONE') \
+                and '--enforce-eager' not in (config.get('argv') or []):
             var = env_variable(entry, 'ASCEND_LAUNCH_BLOCKING') + '.ASCEND_LAUNCH_BLOCKING'
-            out.append({'check': 'config', 'variable': var,
-                        'msg': '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with "ACL '
-                               'graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"'
-                               % (var, settings.get('cudagraph_mode')),
-                        'fix': 'remove ASCEND_LAUNCH_BLOCKING (or set it to "0"); for debugging read the plog files '
-                               'under $HOME/ascend/log/debug in the container instead'})
+            out.append(problem('config', '%s="1" with graph mode (cudagraph_mode %s): vllm-ascend stops at start with '
+                               '"ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1"' % (var, mode),
+                               'remove ASCEND_LAUNCH_BLOCKING (or set it to "0"); for debugging read the plog files '
+                               'under $HOME/ascend/log/debug in the container instead', var))
     return out
 
 
-def missing_model_dirs(stats: List[Dict[str, Any]]) -> List[Dict[str, str]]:
-    """A problem per model directory the stat loop (over ``model_dirs``) did not find."""
-    out = []
-    for result in stats or []:
-        if _get(result, 'stat', 'exists'):
-            continue
-        wanted = result['item']
-        msg = '%smodel_path %s is not on the node (looked at %s)' % (wanted['prefix'], wanted['path'], wanted['host'])
-        out.append({'check': 'model', 'msg': msg,
-                    'fix': 'download the weights there first, or leave model_path unset to load the model id '
-                           'from ModelScope'})
-    return out
+def missing_model_dirs(wanted_dirs: List[Dict[str, str]], node_paths: Dict[str, Any]) -> List[Dict[str, str]]:
+    """A problem per model directory (``model_dirs``) the node read (``node_paths``: node_facts' paths) did not find."""
+    return [problem('model', '%smodel_path %s is not on the node (looked at %s)'
+                    % (wanted['prefix'], wanted['path'], wanted['host']),
+                    'download the weights there first, or leave model_path unset to load the model id from ModelScope')
+            for wanted in wanted_dirs if not (node_paths.get(wanted['host']) or {}).get('exists')]
 
 
 def _allowed(path: str, roots: List[str]) -> bool:
     return any(under(path, root.rstrip('/') or '/') for root in roots)
 
 
-def _node_model_dir_problem(wanted: Dict[str, str],
-                            paths: Dict[str, Any],
+def _node_model_dir_problem(wanted: Dict[str, str], paths: Dict[str, Any],
                             allowed: List[str]) -> Optional[Tuple[str, str]]:
     """(what is wrong, fix) with the model directory as the node has it, or None (missing: missing_model_dirs)."""
     found = paths.get(wanted['host']) or {}
@@ -200,20 +158,15 @@ def cache_dir_problems(cache_dir: Any, node_paths: Optional[Dict[str, Any]]) -> 
         return []
     variable = 'vllm_serve_model_cache_dir=%s' % to_json(cache_dir)
     if why.startswith('is a file'):
-        return [{'check': 'paths', 'msg': '%s %s; the container mounts it as its model cache (/root/.cache)'
-                                          % (variable, why),
-                 'fix': 'move the file away, or set vllm_serve_model_cache_dir to a directory'}]
-    return [{'check': 'paths', 'msg': '%s %s (a read-only filesystem or mount?); vLLM downloads the weights and '
-                                      'writes its caches there' % (variable, why),
-             'fix': 'make it writable for root on the node, or set vllm_serve_model_cache_dir to a writable '
-                    'directory with room for the weights'}]
+        return [problem('paths', '%s %s; the container mounts it as its model cache (/root/.cache)'
+                        % (variable, why), 'move the file away, or set vllm_serve_model_cache_dir to a directory')]
+    return [problem('paths', '%s %s (a read-only filesystem or mount?); vLLM downloads the weights and writes its '
+                    'caches there' % (variable, why), 'make it writable for root on the node, or set '
+                    'vllm_serve_model_cache_dir to a writable directory with room for the weights')]
 
 
-def model_path_problems(wanted_dirs: List[Dict[str, str]],
-                        configs: Optional[Dict[str, Any]],
-                        cache_dir: str,
-                        roots: Any,
-                        node_paths: Optional[Dict[str, Any]] = None) -> List[Dict[str, str]]:
+def model_path_problems(wanted_dirs: List[Dict[str, str]], configs: Optional[Dict[str, Any]], cache_dir: str,
+                        roots: Any, node_paths: Optional[Dict[str, Any]] = None) -> List[Dict[str, str]]:
     """A problem per local model_path outside the model cache and vllm_serve_model_roots, and,
     once the node was read (``node_paths``: node_facts' paths), per one that is a file, a link
     out of them or a directory without config.json.
@@ -225,16 +178,15 @@ def model_path_problems(wanted_dirs: List[Dict[str, str]],
         variable = '%smodel_path=%s' % (wanted['prefix'], to_json(wanted['path']))
         allowed = [cache_dir] + roots
         if not under(wanted['path'], target) and not _allowed(wanted['path'], roots):
-            out.append({'check': 'paths',
-                        'msg': '%s is outside the model cache (%s in the container, %s on the node) and outside '
-                               'vllm_serve_model_roots %s' % (variable, target, cache_dir, to_json(roots)),
-                        'fix': 'put the weights under %s on the node and set model_path to %s/..., or add the '
+            out.append(problem('paths', '%s is outside the model cache (%s in the container, %s on the node) and '
+                               'outside vllm_serve_model_roots %s' % (variable, target, cache_dir, to_json(roots)),
+                               'put the weights under %s on the node and set model_path to %s/..., or add the '
                                'directory that holds them to vllm_serve_model_roots (mounted read-only in place)'
-                               % (cache_dir, target)})
+                               % (cache_dir, target)))
             continue
-        problem = _node_model_dir_problem(wanted, node_paths or {}, allowed)
-        if problem:
-            out.append({'check': 'paths', 'msg': '%s %s' % (variable, problem[0]), 'fix': problem[1]})
+        found = _node_model_dir_problem(wanted, node_paths or {}, allowed)
+        if found:
+            out.append(problem('paths', '%s %s' % (variable, found[0]), found[1]))
     return out
 
 
@@ -263,21 +215,19 @@ def publish_address_problems(address: Any, node_addresses: Any) -> List[Dict[str
     # '::' and '::1' are always the node's own -- unless the node runs without IPv6 (the
     # kernel's disable_ipv6): then Docker's proxy cannot listen there and the start fails.
     if is_ipv6(address) and node_addresses and not any(is_ipv6(str(own)) for own in node_addresses):
-        return [{'check': 'ports',
-                 'msg': 'vllm_serve_publish_address=%s is an IPv6 address, but this node has no IPv6 address (IPv6 '
-                        'is disabled): Docker could not publish the port there and the new container would not start'
-                        % to_json(address),
-                 'fix': 'enable IPv6 on the node (sysctl net.ipv6.conf.all.disable_ipv6=0), or set '
-                        'vllm_serve_publish_address to an IPv4 address of the node, 127.0.0.1 or "" (every address)'}]
+        return [problem('ports', 'vllm_serve_publish_address=%s is an IPv6 address, but this node has no IPv6 '
+                        'address (IPv6 is disabled): Docker could not publish the port there and the new container '
+                        'would not start' % to_json(address), 'enable IPv6 on the node (sysctl '
+                        'net.ipv6.conf.all.disable_ipv6=0), or set vllm_serve_publish_address to an IPv4 address of the '
+                        'node, 127.0.0.1 or "" (every address)')]
     if address in ANY_ADDRESSES:
         return []
     if not node_addresses or any(_same_address(address, own) for own in node_addresses):
         return []
     own = ', '.join(str(item) for item in node_addresses)
-    return [{'check': 'ports',
-             'msg': 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could not '
-                    'publish the port there and the new container would not start' % (to_json(address), own),
-             'fix': 'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own}]
+    return [problem('ports', 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could '
+                    'not publish the port there and the new container would not start' % (to_json(address), own),
+                    'set vllm_serve_publish_address to one of %s, or "" to publish on every address' % own)]
 
 
 def report(problems: List[Dict[str, Any]], host: str) -> str:
@@ -285,9 +235,7 @@ def report(problems: List[Dict[str, Any]], host: str) -> str:
     return render_problems('preflight', host, problems, 'nothing was pulled or started')
 
 
-def container_settings(entry: Dict[str, Any],
-                       config: Dict[str, Any],
-                       api_key: str = '',
+def container_settings(entry: Dict[str, Any], config: Dict[str, Any], api_key: str = '',
                        secrets: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """env (with the API key under the server's variable), extra mounts and no_log of one container.
 
@@ -310,14 +258,9 @@ def container_settings(entry: Dict[str, Any],
 
 
 def instance_container(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
-    """``container_settings`` of a planned instance, its API key and environment secrets read from
-    the host's variables (the plan carries only markers for them)."""
-    def get(name):
-        return plain(variables[name]) if name in variables else None
-    instances = get('vllm_serve_instances') or []
-    return container_settings(plain(entry), plain(config or {}),
-                              read_api_key(instances, get('vllm_serve_api_key'), entry),
-                              secret_env_values(instances, get('vllm_serve_env'), entry))
+    """``container_settings`` of a planned instance, with its API key and environment secrets (``instance_secrets``)."""
+    secrets = instance_secrets(entry, config, variables)
+    return container_settings(plain(entry), plain(config or {}), secrets['api_key'], secrets['env'])
 
 
 def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
@@ -354,9 +297,7 @@ RUN_SETTINGS = ('container_run_restart_policy', 'container_run_stop_timeout', 'c
                 'container_run_log_max_file', 'container_run_labels')
 
 
-def container_run_vars(entry: Dict[str, Any],
-                       config: Dict[str, Any],
-                       container: Dict[str, Any],
+def container_run_vars(entry: Dict[str, Any], config: Dict[str, Any], container: Dict[str, Any],
                        host: Dict[str, Any]) -> Dict[str, Any]:
     """The container_run variables of one instance, as vllm_serve passes them (deploy_instance.yml).
 
@@ -385,24 +326,15 @@ def container_run_vars(entry: Dict[str, Any],
 
 def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauthenticated: Any) -> Optional[str]:
     """The line the summary repeats while instances are served beyond the node without an API key."""
-    if publish_address is None or is_loopback(publish_address) or not _to_bool(allow_unauthenticated):
+    where = exposed(publish_address, False) if _to_bool(allow_unauthenticated) else None
+    if where is None or not keyless(plan):
         return None
-    open_ = [entry['name'] for entry in plan if not entry.get('api_key_var')]
-    if not open_:
-        return None
-    where = 'every address of the node' if is_wildcard(publish_address) else publish_address
     return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
-            'anyone who reaches it can use the model' % (', '.join(open_), where))
+            'anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))
 
 
-def summary_lines(plan: List[Dict[str, Any]],
-                  status: Optional[Dict[str, Any]],
-                  check_mode: bool = False,
-                  exposure: Optional[Dict[str, Any]] = None) -> List[str]:
-    """One line per instance: model, served name, container, chips, port, state and the smoke answer.
-
-    ``exposure`` (``publish_address``, ``allow_unauthenticated``) adds the line of ``exposure_line``.
-    """
+def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], check_mode: bool = False) -> List[str]:
+    """One line per instance: model, served name, container, chips, port, state and the smoke answer."""
     lines = []
     for entry in plan:
         state = (status or {}).get(entry['name']) or {}
@@ -417,9 +349,7 @@ def summary_lines(plan: List[Dict[str, Any]],
         if state.get('completion'):
             line += ' -- "%s"' % state['completion']
         lines.append(line)
-    exposure = exposure or {}
-    warning = exposure_line(plan, exposure.get('publish_address'), exposure.get('allow_unauthenticated'))
-    return lines + ([warning] if warning else [])
+    return lines
 
 
 def left_out_line(host: str, status: Optional[Dict[str, Any]], reach: Optional[Dict[str, Any]]) -> str:

@@ -1,4 +1,3 @@
-# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """The source install method: vLLM and vllm-ascend in a virtualenv on the node, ``vllm serve`` as a systemd service.
@@ -18,18 +17,16 @@ the image's (the CANN ``set_env.sh`` scripts its ENTRYPOINT sources, then the pr
 unit (its marker, its environment file's text, its digest) is module_utils/_unit.py.
 """
 
-from __future__ import annotations
-
 import json
 import posixpath
 import re
+from functools import partial
 
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import MANAGED_KEY, MANAGED_VALUE, digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.versions import entry_for
 
-IMAGE = 'image'
 SOURCE = 'source'
-METHODS = (IMAGE, SOURCE)
 # The guide's step after the install (section 4.2): these two are removed, in this order.
 REMOVE = ['triton-ascend', 'triton']
 # What sources the toolkit's environment in the CANN base image (reference: the image's process contract).
@@ -47,6 +44,8 @@ REPOS = {'vllm': 'https://github.com/vllm-project/vllm',
 BUILD_ENV = {'vllm': {'VLLM_TARGET_DEVICE': 'empty'}, 'vllm_ascend': {'SOC_VERSION': 'ascend310p1'}}
 # A repository git can clone wherever the node is: a URL with a scheme, scp-like [user@]host:path (git-clone(1),
 # "GIT URLS": no slash before the first colon), or an absolute path on the node.
+# A problem of the source install method.
+_p = partial(problem, 'source')
 _REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|(?:[^/\s:@]+@)?[^/\s:@]+:\S+|/\S*)$')
 
 
@@ -86,28 +85,24 @@ def install_plan(request_get, image_tag, is_set):
     versions = dict(request_get(prefix + 'versions') or {})
     unknown = sorted(set(versions) - set(['vllm', 'vllm_ascend']))
     if unknown:
-        problems.append({'check': 'source', 'variable': prefix + 'versions',
-                         'msg': '%sversions has unknown keys %s' % (prefix, ', '.join(unknown)),
-                         'fix': 'give only vllm and vllm_ascend, e.g. {vllm: "0.23.0", vllm_ascend: "0.23.0"}'})
+        problems.append(_p('%sversions has unknown keys %s' % (prefix, ', '.join(unknown)),
+                           'give only vllm and vllm_ascend, e.g. {vllm: "0.23.0", vllm_ascend: "0.23.0"}', prefix + 'versions'))
     wanted = {'vllm': bare(versions.get('vllm') or entry.get('vllm')),
               'vllm_ascend': bare(versions.get('vllm_ascend') or entry.get('vllm_ascend'))}
     for key, value in sorted(wanted.items()):
         if not value:
-            problems.append({
-                'check': 'source', 'variable': prefix + 'versions',
-                'msg': 'no %s version is known for image tag %s: the version matrix (docs/versions.md) has no entry '
-                       'for it' % (key, image_tag or '(none)'),
-                'fix': 'set vllm_serve_image_tag (image_pull_tag) to a tag of the matrix, or set %sversions.%s'
-                       % (prefix, key)})
+            problems.append(_p('no %s version is known for image tag %s: the version matrix (docs/versions.md) has '
+                               'no entry for it' % (key, image_tag or '(none)'),
+                               'set vllm_serve_image_tag (image_pull_tag) to a tag of the matrix, or set %sversions.%s'
+                               % (prefix, key), prefix + 'versions'))
         elif not re.match(r'^[0-9][0-9A-Za-z.+!-]*$', value):
-            problems.append({'check': 'source', 'variable': prefix + 'versions',
-                             'msg': '%sversions.%s=%s is not a version pip understands' % (
-                                 prefix, key, json.dumps(value)),
-                             'fix': 'give the version as pip shows it, e.g. 0.23.0'})
+            problems.append(_p('%sversions.%s=%s is not a version pip understands' % (prefix, key, json.dumps(value)),
+                               'give the version as pip shows it, e.g. 0.23.0', prefix + 'versions'))
     root = request_get(prefix + 'root') or '/opt/ascend-vllm'
     wheelhouse = request_get(prefix + 'wheelhouse') or ''
     build = bool(request_get(prefix + 'build'))
-    checked = [(prefix + 'root', root), ('vllm_serve_cann_root', request_get('vllm_serve_cann_root') or '/usr/local/Ascend')]
+    cann_root = request_get('vllm_serve_cann_root') or '/usr/local/Ascend'
+    checked = [(prefix + 'root', root), ('vllm_serve_cann_root', cann_root)]
     if wheelhouse or not build:
         # Building from the tags, the wheelhouse is optional (dependencies from the node's package index).
         checked.insert(1, (prefix + 'wheelhouse', wheelhouse))
@@ -115,12 +110,9 @@ def install_plan(request_get, image_tag, is_set):
         if not isinstance(value, str) or not value.startswith('/'):
             fix = ('put the wheels of vLLM, vllm-ascend and their dependencies in a directory on the node and name '
                    'it here (docs/source-install.md)' if name.endswith('wheelhouse') else 'give an absolute path')
-            problems.append({'check': 'source', 'variable': name,
-                             'msg': '%s=%s is not an absolute path on the node' % (name, json.dumps(value)),
-                             'fix': fix})
+            problems.append(_p('%s=%s is not an absolute path on the node' % (name, json.dumps(value)), fix, name))
     requirements = ['vllm==%s' % wanted['vllm'], 'vllm-ascend==%s' % wanted['vllm_ascend']]
     venv = posixpath.join(str(root), 'venv', 'vllm-ascend-%s' % wanted['vllm_ascend'])
-    cann_root = request_get('vllm_serve_cann_root') or '/usr/local/Ascend'
     repos = request_get(prefix + 'repos') or {}
     problems += repo_problems(repos, build, is_set(prefix + 'repos'))
     pip_args = ['--no-index', '--find-links', wheelhouse] if wheelhouse else []
@@ -148,27 +140,24 @@ def repo_problems(repos, build, is_set):
     vllm_serve_source_build it has no effect (reported, never ignored)."""
     name = 'vllm_serve_source_repos'
     if not isinstance(repos, dict):
-        return [{'check': 'source', 'variable': name, 'msg': '%s=%s is not a dict' % (name, json.dumps(repos)),
-                 'fix': 'give {vllm: URL, vllm_ascend: URL}, each key optional'}]
+        return [_p('%s=%s is not a dict' % (name, json.dumps(repos)), 'give {vllm: URL, vllm_ascend: URL}, each key optional',
+                   name)]
     out = []
     if repos and is_set and not build:
-        out.append({'check': 'source', 'variable': name,
-                    'msg': '%s=%s has no effect: vllm_serve_source_build is false, so nothing is cloned'
-                           % (name, json.dumps(repos, sort_keys=True)),
-                    'fix': 'set vllm_serve_source_build: true to build from the release tags, or remove %s' % name})
+        out.append(_p('%s=%s has no effect: vllm_serve_source_build is false, so nothing is cloned'
+                      % (name, json.dumps(repos, sort_keys=True)),
+                      'set vllm_serve_source_build: true to build from the release tags, or remove %s' % name, name))
     unknown = sorted(set(repos) - set(REPOS))
     if unknown:
-        out.append({'check': 'source', 'variable': name,
-                    'msg': '%s has unknown keys %s' % (name, ', '.join(str(key) for key in unknown)),
-                    'fix': 'give only vllm and vllm_ascend, e.g. {vllm_ascend: "https://git.example.com/vllm-ascend.git"}'})
+        out.append(_p('%s has unknown keys %s' % (name, ', '.join(str(key) for key in unknown)),
+                      'give only vllm and vllm_ascend, e.g. {vllm_ascend: "https://git.example.com/vllm-ascend.git"}', name))
     for key in sorted(set(repos) & set(REPOS)):
         value = repos[key]
         if not isinstance(value, str) or not _REPO_RE.match(value):
-            out.append({'check': 'source', 'variable': name,
-                        'msg': '%s.%s=%s is not a repository git can clone from the node (empty or a relative path)'
-                               % (name, key, json.dumps(value)),
-                        'fix': 'give a URL (https://..., ssh://..., file:///...), user@host:path, or an absolute path '
-                               'on the node; leave the key out for %s' % REPOS[key]})
+            out.append(_p('%s.%s=%s is not a repository git can clone from the node (empty or a relative path)'
+                          % (name, key, json.dumps(value)),
+                          'give a URL (https://..., ssh://..., file:///...), user@host:path, or an absolute path on the '
+                          'node; leave the key out for %s' % REPOS[key], name))
     return out
 
 
@@ -198,9 +187,13 @@ def build_plan(repos, versions, root, venv, launcher, pip_args):
 def with_launcher(install, configs):
     """The install plan with the launcher's text (``launcher_text``): the one text both the install (which runs
     vllm-ascend's build through it) and every instance's service use."""
-    profile_env = next(((config.get('profile') or {}).get('environment') for config in (configs or {}).values()
-                        if isinstance(config, dict) and config.get('profile')), None) or {}
-    return dict(install, launcher_text=launcher_text(install, profile_env))
+    return dict(install, launcher_text=launcher_text(install, configured_profile(configs).get('environment')))
+
+
+def configured_profile(configs):
+    """The platform profile the host's instances run with (the first vllm_config result's), {} without one."""
+    return next((config['profile'] for config in (configs or {}).values() if isinstance(config, dict)
+                 and config.get('profile')), None) or {}
 
 
 def _shell_word(value):
@@ -266,10 +259,8 @@ def unit_text(install, name, argv, description, restart_sec=10):
 
 def env_problems(name, env):
     """Environment values the unit's EnvironmentFile cannot hold (a newline)."""
-    return [{'check': 'source', 'variable': 'vllm_serve_env',
-             'msg': 'instance %s: the environment variable %s has a line break, which a systemd EnvironmentFile cannot '
-                    'hold' % (name, key),
-             'fix': 'remove the line break, or use vllm_serve_install_method: image'}
+    return [_p('instance %s: the environment variable %s has a line break, which a systemd EnvironmentFile cannot '
+               'hold' % (name, key), 'remove the line break, or use vllm_serve_install_method: image', 'vllm_serve_env')
             for key in sorted(env or {}) if '\n' in str(env[key]) or '\r' in str(env[key])]
 
 
@@ -376,13 +367,6 @@ def installed_ok(install, packages):
             and public(packages.get('vllm-ascend')) == install['versions']['vllm_ascend'])
 
 
-def _p(msg, fix, variable=None):
-    out = {'check': 'source', 'msg': msg, 'fix': fix}
-    if variable:
-        out['variable'] = variable
-    return out
-
-
 def source_problems(install, facts, services, needs_docker=False, docker=None):
     """Every problem of the node for the source install method, with its fix."""
     facts = facts or {}
@@ -472,18 +456,4 @@ def _cann_problems(install, files):
                           'docs/versions.md)' % (what, version or 'unknown', found.get('path') or path,
                                                  install['versions']['vllm'], install['versions']['vllm_ascend'], wanted),
                           'install CANN %s on the node' % wanted))
-    return out
-
-
-def own_services(units, instances, device_of):
-    """Per instance whose unit runs: its chips' devices (``device_of(chip)``, the platform's device path) and
-    port, as own_running gives a container's (no pids: vLLM's engine processes are its children, so its chips
-    count as ours whole)."""
-    out = {}
-    for inst in instances:
-        found = (units or {}).get(unit_name(inst['container_name'])) or {}
-        if found.get('active'):
-            out[inst['name']] = {'container': unit_name(inst['container_name']),
-                                 'devices': [device_of(chip) for chip in inst.get('chips') or []],
-                                 'ports': [str(inst['port'])] if inst.get('port') is not None else [], 'pids': []}
     return out

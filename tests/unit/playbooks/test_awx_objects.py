@@ -140,11 +140,21 @@ def test_every_reader_of_a_survey_variable_really_reads_it(variable):
         assert re.search(r'\b%s\b' % variable, text), (variable, reader)
 
 
+# Credential kind -> the variable it injects (None: the machine credential, for every template).
+CREDENTIALS = (('machine', None), ('api_key', 'vllm_serve_api_key'), ('registry', 'image_pull_login_username'))
+
+
+def template_credentials(template):
+    """The credential kinds a job template needs: the machine credential, the API key when its playbook reads
+    vllm_serve_api_key, the registry login when it pulls the image."""
+    return [kind for kind, variable in CREDENTIALS if variable is None or _awx_survey.reads(template, variable)]
+
+
 def test_credentials_are_what_each_playbook_reads():
     for template in _templates():
-        assert template['credentials'] == _awx_survey.template_credentials(template['kind']), template
+        assert template['credentials'] == template_credentials(template['kind']), template
     # Teardown never sends a request to vLLM: it takes no API key.
-    assert _awx_survey.template_credentials('teardown') == ['machine']
+    assert template_credentials('teardown') == ['machine']
     task = _task('awx.awx.job_template')
     assert 'awx_credential_names' in task['credentials'] and 'awx_credential_names' in task['ask_credential_on_launch']
 

@@ -78,8 +78,6 @@ def test_a_platform_added_to_the_catalog_shows_up(monkeypatch):
 def test_unknown_template_is_refused():
     with pytest.raises(AnsibleFilterError, match='unknown job template .upgrades.; known: deploy, diagnose'):
         awx_survey('upgrades')
-    with pytest.raises(ValueError, match='unknown job template'):
-        _awx_survey.template_credentials('x')
 
 
 def test_job_templates_list_matches_the_module():
@@ -99,14 +97,6 @@ def test_job_templates_list_matches_the_module():
 def test_a_survey_asks_what_the_playbook_reaches(monkeypatch, template, reaches, asked):
     monkeypatch.setitem(_awx_survey.REACHES, template, reaches)
     assert [q['variable'] for q in awx_survey(template)['spec']] == asked
-
-
-@pytest.mark.parametrize('template, credentials', [
-    ('preflight', ['machine', 'api_key']), ('eval', ['machine', 'api_key']), ('diagnose', ['machine']),
-    ('deploy', ['machine', 'api_key', 'registry']), ('upgrade', ['machine', 'api_key', 'registry']),
-    ('teardown', ['machine']), ('workflow', ['machine', 'api_key', 'registry'])])
-def test_credentials_follow_what_the_playbook_reads(template, credentials):
-    assert _awx_survey.template_credentials(template) == credentials
 
 
 @pytest.mark.parametrize('workflow, name', [('workflow', 'ascend.vllm workflow'),

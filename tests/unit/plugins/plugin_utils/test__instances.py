@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    flatten, is_integer, plain, repeated, to_int, to_json)
+    is_integer, plain, repeated, to_int, to_json)
 
 
 @pytest.mark.parametrize('value, expected', [
@@ -30,10 +30,6 @@ def test_is_integer_is_jinjas_integer_test(value, expected):
 ])
 def test_repeated_in_order_of_first_occurrence(values, expected):
     assert repeated(values) == expected
-
-
-def test_flatten_nested_lists():
-    assert flatten([[0, [1]], 2, []]) == [0, 1, 2]
 
 
 @pytest.mark.parametrize('value, expected', [('a', '"a"'), ([0, 1], '[0, 1]'), ({'a': None}, '{"a": null}'), (-1, '-1')])

@@ -11,18 +11,15 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     config_problems, missing_model_dirs, model_path_problems, publish_address_problems)
 
 
-def preflight_problems(problems, configs=None, model_stats=None, model_dirs=None, node_paths=None,
+def preflight_problems(problems, configs=None, model_dirs=None, node_paths=None,
                        local_models=None, cache_dir='/root/.cache', model_roots=None, publish_address='',
                        node_addresses=None, pins=None, registry_answers=None):
     """The node-stage checks of module_utils/serve in the order plan/_node.node_plan reports them."""
     paths = node_paths or {}
-    stats = list(model_stats or []) + [
-        {'item': wanted, 'stat': {'exists': bool((paths.get(wanted['host']) or {}).get('exists'))}}
-        for wanted in model_dirs or []]
     placed = model_path_problems(local_models or [], configs or {}, cache_dir, model_roots or [], paths)
     placed += publish_address_problems(publish_address, node_addresses)
     placed += pin_problems(pins or [], registry_answers or {})
-    return list(problems or []) + config_problems(configs or {}) + missing_model_dirs(stats) + placed
+    return list(problems or []) + config_problems(configs or {}) + missing_model_dirs(model_dirs or [], paths) + placed
 
 
 EARLIER = [{'check': 'instances', 'msg': 'earlier', 'fix': 'f'}]
@@ -30,25 +27,24 @@ DTYPE = {'variable': 'vllm_serve_dtype', 'value': 'bfloat16', 'rule': 'dtype mus
          'fix': 'set vllm_serve_dtype: float16'}
 
 
-@pytest.mark.parametrize('configs, stats, added', [
+@pytest.mark.parametrize('configs, dirs, added', [
     # Corpus: dtype-bfloat16 (a vllm_config violation)
-    ({'a': {'ok': False, 'msg': '1 problem', 'violations': [DTYPE]}}, [],
+    ({'a': {'ok': False, 'msg': '1 problem', 'violations': [DTYPE]}}, ([], {}),
      [{'check': 'config', 'msg': 'vllm_serve_dtype="bfloat16": dtype must be float16 on 310P',
        'fix': 'set vllm_serve_dtype: float16'}]),
     # A module error without violations names the instance.
-    ({'a': {'ok': False, 'msg': 'vllm_config could not plan: boom', 'violations': []}}, [],
+    ({'a': {'ok': False, 'msg': 'vllm_config could not plan: boom', 'violations': []}}, ([], {}),
      [{'check': 'config', 'msg': 'instance a: vllm_config could not plan: boom', 'fix': 'correct the instance settings'}]),
-    ({'a': {'ok': True, 'msg': '', 'violations': []}}, [], []),
+    ({'a': {'ok': True, 'msg': '', 'violations': []}}, ([], {}), []),
     # Corpus: model-path-missing
-    ({}, [{'stat': {'exists': False},
-           'item': {'name': 'a', 'path': '/data/models/Qwen3.5-2B', 'host': '/data/models/Qwen3.5-2B', 'prefix': 'vllm_serve_'}},
-          {'stat': {'exists': True}, 'item': {'name': 'b', 'path': '/p', 'host': '/p', 'prefix': 'x'}}],
+    ({}, ([{'name': 'a', 'path': '/data/models/Qwen3.5-2B', 'host': '/data/models/Qwen3.5-2B', 'prefix': 'vllm_serve_'},
+           {'name': 'b', 'path': '/p', 'host': '/p', 'prefix': 'x'}], {'/p': {'exists': True}}),
      [{'check': 'model', 'msg': 'vllm_serve_model_path /data/models/Qwen3.5-2B is not on the node (looked at '
                                 '/data/models/Qwen3.5-2B)',
        'fix': 'download the weights there first, or leave model_path unset to load the model id from ModelScope'}]),
 ])
-def test_config_and_model_problems_follow_the_earlier_ones(configs, stats, added):
-    assert preflight_problems(EARLIER, configs, stats) == EARLIER + added
+def test_config_and_model_problems_follow_the_earlier_ones(configs, dirs, added):
+    assert preflight_problems(EARLIER, configs, *dirs) == EARLIER + added
 
 
 def test_model_dirs_judged_with_what_the_node_read():

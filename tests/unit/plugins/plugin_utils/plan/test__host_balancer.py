@@ -7,10 +7,17 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import balancer, named
-from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import variables_request
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import instance_plan
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import key_digest
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_OPTIONS
+
+
+def variables_request(variables):
+    """A Request over a role's variables, as the tests write them: the user set ascend_vllm_instances when given."""
+    return Request(variables.get('inventory_hostname', ''), values=variables,
+                   user_set=[name for name in ('ascend_vllm_instances',) if name in variables])
+
 
 DEFAULTS = dict(
     inventory_hostname='node1', vllm_serve_platform='atlas_300i_duo', vllm_serve_instances=[],

@@ -14,8 +14,15 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import instance_plan as plan_of
-from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import variables_request
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import INSTANCE_OPTIONS
+
+
+def variables_request(variables):
+    """A Request over a role's variables, as the tests write them: the user set ascend_vllm_instances when given."""
+    return Request(variables.get('inventory_hostname', ''), values=variables,
+                   user_set=[name for name in ('ascend_vllm_instances',) if name in variables])
+
 
 # The role's defaults, as Ansible hands them over (templates already resolved).
 DEFAULTS = dict(
