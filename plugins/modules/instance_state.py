@@ -1,0 +1,110 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+# Copyright: contributors to the ascend.vllm collection
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: instance_state
+short_description: Stop, drop, restore or remove the vllm_serve role's instances, as containers or as services
+version_added: 0.4.0
+description:
+  - One lifecycle step of an instance on what runs it, which the host plan's install method says (O(service)).
+  - With O(service=true) (the source install method) every step is one M(ascend.vllm.vllm_service) run with the
+    same C(state) (V(absent) with O(names) and O(all_managed)).
+  - With containers, V(absent) is one M(ascend.vllm.containers_absent) run; V(stopped), V(dropped) and V(restored)
+    are the container_run role's C(stopped), C(absent) and C(restored) (M(ascend.vllm.container_ensure)).
+  - Returns the called module's result.
+author:
+  - ascend.vllm maintainers (!UNKNOWN)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
+options:
+  state:
+    description:
+      - V(stopped) - stop the instance (one that crashed while starting), keeping it and its logs.
+      - V(dropped) - remove what was kept for a replacement that serves (the container C(<name>-previous), the unit's
+        C(.previous) files); O(name) is what the deploy returned as kept.
+      - V(restored) - put the kept one back under O(name) and start it.
+      - V(absent) - stop and remove the instances of O(names) (the teardown).
+    type: str
+    required: true
+    choices: [stopped, dropped, restored, absent]
+  service:
+    description: The instances are systemd services (the source install method), not containers.
+    type: bool
+    default: false
+  name:
+    description: The container or unit of the instance (every O(state) but V(absent)).
+    type: str
+  names:
+    description: The containers or units to remove (V(absent)).
+    type: list
+    elements: str
+    default: []
+  all_managed:
+    description: With V(absent), remove every container or unit of the collection on the node, not only O(names).
+    type: bool
+    default: false
+  stop_timeout:
+    description: Seconds Docker waits for a container to stop before it kills it; unset, the called module's default.
+    type: int
+  wait:
+    description: With V(absent) and containers, seconds to wait for npu-smi to stop listing their processes; unset,
+      M(ascend.vllm.containers_absent)'s default.
+    type: float
+attributes:
+  action:
+    support: full
+    details: Decided on the controller; each step is a module run on the node.
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  check_mode:
+    support: full
+    details: The called module's (V(absent) says what it would remove).
+  diff_mode:
+    support: full
+    details: The called module's diff.
+  platform:
+    support: full
+    platforms: posix
+seealso:
+  - module: ascend.vllm.vllm_service
+  - module: ascend.vllm.container_ensure
+  - module: ascend.vllm.containers_absent
+'''
+
+EXAMPLES = r'''
+- name: Stop the instance that crashed while starting
+  ascend.vllm.instance_state:
+    name: vllm-ascend
+    state: stopped
+    service: "{{ vllm_serve_install_method == 'source' }}"
+'''
+
+RETURN = r'''
+msg:
+  description: The called module's message, when it failed.
+  returned: on failure
+  type: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import INSTANCE_STATE, INSTANCE_STATE_REQUIRED_IF
+
+
+def main():
+    # Dispatched on the controller to the module of the runtime: only the action plugin can.
+    module = AnsibleModule(argument_spec=INSTANCE_STATE, required_if=INSTANCE_STATE_REQUIRED_IF,
+                           supports_check_mode=True)
+    module.fail_json(msg='ascend.vllm.instance_state runs from the controller only (its action plugin); '
+                         'call it as a task, not as a module on a node')
+
+
+if __name__ == '__main__':
+    main()
