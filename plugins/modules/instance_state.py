@@ -11,12 +11,11 @@ module: instance_state
 short_description: Stop, drop, restore or remove the vllm_serve role's instances, as containers or as services
 version_added: 0.4.0
 description:
-  - One lifecycle step of an instance on what runs it, which the host plan's install method says (O(service)).
-  - With O(service=true) (the source install method) every step is one M(ascend.vllm.vllm_service) run with the
-    same C(state) (V(absent) with O(names) and O(all_managed)).
-  - With containers, V(absent) is one M(ascend.vllm.containers_absent) run; V(stopped), V(dropped) and V(restored)
-    are the container_run role's C(stopped), C(absent) and C(restored) (M(ascend.vllm.container_ensure)).
-  - Returns the called module's result.
+  - One lifecycle step of the vllm_serve role's instances on what runs them, as the host plan's install method says
+    (O(service)); returns the called module's result.
+  - With O(service=true) (the source install method), one M(ascend.vllm.vllm_service) run with the same state. With
+    containers, V(absent) is one M(ascend.vllm.containers_absent) run, the others the container_run role's
+    C(stopped), C(absent) and C(restored) (M(ascend.vllm.container_ensure)).
 author:
   - ascend.vllm maintainers (!UNKNOWN)
 extends_documentation_fragment:
@@ -66,17 +65,12 @@ attributes:
     support: none
   check_mode:
     support: full
-    details: The called module's (V(absent) says what it would remove).
   diff_mode:
     support: full
-    details: The called module's diff.
+    details: The called module's.
   platform:
     support: full
     platforms: posix
-seealso:
-  - module: ascend.vllm.vllm_service
-  - module: ascend.vllm.container_ensure
-  - module: ascend.vllm.containers_absent
 '''
 
 EXAMPLES = r'''
