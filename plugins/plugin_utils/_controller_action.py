@@ -13,14 +13,15 @@ from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
 
-def task_args(action, spec):
-    """(the validation result, None) when the task's arguments fit ``spec``, else (it, the task's failed result).
+def task_args(action, spec, **checks):
+    """(the validation result, None) when the task's arguments fit ``spec`` (and ``checks``, such as ``required_if``),
+    else (it, the task's failed result).
 
     The message has every error, each in AnsibleModule's own words (an unknown option as ``Unsupported
     parameters for (NAME) module: ...``), so the task reads as the module's would; no value of a
     ``no_log`` option shows in it.
     """
-    checked = ArgumentSpecValidator(spec).validate(dict(action._task.args))
+    checked = ArgumentSpecValidator(spec, **checks).validate(dict(action._task.args))
     if not checked.error_messages:
         return checked, None
     msg = '; '.join('Unsupported parameters for (%s) module: %s' % (action._task.action, error.msg)

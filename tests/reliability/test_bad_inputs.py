@@ -77,7 +77,7 @@ PREFLIGHT_PLAY = "Preflight"
 BEFORE_PREFLIGHT = ("Hosts",)
 # Task files of the image and deploy phases: none of their tasks may run.
 CHANGING_TASK_FILES = ("pull", "pull_attempt", "archive", "result", "run", "remove", "deploy",
-                       "deploy_instance", "ready", "ready_instance", "verify", "teardown")
+                       "deploy_instance", "deploy_image", "deploy_source", "ready", "ready_instance", "verify", "teardown")
 RUN_TIMEOUT = int(os.environ.get("RELIABILITY_RUN_TIMEOUT", "300"))
 
 

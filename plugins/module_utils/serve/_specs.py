@@ -40,3 +40,15 @@ UPGRADE_STEP = {
     'server': {'type': 'str', 'default': ''},
     'service': {'type': 'bool', 'default': False},
 }
+
+INSTANCE_STATE = {
+    'state': {'type': 'str', 'required': True, 'choices': ['stopped', 'dropped', 'restored', 'absent']},
+    'service': {'type': 'bool', 'default': False},
+    'name': {'type': 'str'},
+    'names': {'type': 'list', 'elements': 'str', 'default': []},
+    'all_managed': {'type': 'bool', 'default': False},
+    'stop_timeout': {'type': 'int'},
+    'wait': {'type': 'float'},
+}
+# Every step but `absent` (O(names)) is one instance's.
+INSTANCE_STATE_REQUIRED_IF = [('state', state, ('name',)) for state in ('stopped', 'dropped', 'restored')]
