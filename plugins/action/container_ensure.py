@@ -43,6 +43,10 @@ RENAME = 'ascend.vllm.container_rename'
 ONLY_STATE = {'*': 'ignore'}
 
 
+class _Failed(Exception):
+    """A step failed: its arguments are the stage it failed in and the message (masked when returned)."""
+
+
 class _Run(object):
     """One run: the modules called, in order (``steps``), and whether any changed the node."""
 
@@ -54,6 +58,8 @@ class _Run(object):
         self.steps = []
         self.changed = False
         self.facts = {}
+        # The keep plan, once the keep decision starts: shown by a failure as by a success.
+        self.shown = {}
         # Known before the spec is built: what a message must not show of the environment.
         env = dict(inputs.get('container_run_command_env') or {}, **(inputs.get('container_run_env') or {}))
         self.secrets = secret_values(env)
@@ -76,13 +82,19 @@ class _Run(object):
         self.facts.update((key, value) for key, value in found.items() if key.startswith('discovered_interpreter_'))
         return result
 
-    def fail(self, stage, msg, **extra):
-        out = dict(extra, failed=True, changed=self.changed, stage=stage, steps=list(self.steps),
-                   msg=mask(msg, self.secrets))
-        return out
+    def need(self, stage, step, module, args, what):
+        """call(); a failure raises _Failed(stage, '<what>: <the module's message>')."""
+        result = self.call(step, module, args)
+        if result.get('failed'):
+            raise _Failed(stage, '%s: %s' % (what, result.get('msg', 'no message')))
+        return result
+
+    def fail(self, stage, msg):
+        return dict(self.shown, failed=True, changed=self.changed, stage=stage, steps=list(self.steps),
+                    msg=mask(msg, self.secrets))
 
     def done(self, stage, **extra):
-        out = dict(extra, changed=self.changed, stage=stage, steps=list(self.steps))
+        out = dict(self.shown, changed=self.changed, stage=stage, steps=list(self.steps), **extra)
         if self.facts:
             # Interpreter discovery, as a module run directly would hand it back.
             out['ansible_facts'] = dict(self.facts)
@@ -113,12 +125,15 @@ class ActionModule(ActionBase):
                 return {'failed': True, 'changed': False, 'stage': 'inputs', 'steps': [], 'msg': mask(exc, secrets)}
             run = _Run(self, plain(args['inputs']), task_vars)
             state = run.inputs['container_run_state']
-            if state == 'started':
-                return self._started(run)
-            if state == 'restored':
-                problem = self._restore(run)
-                return run.fail('restore', problem) if problem else run.done('restored')
-            return self._stop_or_remove(run, state)
+            try:
+                if state == 'started':
+                    return self._started(run)
+                if state == 'restored':
+                    problem = self._restore(run)
+                    return run.fail('restore', problem) if problem else run.done('restored')
+                return self._stop_or_remove(run, state)
+            except _Failed as exc:
+                return run.fail(*exc.args)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
 
@@ -128,47 +143,41 @@ class ActionModule(ActionBase):
         if state == 'stopped':
             args['comparisons'] = dict(ONLY_STATE)
         # docker_container returns the container's inspect output, environment (an API key) included: not returned.
-        result = run.call('stop' if state == 'stopped' else 'remove', DOCKER, args)
-        if result.get('failed'):
-            return run.fail(state, 'docker_container could not make the container %s %s: %s'
-                            % (run.name, state, result.get('msg', 'no message')))
+        run.need(state, 'stop' if state == 'stopped' else 'remove', DOCKER, args,
+                 'docker_container could not make the container %s %s' % (run.name, state))
         return run.done(state)
 
     def _restore(self, run):
         """The kept ``<name>-previous`` back under its name and started (id, image and settings as it served);
         the container in its place is removed first. The failure's message, '' when it serves again."""
         name, kept = run.name, previous_name(run.name)
-        gone = run.call('restore:remove', DOCKER, {'name': name, 'state': 'absent',
-                                                   'stop_timeout': run.inputs['container_run_stop_timeout']})
-        if gone.get('failed'):
-            return 'could not remove the container %s: %s' % (name, gone.get('msg', 'no message'))
-        renamed = run.call('restore:rename', RENAME, {'name': kept, 'new_name': name})
-        if renamed.get('failed'):
-            return 'could not rename %s back to %s: %s' % (kept, name, renamed.get('msg', 'no message'))
-        started = run.call('restore:start', DOCKER, {'name': name, 'state': 'started', 'comparisons': dict(ONLY_STATE)})
-        if started.get('failed'):
-            return 'could not start %s: %s' % (name, started.get('msg', 'no message'))
+        try:
+            run.need('restore', 'restore:remove', DOCKER, {
+                'name': name, 'state': 'absent', 'stop_timeout': run.inputs['container_run_stop_timeout']},
+                'could not remove the container %s' % name)
+            run.need('restore', 'restore:rename', RENAME, {'name': kept, 'new_name': name},
+                     'could not rename %s back to %s' % (kept, name))
+            run.need('restore', 'restore:start', DOCKER,
+                     {'name': name, 'state': 'started', 'comparisons': dict(ONLY_STATE)}, 'could not start %s' % name)
+        except _Failed as exc:
+            return exc.args[1]
         run.say('%s: the previous container serves again under its name' % name)
         return ''
 
     def _cache_dir(self, run):
-        """The model cache directory, only created when missing: an existing one keeps its owner and mode.
-        The failure's message, or ''."""
+        """The model cache directory, only created when missing: an existing one keeps its owner and mode."""
         path, exists = run.inputs['container_run_model_cache_dir'], run.inputs['container_run_cache_dir_exists']
         if exists is None:
-            found = run.call('cache_dir:stat', 'ansible.legacy.stat', {'path': path})
-            if found.get('failed'):
-                return 'could not look for the model cache directory %s: %s' % (path, found.get('msg', 'no message'))
+            found = run.need('cache_dir', 'cache_dir:stat', 'ansible.legacy.stat', {'path': path},
+                             'could not look for the model cache directory %s' % path)
             exists = bool((found.get('stat') or {}).get('exists'))
-        if exists:
-            return ''
-        made = run.call('cache_dir:create', 'ansible.legacy.file', {'path': path, 'state': 'directory', 'mode': '0750'})
-        if made.get('failed'):
-            return 'could not create the model cache directory %s: %s' % (path, made.get('msg', 'no message'))
-        return ''
+        if not exists:
+            run.need('cache_dir', 'cache_dir:create', 'ansible.legacy.file',
+                     {'path': path, 'state': 'directory', 'mode': '0750'},
+                     'could not create the model cache directory %s' % path)
 
     def _look(self, run):
-        """(spec, the existing container as preflight or docker_container_info saw it, failure message or None).
+        """(spec, the existing container as preflight or docker_container_info saw it).
 
         The image's own ENV (Config.Env) is read first: the profile's environment builds on it the way the
         image's .bashrc does ("${LD_LIBRARY_PATH}", docs/image-contract.md); container_run_image_config spares
@@ -178,53 +187,44 @@ class ActionModule(ActionBase):
         if given is not None:
             env, arch = given
         else:
-            image = run.call('image_info', 'community.docker.docker_image_info', {'name': inputs['container_run_image']})
-            if image.get('failed'):
-                return None, None, 'could not read the image %s: %s' % (inputs['container_run_image'], image.get('msg'))
-            env, arch = image_facts(image)
+            env, arch = image_facts(run.need('look', 'image_info', 'community.docker.docker_image_info',
+                                             {'name': inputs['container_run_image']},
+                                             'could not read the image %s' % inputs['container_run_image']))
         spec = container_spec(inputs['container_run_profile'],
                               dict(inputs, container_run_image_env=env, container_run_image_arch=arch))
         run.secrets = sorted(set(run.secrets) | set(spec['secret_values']))
         current = inputs['container_run_existing']
         if current is None:
             # Its inspect output holds the container's environment (an API key): read here, never returned.
-            current = run.call('container_info', INFO, {'name': run.name})
-            if current.get('failed'):
-                return spec, None, 'could not look at the container %s: %s' % (run.name, current.get('msg'))
-        return spec, current, None
+            current = run.need('look', 'container_info', INFO, {'name': run.name},
+                               'could not look at the container %s' % run.name)
+        return spec, current
 
     def _started(self, run):
         """Create or update the container, keeping the serving one when the new spec replaces it."""
         problem = input_problem(run.inputs)
         if problem:
-            return run.fail('inputs', problem)
-        problem = self._cache_dir(run)
-        if problem:
-            return run.fail('cache_dir', problem)
-        spec, current, problem = self._look(run)
-        if problem:
-            return run.fail('look', problem)
+            raise _Failed('inputs', problem)
+        self._cache_dir(run)
+        spec, current = self._look(run)
         args = docker_args(run.inputs, spec, restarting(run.inputs['container_run_existing'], current))
         outputs = {'container_run_previous': '', 'container_run_drained': {}, 'container_run_stopped_at': None}
-        plan, probe, problem = self._keep(run, current, args, outputs)
-        if problem:
-            return run.fail(problem[0], problem[1], keep=plan)
-        if probe is not None and plan['unchanged']:
-            # The probe found nothing to do: the real call would not either.
-            result = probe
-        else:
-            result = run.call('container', DOCKER, args, hidden=True)
+        run.shown['keep'] = None
+        plan, probe = self._keep(run, current, args, outputs)
+        unchanged = probe is not None and plan['unchanged']
+        # When the probe found nothing to do, the real call would not either.
+        result = probe if unchanged else run.call('container', DOCKER, args, hidden=True)
         if result.get('failed'):
             restored = self._restore(run) if outputs['container_run_previous'] else None
-            return run.fail('container', refusal(run.name, result, run.secrets, restored), keep=plan)
+            raise _Failed('container', refusal(run.name, result, run.secrets, restored))
         outputs['container_run_result'] = clean(result, run.secrets)
-        out = run.done('started', keep=plan, outputs=outputs)
-        if 'diff' in result and not (probe is not None and plan['unchanged']):
+        out = run.done('started', outputs=outputs)
+        if 'diff' in result and not unchanged:
             out['diff'] = clean({'diff': result['diff']}, run.secrets)['diff']
         return out
 
     def _keep(self, run, current, args, outputs):
-        """(keep plan, the probe's result or None, (stage, failure message) or None).
+        """(keep plan, the probe's result or None); the plan is shown as ``keep`` as soon as it is known.
 
         Only a running container of ours that the new spec re-creates (the probe: the same docker_container
         call in check mode) is kept: drained from the balancer, stopped (its port and chips are free) and
@@ -234,43 +234,37 @@ class ActionModule(ActionBase):
         if not inputs['container_run_keep_previous'] or run.check_mode:
             why = 'check mode keeps nothing' if inputs['container_run_keep_previous'] else None
             plan = keep_plan(current, None, False, None, inputs['container_run_instance'])
-            return (dict(plan, why=why) if why else plan), None, None
+            run.shown['keep'] = dict(plan, why=why) if why else plan
+            return run.shown['keep'], None
         found = inputs['container_run_existing_previous']
         if found is None:
-            found = run.call('previous_info', INFO, {'name': previous_name(run.name)})
-            if found.get('failed'):
-                return None, None, ('look', 'could not look at %s: %s' % (previous_name(run.name), found.get('msg')))
-        plan = keep_plan(current, found, True, None, inputs['container_run_instance'])
+            found = run.need('look', 'previous_info', INFO, {'name': previous_name(run.name)},
+                             'could not look at %s' % previous_name(run.name))
+        plan = run.shown['keep'] = keep_plan(current, found, True, None, inputs['container_run_instance'])
         probe = None
         if plan['probe']:
             probe = run.call('probe', DOCKER, args, probe=True, hidden=True)
             if probe.get('failed'):
-                return plan, probe, ('probe', refusal(run.name, probe, run.secrets))
-            plan = keep_plan(current, found, True, probe, inputs['container_run_instance'])
+                raise _Failed('probe', refusal(run.name, probe, run.secrets))
+            plan = run.shown['keep'] = keep_plan(current, found, True, probe, inputs['container_run_instance'])
         if plan['keep']:
-            problem = self._put_aside(run, outputs)
-            if problem:
-                return plan, probe, problem
+            self._put_aside(run, outputs)
         outputs['container_run_previous'] = previous_name(run.name) if plan['kept'] else ''
-        return plan, probe, None
+        return plan, probe
 
     def _put_aside(self, run, outputs):
-        """Drain (when asked), stop and rename the serving container; (stage, failure message) or None."""
+        """Drain (when asked), stop and rename the serving container."""
         inputs, kept = run.inputs, previous_name(run.name)
         drain = inputs['container_run_drain'] or {}
         if drain:
             args = dict((key, drain[key]) for key in ('socket', 'backend', 'server', 'timeout') if drain.get(key) is not None)
-            drained = run.call('drain', 'ascend.vllm.balancer_server', dict(args, state='drained'))
-            if drained.get('failed'):
-                return 'drain', 'could not drain %s from the load balancer: %s' % (run.name, drained.get('msg'))
+            drained = run.need('drain', 'drain', 'ascend.vllm.balancer_server', dict(args, state='drained'),
+                               'could not drain %s from the load balancer' % run.name)
             outputs['container_run_drained'] = clean(drained, run.secrets)
         outputs['container_run_stopped_at'] = time.time()
-        stopped = run.call('stop', DOCKER, {'name': run.name, 'state': 'stopped', 'comparisons': dict(ONLY_STATE),
-                                            'stop_timeout': inputs['container_run_stop_timeout']})
-        if stopped.get('failed'):
-            return 'stop', 'could not stop %s to keep it: %s' % (run.name, stopped.get('msg'))
-        renamed = run.call('rename', RENAME, {'name': run.name, 'new_name': kept})
-        if renamed.get('failed'):
-            return 'rename', 'could not rename %s to %s: %s' % (run.name, kept, renamed.get('msg'))
+        run.need('stop', 'stop', DOCKER, {'name': run.name, 'state': 'stopped', 'comparisons': dict(ONLY_STATE),
+                                          'stop_timeout': inputs['container_run_stop_timeout']},
+                 'could not stop %s to keep it' % run.name)
+        run.need('rename', 'rename', RENAME, {'name': run.name, 'new_name': kept},
+                 'could not rename %s to %s' % (run.name, kept))
         run.say('%s: the new spec replaces the serving container; it is kept stopped as %s' % (run.name, kept))
-        return None

@@ -140,7 +140,7 @@ class ActionModule(ActionBase):
     _supports_async = False
     _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
-    def _read_node(self, request, planned, task_vars):
+    def _read_node(self, request, planned, settings, task_vars):
         """What the roles' gather step reads, in one phase: node_facts for this plan, the opt-in page-cache
         drop and the memory read after it (RC mode; plugin_utils/judge/_node_read.py, as node_facts with
         ``checks`` does), and the registry's answers for the digest pins."""
@@ -150,7 +150,7 @@ class ActionModule(ActionBase):
             return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
 
         node, drop, memory_again = read_node(
-            execute, node_query(request, planned), npu_settings(request, planned),
+            execute, node_query(request, planned, settings), settings,
             boolean(request.get('npu_check_drop_page_cache') or False, strict=False), self._task.check_mode, host)
         registry = None
         pins = (planned.get('image') or {}).get('pins') or []
@@ -178,11 +178,13 @@ class ActionModule(ActionBase):
             planned = given if given is not None else host_plan(request, specs, os.path.isfile,
                                                                 args.get('chip_figures'))
             read = (args.get('node'), args.get('drop'), args.get('memory_again'), args.get('registry'))
+            # Each value of the plan is computed once a run: the node read and the node's judgement share these.
+            settings = None if planned['problems'] else npu_settings(request, planned)
             if reading and not planned['problems']:
-                read = self._read_node(request, planned, task_vars)
+                read = self._read_node(request, planned, settings, task_vars)
                 out.update(node=read[0], changed=bool(read[1] and read[1].get('changed')))
             if read[0] is not None and not planned['problems']:
-                planned = node_plan(request, planned, *read)
+                planned = node_plan(request, planned, *read, settings=settings)
         except (ValueError, NodeReadError) as exc:
             failed = {'failed': True, 'changed': False, 'msg': 'host_plan could not plan %s: %s' % (request.host, exc)}
             if getattr(exc, 'unreachable', False):

@@ -33,35 +33,24 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker impo
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 from ansible_collections.ascend.vllm.plugins.modules.image_ensure import ARGUMENT_SPEC
 from ansible_collections.ascend.vllm.plugins.plugin_utils._follow import follow
+from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import task_args
 
 display = Display()
-
-POLICIES = ('not_present', 'always')
 
 # What --diff shows of the tarball on the node: its size (the bytes of an image are no text to read).
 ARCHIVE_SHOWN = '<docker save archive, %d bytes>\n'
 
 
 def settings(args):
-    """The checked arguments, or (None, message)."""
-    candidates = args.get('candidates')
-    if not isinstance(candidates, list) or not candidates or not all(isinstance(c, str) and c for c in candidates):
+    """(the attempts' settings, None) or (None, message), from arguments task_args checked against
+    ARGUMENT_SPEC (types, choices and defaults): what is left are the bounds."""
+    candidates = args['candidates']
+    if not candidates or not all(candidates):
         return None, 'candidates=%r: give the image references to try, in order (a non-empty list)' % (candidates,)
-    policy = args.get('policy', 'not_present')
-    if policy not in POLICIES:
-        return None, 'policy=%r: must be one of %s' % (policy, ', '.join(POLICIES))
-    out = {'candidates': list(candidates), 'policy': policy}
-    for name, default, least in (('retries', 3, 1), ('delay', 10, 0), ('timeout', 3600, 1), ('report_after', 15, 1)):
-        value = args.get(name, default)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = None
-        if number is None or isinstance(value, bool) or number < least:
-            return None, '%s=%r: must be a number >= %s' % (name, value, least)
-        out[name] = number
-    out['retries'] = int(out['retries'])
-    return out, None
+    for name, least in (('retries', 1), ('delay', 0), ('timeout', 1), ('report_after', 1)):
+        if args[name] < least:
+            return None, '%s=%r: must be a number >= %s' % (name, args[name], least)
+    return dict((name, args[name]) for name in ('candidates', 'policy', 'retries', 'delay', 'timeout', 'report_after')), None
 
 
 class ActionModule(ActionBase):
@@ -209,9 +198,12 @@ class ActionModule(ActionBase):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
         try:
+            checked, failed = task_args(self, ARGUMENT_SPEC)
+            if failed:
+                return failed
             if self._task.args.get('candidates') is None and self._task.args.get('inputs') is not None:
-                return self._from_inputs(task_vars)
-            conf, problem = settings(self._task.args)
+                return self._from_inputs(checked.validated_parameters, task_vars)
+            conf, problem = settings(checked.validated_parameters)
             if problem:
                 return {'failed': True, 'changed': False, 'msg': problem}
             return self._ensure(conf, task_vars)
@@ -249,9 +241,8 @@ class ActionModule(ActionBase):
         found = self._module('ansible.legacy.stat', {'path': to_text(inputs['image_pull_archive'])}, task_vars)
         return bool((found.get('stat') or {}).get('isreg'))
 
-    def _from_inputs(self, task_vars):
+    def _from_inputs(self, args, task_vars):
         """The image_pull role's whole phase: judge the inputs, look at the node, then pull, load or remove."""
-        args = self._task.args
         inputs = dict(args.get('inputs') or {})
         host = task_vars.get('inventory_hostname', '?')
         suffix, problem = self._suffix(task_vars)

@@ -42,8 +42,9 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import in
 PREFIX = 'vllm_serve_'
 
 
-def npu_settings(request, planned, drop=None, memory_again=None):
-    """The npu_check settings of the host (its role variables), for this plan."""
+def npu_settings(request, planned):
+    """The npu_check settings of the host (its role variables), for this plan: computed once a run (host_plan)
+    and handed to node_query and node_plan."""
     configured = planned.get('configs') or {}
     profile = configured_profile(configured) or planned.get('profile') or {}
     cache_dir = request.get(PREFIX + 'model_cache_dir')
@@ -74,8 +75,6 @@ def npu_settings(request, planned, drop=None, memory_again=None):
         'paths': ([cache_dir] + [item['host'] for item in local]
                   + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
                   + [entry['path'] for entry in dirs(request, planned)] + _balancer_left(request, planned)[1]),
-        'drop': drop or {},
-        'memory_again': memory_again or {},
         # The source install method: its plan, the instances' units, and whether a balancer needs Docker.
         'install': planned.get('install') or {},
         'services': planned.get('services') or {},
@@ -166,10 +165,10 @@ def balancer_leftovers(request, planned, node):
             or any((paths.get(path) or {}).get('exists') for path in dirs))
 
 
-def node_query(request, planned):
+def node_query(request, planned, settings=None):
     """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports; with the source
     install method the install's and the units' facts instead of the instances' containers)."""
-    query = _node_query(npu_settings(request, planned))
+    query = _node_query(npu_settings(request, planned) if settings is None else settings)
     install = planned.get('install') or {}
     if install.get('method') == SOURCE:
         query['containers'] = []
@@ -306,15 +305,18 @@ def release_lines(release):
     return [head] + ['  not checked: %s' % line for line in release.get('not_checked') or []]
 
 
-def node_plan(request, planned, node, drop=None, memory_again=None, registry=None, read_archive=archive_architectures):
+def node_plan(request, planned, node, drop=None, memory_again=None, registry=None, read_archive=archive_architectures,
+              settings=None):
     """The plan with the node's figures, and every problem of the plan and the node at once.
 
     ``node``: node_facts' answer; ``drop``/``memory_again``: the page-cache drop and the memory
     read after it (RC mode, opt-in); ``registry``: node_facts' ``manifests`` for the digest pins;
-    ``read_archive``: the images' architectures of the controller's tarball (image_pull_archive).
+    ``read_archive``: the images' architectures of the controller's tarball (image_pull_archive);
+    ``settings``: npu_settings' answer when the caller has it.
     """
     node = plain(node or {})
-    settings = npu_settings(request, planned, drop, memory_again)
+    settings = dict(npu_settings(request, planned) if settings is None else settings,
+                    drop=drop or {}, memory_again=memory_again or {})
     removing = unplanned(planned, (node.get('docker') or {}).get('containers'))
     removing_units = unplanned_units(planned, node.get('units'))
     verdict = node_verdict(node, dict(settings, removing=removing, removing_units=removing_units))

@@ -51,12 +51,11 @@ def _read(monkeypatch, request, pins=(), check_mode=False, drop_needed=False, dr
             return {'manifests': {PIN['ref']: {'digest': PIN['digest']}}}
         return dict(NODE)
 
-    monkeypatch.setattr(action_module, 'node_query', lambda req, planned: dict(QUERY))
-    monkeypatch.setattr(action_module, 'npu_settings', lambda req, planned: {})
+    monkeypatch.setattr(action_module, 'node_query', lambda req, planned, settings: dict(QUERY))
     monkeypatch.setattr(_node_read, 'node_problems', lambda node, settings: {'drop_page_cache': drop_needed})
     action = _action(check_mode)
     action._execute_module = execute
-    out = action._read_node(request, {'image': {'pins': list(pins)}}, {'inventory_hostname': 'n1'})
+    out = action._read_node(request, {'image': {'pins': list(pins)}}, {}, {'inventory_hostname': 'n1'})
     return calls, out
 
 
@@ -104,11 +103,11 @@ def test_digest_pins_are_asked_from_the_node_unless_it_is_offline(monkeypatch, o
 
 
 def test_a_failed_read_names_the_module_and_the_host(monkeypatch):
-    monkeypatch.setattr(action_module, 'node_query', lambda req, planned: dict(QUERY))
+    monkeypatch.setattr(action_module, 'node_query', lambda req, planned, settings: dict(QUERY))
     action = _action()
     action._execute_module = lambda module_name, module_args, task_vars: {'failed': True, 'msg': 'no npu-smi'}
     with pytest.raises(_node_read.NodeReadError, match='ascend.vllm.node_facts on n1: no npu-smi'):
-        action._read_node(_Request(), {'image': {}}, {'inventory_hostname': 'n1'})
+        action._read_node(_Request(), {'image': {}}, {}, {'inventory_hostname': 'n1'})
 
 
 # ------------------------------------------------------------------ the first play's plan, judged against the node
@@ -117,11 +116,12 @@ def _run(monkeypatch, given, read_node=True):
     monkeypatch.setattr(action_module, '_roles', lambda loader: ({}, {}))
     monkeypatch.setattr(action_module, 'read_request', lambda *args: _Request())
     monkeypatch.setattr(action_module, 'host_plan', lambda *args: made.append(args) or {'stage': 'plan', 'problems': []})
+    monkeypatch.setattr(action_module, 'npu_settings', lambda req, planned: {})
     monkeypatch.setattr(action_module, 'node_plan',
-                        lambda request, planned, *read: judged.append(planned) or dict(planned, stage='node'))
+                        lambda request, planned, *read, **kw: judged.append(planned) or dict(planned, stage='node'))
     action = _action()
     action._task.args = {'read_node': read_node, 'given': given}
-    action._read_node = lambda request, planned, task_vars: (NODE, None, None, None)
+    action._read_node = lambda request, planned, settings, task_vars: (NODE, None, None, None)
     with mock.patch.object(action_module.ActionBase, 'run', return_value={}):
         out = action.run(task_vars={'inventory_hostname': 'n1'})
     return out, made, judged

@@ -131,8 +131,9 @@ def test_check_mode_asks_in_the_foreground():
 @pytest.mark.parametrize('args, problem', [
     ({'candidates': []}, 'candidates=[]'),
     ({'candidates': ['a'], 'retries': 0}, 'retries=0'),
-    ({'candidates': ['a'], 'policy': 'missing'}, "policy='missing'"),
-    ({'candidates': ['a'], 'timeout': 'soon'}, "timeout='soon'"),
+    # Types and choices are ARGUMENT_SPEC's, in AnsibleModule's words (as the module's own would read).
+    ({'candidates': ['a'], 'policy': 'missing'}, 'value of policy must be one of: not_present, always, got: missing'),
+    ({'candidates': ['a'], 'timeout': 'soon'}, "argument 'timeout' is of type"),
 ])
 def test_bad_arguments_name_the_argument(args, problem):
     result, calls = _run(args, {})
