@@ -373,9 +373,9 @@ class Watch:
         """The server answers /health: the model list, then the smoke tests."""
         served = self.params['served_model_name']
         status, text = self.probe.get('/v1/models', 30)
-        models = model_ids(_json(text)) if status == 200 else []
         if status != 200:
             return self.finish('request_failed', 'List the served models', _http_error('GET', '/v1/models', status, text))
+        models = model_ids(_json(text))
         if served not in models:
             return self.finish('not_listed', 'Check that /v1/models lists %s' % served,
                                '/v1/models lists %s, not the served name %s' % (json.dumps(models), served),
@@ -535,11 +535,8 @@ class HttpClient:
                 path: str,
                 body: Optional[Dict[str, Any]] = None,
                 timeout: float = 10.0) -> Tuple[Optional[int], str]:
-        headers = dict(self.headers)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode('utf-8')
-            headers['Content-Type'] = 'application/json'
+        data = None if body is None else json.dumps(body).encode('utf-8')
+        headers = dict(self.headers, **({} if body is None else {'Content-Type': 'application/json'}))
         try:
             response = self._opener.open(Request(self.base_url + path, data=data, headers=headers), timeout=timeout)
             return response.getcode(), response.read().decode('utf-8', 'replace')
@@ -596,11 +593,9 @@ class SystemdUnit:
     def inspect(self, name: str) -> Optional[Dict[str, Any]]:
         out = self._output(['systemctl', 'show', '--timestamp=unix', name] + ['-p' + key for key in self.SHOW],
                            'systemctl show %s' % name)
-        return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line), self._command(name))
-
-    def _command(self, name: str) -> List[str]:
-        rc, out, _err = self.run(['systemctl', 'cat', name])
-        return unit_command(out) if rc == 0 else []
+        rc, unit, _err = self.run(['systemctl', 'cat', name])
+        return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line),
+                         unit_command(unit) if rc == 0 else [])
 
     def logs(self,
              name: str,
@@ -622,23 +617,13 @@ def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Opti
     if show.get('LoadState') == 'not-found' and not show.get('FragmentPath'):
         return None
     active, sub = show.get('ActiveState', ''), show.get('SubState', '')
-    if sub == 'auto-restart':
-        status = 'restarting'
-    elif active in ('active', 'activating', 'reloading'):
-        status = 'running'
-    else:
-        status = 'exited'
+    status = ('restarting' if sub == 'auto-restart' else
+              'running' if active in ('active', 'activating', 'reloading') else 'exited')
     started = show.get('ExecMainStartTimestamp', '')
-    started_at = ''
-    if started.startswith('@'):
-        started_at = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(started[1:])))
-    try:
-        restarts = int(show.get('NRestarts') or 0)
-    except ValueError:
-        restarts = 0
+    started_at = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(started[1:]))) if started.startswith('@') else ''
     return {'State': {'Status': status, 'Restarting': status == 'restarting', 'ExitCode': show.get('ExecMainStatus'),
                       'StartedAt': started_at},
-            'RestartCount': restarts, 'Config': {'Tty': False, 'Cmd': list(command or [])}}
+            'RestartCount': int(show.get('NRestarts') or 0), 'Config': {'Tty': False, 'Cmd': list(command or [])}}
 
 
 # ------------------------------------------------------------------ at the node read
@@ -694,7 +679,6 @@ def check_serving(entries: List[Dict[str, Any]],
             result = Watch(probe_for(entry), params).run()
         except (OSError, ValueError) as exc:
             result = {'state': 'error', 'task': 'Check %s' % entry['name'], 'error': str(exc)}
-        out[entry['name']] = dict((key, result.get(key)) for key in
-                                  ('state', 'task', 'error', 'models'))
-        out[entry['name']]['digest'] = seen['digest']
+        out[entry['name']] = dict({key: result.get(key) for key in ('state', 'task', 'error', 'models')},
+                                  digest=seen['digest'])
     return out
