@@ -9,6 +9,7 @@ The text parsers (``parse_*``) are pure.
 
 from __future__ import annotations
 
+import glob
 import importlib
 import os
 import platform
@@ -37,13 +38,12 @@ def stat_path(path):
     """{exists, isdir, isreg, ischr, islnk, realpath, writable} of ``path``; a dangling link exists but is
     nothing else. ``writable``: this user can write it, or create it when it is missing."""
     out = {'exists': False, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': False,
-           'writable': _writable(path) if isinstance(path, str) and path.startswith('/') else False}
+           'writable': isinstance(path, str) and path.startswith('/') and _writable(path)}
     try:
         link = os.lstat(path)
     except OSError:
         return out
-    out['exists'] = True
-    out['islnk'] = stat.S_ISLNK(link.st_mode)
+    out.update(exists=True, islnk=stat.S_ISLNK(link.st_mode))
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -105,15 +105,9 @@ def parse_fib_trie(text):
 
 def parse_if_inet6(text):
     """The node's own IPv6 addresses from /proc/net/if_inet6 (32 hex digits each, first column)."""
-    found = []
-    for line in (text or '').splitlines():
-        words = line.split()
-        if not words or not re.match(r'^[0-9a-fA-F]{32}$', words[0]):
-            continue
-        address = socket.inet_ntop(socket.AF_INET6, bytes(bytearray.fromhex(words[0])))
-        if address not in found:
-            found.append(address)
-    return found
+    found = [socket.inet_ntop(socket.AF_INET6, bytes.fromhex(hexa))
+             for hexa in re.findall(r'^\s*([0-9a-fA-F]{32})\b', text or '', re.M)]
+    return sorted(set(found), key=found.index)
 
 
 def addresses(proc='/proc'):
@@ -131,21 +125,17 @@ def _read(path):
 
 
 def _socket_owners(proc, inodes):
-    """{inode: [(process name, pid)]} for the socket inodes, from every /proc/PID/fd."""
-    owners = dict((inode, []) for inode in inodes)
-    wanted = dict(('socket:[%d]' % inode, inode) for inode in inodes)
-    for entry in os.listdir(proc):
-        if not entry.isdigit():
-            continue
-        fd_dir = os.path.join(proc, entry, 'fd')
+    """{inode: {(process name, pid)}} for the socket inodes, from every /proc/PID/fd."""
+    owners = {inode: set() for inode in inodes}
+    wanted = {'socket:[%d]' % inode: inode for inode in inodes}
+    for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
         try:
-            links = [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+            inode = wanted.get(os.readlink(link))
         except OSError:
             continue  # gone, or not ours to read (not root)
-        for link in set(links):
-            if link in wanted:
-                name = _read(os.path.join(proc, entry, 'comm')).strip() or '?'
-                owners[wanted[link]].append((name, int(entry)))
+        if inode is not None:
+            pid_dir = os.path.dirname(os.path.dirname(link))
+            owners[inode].add((_read(os.path.join(pid_dir, 'comm')).strip() or '?', int(os.path.basename(pid_dir))))
     return owners
 
 
@@ -167,9 +157,7 @@ def listeners(ports, proc='/proc', probe=connect_probe):
     /proc/PID/fd cannot be read); ``accepts``: a connect to 127.0.0.1 succeeded within a
     second, which also catches a listener elsewhere behind a DNAT rule.
     """
-    sockets = []
-    for name in ('tcp', 'tcp6'):
-        sockets.extend(parse_proc_net_tcp(_read(os.path.join(proc, 'net', name))))
+    sockets = [found for name in ('tcp', 'tcp6') for found in parse_proc_net_tcp(_read(os.path.join(proc, 'net', name)))]
     wanted = set(int(p) for p in ports)
     inodes = sorted(set(inode for port, inode in sockets if port in wanted and inode))
     owners = _socket_owners(proc, inodes) if inodes else {}

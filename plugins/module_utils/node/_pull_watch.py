@@ -22,8 +22,10 @@ figures of the progress line, never the pull.
 from __future__ import annotations
 
 import base64
+import glob
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -136,9 +138,7 @@ class PullObserver:
 
     def _read(self) -> None:
         _registry, repository, tag = parse(self.ref).engine_parts()
-        headers: Dict[str, str] = {}
-        if self.auth:
-            headers['X-Registry-Auth'] = self.auth
+        headers = {'X-Registry-Auth': self.auth} if self.auth else {}
         try:
             self.connection, response = self.api.open_stream(
                 'POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}), headers)
@@ -146,10 +146,7 @@ class PullObserver:
                 text = response.read().decode('utf-8', 'replace')
                 self._fold([{'error': 'HTTP %d: %s' % (response.status, error_detail(text))}])
                 return
-            while True:
-                line = response.readline()
-                if not line:
-                    return
+            for line in iter(response.readline, b''):
                 try:
                     event = json.loads(line.decode('utf-8', 'replace'))
                 except ValueError:
@@ -233,30 +230,17 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
         size: Optional[int] = os.stat(real).st_size
     except OSError:
         size = None
-    read: Optional[int] = None
-    try:
-        pids = [name for name in os.listdir(proc) if name.isdigit()]
-    except OSError:
-        pids = []
-    for pid in pids:
-        fds = os.path.join(proc, pid, 'fd')
+    offsets = []
+    # A process that is gone, or not ours to read, lists no fd here or fails the readlink.
+    for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
+        fds, fd = os.path.split(link)
         try:
-            names = os.listdir(fds)
+            if os.readlink(link) == real:
+                with open(os.path.join(os.path.dirname(fds), 'fdinfo', fd)) as handle:
+                    offsets += [int(pos) for pos in re.findall(r'^pos:\s*(\d+)', handle.read(), re.M)]
         except OSError:
-            continue  # gone, or not ours to read
-        for fd in names:
-            try:
-                if os.readlink(os.path.join(fds, fd)) != real:
-                    continue
-                with open(os.path.join(proc, pid, 'fdinfo', fd)) as handle:
-                    info = handle.read()
-            except OSError:
-                continue
-            for line in info.splitlines():
-                if line.startswith('pos:'):
-                    pos = int(line.split(':', 1)[1].strip() or 0)
-                    read = pos if read is None else max(read, pos)
-    return {'archive': path, 'size': size, 'read': read}
+            continue
+    return {'archive': path, 'size': size, 'read': max(offsets) if offsets else None}
 
 
 class _FileObserver:
