@@ -51,12 +51,8 @@ def version_info(text: Optional[str]) -> str:
 def cann_version(install_info: Optional[str] = None, version_cfg: Optional[str] = None) -> str:
     """The CANN toolkit version: ``version=`` of ascend_toolkit_install.info, else the release of
     ``toolkit_running_version=[8.2.0.2.220:8.2.RC2]`` in version.cfg."""
-    version = key_values(install_info).get('version')
-    if version:
-        return version
-    running = key_values(version_cfg).get('toolkit_running_version', '')
-    match = re.search(r'\[[^:\]]*:([^\]]+)\]', running)
-    return match.group(1) if match else UNKNOWN
+    match = re.search(r'\[[^:\]]*:([^\]]+)\]', key_values(version_cfg).get('toolkit_running_version', ''))
+    return key_values(install_info).get('version') or (match.group(1) if match else UNKNOWN)
 
 
 def masked_argv(argv: List[str]) -> List[str]:
@@ -83,8 +79,7 @@ def file_from_tar(data: bytes) -> Optional[str]:
 
 
 def _env(inspect: Dict[str, Any]) -> Dict[str, str]:
-    pairs = ((inspect.get('Config') or {}).get('Env') or [])
-    return dict(item.split('=', 1) for item in pairs if '=' in item)
+    return dict(item.split('=', 1) for item in (inspect.get('Config') or {}).get('Env') or [] if '=' in item)
 
 
 def cann_paths(inspect: Optional[Dict[str, Any]], image: Optional[Dict[str, Any]]) -> List[str]:
@@ -140,15 +135,10 @@ def provenance_rows(provenance: Dict[str, Any]) -> List[Dict[str, Any]]:
     rows = []
     for host in sorted(provenance):
         data = provenance[host] or {}
-        node = data.get('node') or {}
-        instances = data.get('instances') or [{}]
-        for inst in instances:
-            row = {'host': host}
-            for key in ('hostname', 'driver', 'firmware'):
-                row[key] = node.get(key) or UNKNOWN
-            for key in ('instance', 'container', 'image', 'image_id', 'digest', 'cann'):
-                row[key] = inst.get(key) or UNKNOWN
+        for inst in data.get('instances') or [{}]:
+            row = {key: source.get(key) or UNKNOWN for source, keys in (
+                (data.get('node') or {}, ('hostname', 'driver', 'firmware')),
+                (inst, ('instance', 'container', 'image', 'image_id', 'digest', 'cann'))) for key in keys}
             argv = inst.get('argv')
-            row['argv'] = ' '.join(argv) if isinstance(argv, list) else UNKNOWN
-            rows.append(row)
+            rows.append(dict(row, host=host, argv=' '.join(argv) if isinstance(argv, list) else UNKNOWN))
     return rows

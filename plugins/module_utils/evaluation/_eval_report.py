@@ -46,36 +46,27 @@ def accuracy_rows(results, tolerance, references=None):
 
 def performance_rows(results):
     """One row per host, instance and concurrency level (the level summary without its records)."""
-    rows = []
-    for host in sorted(results):
-        for inst in results[host]:
-            for level in inst.get('performance') or []:
-                row = {k: v for k, v in level.items() if k != 'records'}
-                row.update(host=host, instance=inst['name'], model=inst.get('model'))
-                rows.append(row)
-    return rows
+    return [dict({k: v for k, v in level.items() if k != 'records'}, host=host, instance=inst['name'],
+                 model=inst.get('model'))
+            for host in sorted(results) for inst in results[host] for level in inst.get('performance') or []]
 
 
 def accuracy_table(rows, tolerance):
-    lines = ['| host | instance | model | dataset | score | reference | floor (tolerance %s) | correct/total | gate |'
-             % tolerance, '|---|---|---|---|---:|---:|---:|---:|---|']
-    for r in rows:
-        lines.append('| %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |' % (
+    return ['| host | instance | model | dataset | score | reference | floor (tolerance %s) | correct/total | gate |'
+            % tolerance, '|---|---|---|---|---:|---:|---:|---:|---|'] + [
+        '| %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |' % (
             r['host'], r['instance'], r['model'], r['dataset'], _fmt(r['score']), _fmt(r['reference']),
-            _fmt(r['floor']), r['correct'], r['total'], r['verdict']))
-    return lines
+            _fmt(r['floor']), r['correct'], r['total'], r['verdict']) for r in rows]
 
 
 def performance_table(rows):
-    lines = ['| host | instance | concurrency | requests (failed) | req/s | output tok/s | TTFT p50 / p90 / p99 ms '
-             '| TPOT p50 / p90 / p99 ms | E2E p50 / p99 ms |', '|---|---|---:|---:|---:|---:|---:|---:|---:|']
-    for r in rows:
-        lines.append('| %s | %s | %d | %d (%d) | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s |' % (
-            r['host'], r['instance'], r['concurrency'], r['requests'], r['failed'], _fmt(r['request_throughput']),
-            _fmt(r['output_throughput']), _fmt(r['ttft_ms']['p50']), _fmt(r['ttft_ms']['p90']),
-            _fmt(r['ttft_ms']['p99']), _fmt(r['tpot_ms']['p50']), _fmt(r['tpot_ms']['p90']),
-            _fmt(r['tpot_ms']['p99']), _fmt(r['e2el_ms']['p50']), _fmt(r['e2el_ms']['p99'])))
-    return lines
+    return ['| host | instance | concurrency | requests (failed) | req/s | output tok/s | TTFT p50 / p90 / p99 ms '
+            '| TPOT p50 / p90 / p99 ms | E2E p50 / p99 ms |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'] + [
+        '| %s | %s | %d | %d (%d) | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s |' % (
+            (r['host'], r['instance'], r['concurrency'], r['requests'], r['failed'], _fmt(r['request_throughput']),
+             _fmt(r['output_throughput'])) + tuple(_fmt(r[metric][pct]) for metric, pct in (
+                 ('ttft_ms', 'p50'), ('ttft_ms', 'p90'), ('ttft_ms', 'p99'), ('tpot_ms', 'p50'), ('tpot_ms', 'p90'),
+                 ('tpot_ms', 'p99'), ('e2el_ms', 'p50'), ('e2el_ms', 'p99')))) for r in rows]
 
 
 def host_provenance(results, provenance):
@@ -84,32 +75,23 @@ def host_provenance(results, provenance):
     out = {}
     for host in sorted(results):
         data = (provenance or {}).get(host) or {}
-        names = [inst['name'] for inst in results[host]]
-        found = dict((item.get('instance'), item) for item in data.get('instances') or [])
+        found = {item.get('instance'): item for item in data.get('instances') or []}
         out[host] = {'node': data.get('node') or {},
-                     'instances': [found.get(name) or {'instance': name} for name in names] or [{}]}
+                     'instances': [found.get(inst['name']) or {'instance': inst['name']} for inst in results[host]] or [{}]}
     return out
 
 
 def provenance_table(rows):
     """What ran where: image, digest and versions per host and instance, then each instance's argv."""
-    lines = ['| host | node hostname | instance | image | image digest | driver | firmware | CANN |',
-             '|---|---|---|---|---|---|---|---|']
-    for r in rows:
-        lines.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['host'], r['hostname'], r['instance'], r['image'], r['digest'], r['driver'], r['firmware'], r['cann']))
-    lines.append('')
-    for r in rows:
-        lines.append('- `%s/%s` argv: `%s`' % (r['host'], r['instance'], r['argv']))
-    return lines
+    columns = ('host', 'hostname', 'instance', 'image', 'digest', 'driver', 'firmware', 'cann')
+    return (['| host | node hostname | instance | image | image digest | driver | firmware | CANN |',
+             '|---|---|---|---|---|---|---|---|'] + ['| %s |' % ' | '.join(str(r[key]) for key in columns) for r in rows]
+            + [''] + ['- `%s/%s` argv: `%s`' % (r['host'], r['instance'], r['argv']) for r in rows])
 
 
 def markdown(title, acc_rows, perf_rows, tolerance, notes=(), prov_rows=()):
     """A Markdown report: where it ran, accuracy beside the reference, then the performance sweep."""
-    lines = ['# %s' % title, '']
-    lines.extend(notes)
-    if notes:
-        lines.append('')
+    lines = ['# %s' % title, ''] + (list(notes) + [''] if notes else [])
     if prov_rows:
         lines += ['## Provenance', ''] + provenance_table(prov_rows) + ['']
     if acc_rows:
