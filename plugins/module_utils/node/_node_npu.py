@@ -115,16 +115,8 @@ def npu_facts_from(text, path, driver_version_file, warn):
     except ValueError as exc:
         raise NpuSmiError('Cannot parse npu-smi info output: %s' % exc, stdout=text)
     driver_version, driver_info = read_driver_version(driver_version_file, warn)
-    return dict(
-        npu_smi_version=parsed['npu_smi_version'],
-        driver_version=driver_version,
-        driver_info=driver_info,
-        chips=parsed['chips'],
-        processes=parsed['processes'],
-        process_table_present=parsed['process_table_present'],
-        chip_count=len(parsed['chips']),
-        npu_smi_path=path,
-    )
+    return dict(parsed, driver_version=driver_version, driver_info=driver_info, chip_count=len(parsed['chips']),
+                npu_smi_path=path)
 
 
 def read_boards(run_command, path, npu_ids):
@@ -146,10 +138,7 @@ def read_boards(run_command, path, npu_ids):
         except ValueError as exc:
             out.append({'npu_id': npu_id, 'error': 'cannot parse %s: %s' % (' '.join(argv), exc)})
             continue
-        board.pop('fields', None)
-        board['npu_id'] = npu_id
-        board['error'] = None
-        out.append(board)
+        out.append(dict({key: value for key, value in board.items() if key != 'fields'}, npu_id=npu_id, error=None))
     return out
 
 
