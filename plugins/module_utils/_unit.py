@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_VALUE
@@ -34,10 +35,7 @@ def _env_value(value):
     after a backslash inside double quotes (backslash, double quote, backtick, dollar) escaped. A newline cannot
     be written (a backslash before it continues the line): it stays a newline in no form, so it is refused in
     the plan (``env_problems``)."""
-    text = str(value)
-    for char in ('\\', '"', '`', '$'):
-        text = text.replace(char, '\\' + char)
-    return '"%s"' % text
+    return '"%s"' % re.sub(r'([\\"`$])', r'\\\1', str(value))
 
 
 def env_text(env):
