@@ -13,13 +13,14 @@ images stay community.docker's modules (``docker_container``'s comparisons).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
 import struct
 
 from http.client import HTTPConnection
-from typing import Any, Dict
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE
@@ -105,30 +106,17 @@ class DockerApi:
 
     def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
         """The text of ``docker logs NAME`` (stdout and stderr), demultiplexed unless the container has a TTY."""
-        params: Dict[str, Any] = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}
-        if since is not None:
-            params['since'] = since
-        if tail is not None:
-            params['tail'] = int(tail)
-        status, body = self.request('/containers/%s/logs?%s' % (quote(name, safe=''), urlencode(params)))
+        params = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps)), 'since': since,
+                  'tail': None if tail is None else int(tail)}
+        status, body = self.request('/containers/%s/logs?%s' % (
+            quote(name, safe=''), urlencode({key: value for key, value in params.items() if value is not None})))
         if status >= 400:
             raise DockerError('reading the log of %s answered HTTP %d: %s'
                               % (name, status, body[:300].decode('utf-8', 'replace')), status)
         return demux(body, tty)
 
-    def get(self, path):
-        """The decoded JSON body of GET ``path``; DockerError on any failure."""
-        return self._json('GET', path)
-
-    def post(self, path):
-        """The decoded JSON body (None when empty) of POST ``path`` without a body; DockerError on any failure."""
-        return self._json('POST', path)
-
-    def delete(self, path):
-        """The decoded JSON body (None when empty) of DELETE ``path``; DockerError on any failure."""
-        return self._json('DELETE', path)
-
     def _json(self, method, path):
+        """The decoded JSON body (None when empty) of ``method path`` without a body; DockerError on any failure."""
         status, body = self.request(path, method)
         text = body.decode('utf-8', 'replace')
         if status >= 400:
@@ -137,6 +125,10 @@ class DockerApi:
             return json.loads(text) if text.strip() else None
         except ValueError:
             raise DockerError('%s %s: the answer is not JSON: %r' % (method, path, text[:200]))
+
+    get = functools.partialmethod(_json, 'GET')
+    post = functools.partialmethod(_json, 'POST')
+    delete = functools.partialmethod(_json, 'DELETE')
 
 
 def error_detail(text):
@@ -224,12 +216,8 @@ def top_pids(api, name):
         return []
     titles = top.get('Titles') or []
     column = titles.index('PID') if 'PID' in titles else 0
-    pids = []
-    for row in top.get('Processes') or []:
-        value = str(row[column]).strip() if len(row) > column else ''
-        if value.isdigit():
-            pids.append(int(value))
-    return pids
+    values = [str(row[column]).strip() for row in top.get('Processes') or [] if len(row) > column]
+    return [int(value) for value in values if value.isdigit()]
 
 
 def managed_containers(api):
