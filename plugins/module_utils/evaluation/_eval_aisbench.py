@@ -44,14 +44,13 @@ def venv_problems(venv):
                         'leave eval_aisbench_venv at its default and run: %s' % INSTALL)]
     marker = os.path.join(venv, READY_MARKER)
     if not os.path.isfile(os.path.join(venv, 'bin', 'ais_bench')) or not os.path.isfile(marker):
-        return [problem('eval_aisbench_venv', 'eval_aisbench_venv=%s: AISBench %s is not installed there'
-                        % (venv, AISBENCH_VERSION), 'run on the controller: %s' % INSTALL)]
-    with open(marker) as handle:
-        found = handle.read().strip()
-    if found != AISBENCH_VERSION:
-        return [problem('eval_aisbench_venv', 'eval_aisbench_venv=%s holds AISBench %s, the collection pins %s'
-                        % (venv, found, AISBENCH_VERSION), 'run on the controller: %s' % INSTALL)]
-    return []
+        wrong = 'eval_aisbench_venv=%s: AISBench %s is not installed there' % (venv, AISBENCH_VERSION)
+    else:
+        with open(marker) as handle:
+            found = handle.read().strip()
+        wrong = None if found == AISBENCH_VERSION else (
+            'eval_aisbench_venv=%s holds AISBench %s, the collection pins %s' % (venv, found, AISBENCH_VERSION))
+    return [problem('eval_aisbench_venv', wrong, 'run on the controller: %s' % INSTALL)] if wrong else []
 
 
 def layout_problems(name, path):
@@ -174,11 +173,8 @@ def perf_config(where, target, settings, dataset_path, tokenizer):
 
 def perf_dataset(requests, input_len, output_len):
     """The perf requests as AISBench custom-dataset JSONL: input_len words each, max_tokens output_len."""
-    rows = []
-    for number in range(requests):
-        words = ' '.join('w%d' % ((number * 7 + k) % 97) for k in range(input_len))
-        rows.append(json.dumps({'question': words, 'answer': '', 'max_tokens': output_len}))
-    return '\n'.join(rows) + '\n'
+    return ''.join(json.dumps({'question': ' '.join('w%d' % ((number * 7 + k) % 97) for k in range(input_len)),
+                               'answer': '', 'max_tokens': output_len}) + '\n' for number in range(requests))
 
 
 def stand_in_tokenizer():
@@ -261,9 +257,7 @@ UNITS = {'s': 1000.0, 'ms': 1.0, 'us': 0.001, 'μs': 0.001}
 def _ms(text):
     """'2.5 ms', '1.2 s' -> milliseconds; None when empty."""
     match = re.match(r'\s*(-?[\d.]+)\s*(\S*)', str(text))
-    if not match:
-        return None
-    return round(float(match.group(1)) * UNITS.get(match.group(2), 1.0), 3)
+    return round(float(match.group(1)) * UNITS.get(match.group(2), 1.0), 3) if match else None
 
 
 def _number(value):

@@ -164,8 +164,7 @@ class PullObserver:
 
     def snapshot(self) -> Dict[str, Any]:
         with self.lock:
-            return {'layers': dict(self.state['layers']), 'status': self.state['status'],
-                    'error': self.state['error']}
+            return dict(self.state, layers=dict(self.state['layers']))
 
     def stop(self) -> None:
         """Leave the pull: the Engine keeps it running for the job, which holds it too."""
