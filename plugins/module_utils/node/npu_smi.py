@@ -213,31 +213,21 @@ def parse_npu_smi_info(text: str) -> Dict[str, Any]:
     if not lines:
         raise ValueError('npu-smi output is empty: there is no line to read')
 
-    position = 0
-
-    def next_row() -> Optional[_Line]:
-        nonlocal position
-        while position < len(lines) and lines[position].is_separator:
-            position += 1
-        if position == len(lines):
-            return None
-        position += 1
-        return lines[position - 1]
-
-    title = next_row()
-    if title is None:
+    rows = [index for index, line in enumerate(lines) if not line.is_separator]
+    if not rows:
         raise lines[-1].error('no table rows in npu-smi output')
+    title = lines[rows[0]]
     match = _TITLE_RE.match(title.cells[0]) if len(title.cells) == 1 else None
     if match is None:
         raise title.error('expected the title row "npu-smi <version>  Version: <version>"')
 
-    header = next_row()
+    header = lines[rows[1]] if len(rows) > 1 else None
     if header is None or not _is_chip_header(header):
         raise (header or title).error('expected the chip table header ("NPU Name | Health | ...")')
-    if position == len(lines):
+    position = rows[1] + 2
+    if position > len(lines):
         raise header.error('chip table header has no second row')
-    layout = _ChipLayout(header, lines[position])
-    position += 1
+    layout = _ChipLayout(header, lines[position - 1])
 
     chips: List[Dict[str, Any]] = []
     processes: List[Dict[str, Any]] = []
