@@ -175,12 +175,10 @@ def level_summary(concurrency, records, duration):
     duration = max(duration, 1e-9)
     return {
         'concurrency': concurrency, 'requests': len(records), 'failed': len(records) - len(ok),
-        'duration_s': round(duration, 3),
-        'request_throughput': round(len(ok) / duration, 3),
+        'duration_s': round(duration, 3), 'request_throughput': round(len(ok) / duration, 3),
         'output_throughput': round(out_tokens / duration, 3),
         'total_throughput': round((in_tokens + out_tokens) / duration, 3),
-        'ttft_ms': _stats([r.get('ttft') for r in ok]),
-        'tpot_ms': _stats([r.get('tpot') for r in ok]),
+        'ttft_ms': _stats([r.get('ttft') for r in ok]), 'tpot_ms': _stats([r.get('tpot') for r in ok]),
         'e2el_ms': _stats([r.get('latency') for r in ok]),
     }
 

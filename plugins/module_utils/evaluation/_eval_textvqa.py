@@ -125,8 +125,7 @@ def load_textvqa(path, limit=None):
                 continue
             try:
                 row = json.loads(line)
-                qid, image = row['question_id'], row['image']
-                question = str(row['question'])
+                qid, image, question = row['question_id'], row['image'], str(row['question'])
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError('%s line %d: not a textvqa row ({"question_id", "question", "image"}): %s'
                                  % (QUESTIONS, number, exc))

@@ -169,15 +169,10 @@ def _names(summary):
 def container_summary(summary):
     """The fields of one /containers/json entry that preflight reads."""
     names = _names(summary)
-    return {
-        'name': names[0] if names else '?',
-        'id': summary.get('Id'),
-        'image': summary.get('Image'),
-        'state': summary.get('State'),
-        'status': summary.get('Status'),
-        'ports': sorted(set(p['PublicPort'] for p in summary.get('Ports') or [] if p.get('PublicPort'))),
-        'labels': summary.get('Labels') or {},
-    }
+    return {'name': names[0] if names else '?', 'id': summary.get('Id'), 'image': summary.get('Image'),
+            'state': summary.get('State'), 'status': summary.get('Status'),
+            'ports': sorted(set(p['PublicPort'] for p in summary.get('Ports') or [] if p.get('PublicPort'))),
+            'labels': summary.get('Labels') or {}}
 
 
 def inspect_container(api, name):
@@ -190,14 +185,9 @@ def inspect_container(api, name):
     host_config = inspect.get('HostConfig') or {}
     config = inspect.get('Config') or {}
     return {
-        'exists': True,
-        'id': inspect.get('Id'),
-        'running': bool(state.get('Running')),
-        'restarting': bool(state.get('Restarting')),
-        'restart_count': inspect.get('RestartCount', 0),
-        'status': state.get('Status'),
-        'exit_code': state.get('ExitCode'),
-        'started_at': state.get('StartedAt'),
+        'exists': True, 'id': inspect.get('Id'), 'running': bool(state.get('Running')),
+        'restarting': bool(state.get('Restarting')), 'restart_count': inspect.get('RestartCount', 0),
+        'status': state.get('Status'), 'exit_code': state.get('ExitCode'), 'started_at': state.get('StartedAt'),
         # The image id the container runs (a later pull under the same tag gives another).
         'image_id': inspect.get('Image'),
         'labels': config.get('Labels') or {},
