@@ -17,13 +17,13 @@ line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
 
 from __future__ import annotations
 
-import calendar
 import errno
 import http.client as httplib
 import json
 import os
 import re
 import time
+from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
 from urllib.request import ProxyHandler, Request, build_opener
@@ -72,21 +72,13 @@ def find_cause(lines: List[str], limit: int = CAUSE_LIMIT) -> str:
     return ''
 
 
-def tail(lines: List[str], count: int) -> List[str]:
-    return list(lines[-count:]) if count > 0 else []
-
-
 def docker_since(timestamp: str) -> str:
     """An RFC 3339 time of Docker ("2026-11-30T22:13:56.123456789Z") as the API's
     ``since`` parameter ("seconds.nanoseconds"); ValueError when it is not one."""
     found = _RFC3339.match(timestamp or '')
     if not found:
         raise ValueError('not an RFC 3339 time: %r' % (timestamp,))
-    seconds = calendar.timegm(time.strptime(found.group(1), '%Y-%m-%dT%H:%M:%S'))
-    if found.group(3) != 'Z':
-        sign = 1 if found.group(3)[0] == '+' else -1
-        hours, minutes = found.group(3)[1:].split(':')
-        seconds -= sign * (int(hours) * 3600 + int(minutes) * 60)
+    seconds = datetime.strptime(found.group(1) + found.group(3), '%Y-%m-%dT%H:%M:%S%z').timestamp()
     return '%d.%s' % (seconds, (found.group(2) or '0')[:9].ljust(9, '0'))
 
 
@@ -450,7 +442,7 @@ class Watch:
                 result['restarts'] = max(view['restart_count'] - self.baseline, 1 if state == 'crashed' else 0)
             if state == 'waiting':
                 # Progress: the newest line of the log says how far the start got.
-                result['log_tail'] = tail(self.probe.logs(tail=1, tty=bool(view and view['tty'])).splitlines(), 1)
+                result['log_tail'] = self.probe.logs(tail=1, tty=bool(view and view['tty'])).splitlines()[-1:]
             elif state != 'ready' and (view is not None or state == 'gone'):
                 self.read_log(result, self.first and self.first['tty'])
         result['seconds'] = round(self.elapsed(), 3)
@@ -465,7 +457,7 @@ class Watch:
             since_start = self.probe.logs(since=_start_since(self.first), tty=bool(tty)).splitlines()
         except (OSError, ValueError):
             return  # the container went away meanwhile: nothing to show
-        result['log_tail'] = tail(last, count)
+        result['log_tail'] = last[-count:] if count > 0 else []
         result['cause'] = find_cause(since_start) or find_cause(last)
 
 
