@@ -39,10 +39,7 @@ def find_npu_smi(search_path):
     """Return (found path or None, every path looked at) for npu-smi on search_path then FALLBACK_PATHS."""
     found = [os.path.join(directory, 'npu-smi') for directory in (search_path or '').split(os.pathsep) if directory]
     candidates = list(dict.fromkeys(found + list(FALLBACK_PATHS)))
-    for candidate in candidates:
-        if _is_executable(candidate):
-            return candidate, candidates
-    return None, candidates
+    return next((candidate for candidate in candidates if _is_executable(candidate)), None), candidates
 
 
 def read_driver_version(path, warn):
@@ -51,8 +48,7 @@ def read_driver_version(path, warn):
         return None, {}
     try:
         with open(path, 'rb') as handle:
-            text = handle.read().decode('utf-8')
-        parsed = parse_version_info(text)
+            parsed = parse_version_info(handle.read().decode('utf-8'))
     except (OSError, ValueError) as exc:
         warn('Could not read the driver version from %s: %s' % (path, exc))
         return None, {}

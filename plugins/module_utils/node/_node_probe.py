@@ -72,23 +72,13 @@ def parse_proc_net_tcp(text):
 
 def parse_meminfo(text):
     """{key: kB} of a /proc/meminfo text."""
-    out = {}
-    for line in text.splitlines():
-        key, sep, rest = line.partition(':')
-        words = rest.split()
-        if sep and words and words[0].isdigit():
-            out[key.strip()] = int(words[0])
-    return out
+    return {key.strip(): int(value) for key, value in re.findall(r'^([^:\n]*):[ \t]*(\d+)(?:\s|$)', text, re.M)}
 
 
 def parse_mounts(text):
     """Mount points of a /proc/mounts text (octal escapes such as \\040 decoded)."""
-    points = []
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) >= 2:
-            points.append(_OCTAL_RE.sub(lambda m: chr(int(m.group(1), 8)), fields[1]))
-    return points
+    return [_OCTAL_RE.sub(lambda m: chr(int(m.group(1), 8)), fields[1])
+            for fields in map(str.split, text.splitlines()) if len(fields) >= 2]
 
 
 def parse_fib_trie(text):

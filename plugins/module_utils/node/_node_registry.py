@@ -78,8 +78,7 @@ def tag_digest(ref, timeout=10, fetch=_open):
     out = {'ref': ref, 'digest': None, 'children': [], 'status': None, 'error': None}
     registry, repository, tag = parse(ref).registry_parts()
     if not tag:
-        out['error'] = 'no tag in %s' % ref
-        return out
+        return dict(out, error='no tag in %s' % ref)
     errors = []
     for scheme in ('https', 'http'):
         url = '%s://%s/v2/%s/manifests/%s' % (scheme, registry, repository, tag)

@@ -120,9 +120,8 @@ def gather_source(params, run_command):
     venv = params.get('venv') or ''
     wheelhouse = params.get('wheelhouse') or ''
     unit_dir = params.get('unit_dir') or '/etc/systemd/system'
-    files = []
-    if wheelhouse and os.path.isdir(wheelhouse):
-        files = sorted(name for name in os.listdir(wheelhouse) if name.endswith(('.whl', '.tar.gz', '.zip')))
+    files = sorted(name for name in os.listdir(wheelhouse) if name.endswith(('.whl', '.tar.gz', '.zip'))) if (
+        wheelhouse and os.path.isdir(wheelhouse)) else []
     out = {
         'systemd': os.path.isdir('/run/systemd/system'),
         'python': _python(run_command, params.get('python') or 'python3'),
