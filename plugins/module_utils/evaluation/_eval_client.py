@@ -61,7 +61,7 @@ def chat_body(model, prompt, max_tokens, ignore_eos=False):
 
 def _read_stream(resp, started):
     """Text, token count, first-token time, and usage of an SSE chat stream."""
-    text, chunks, first, usage = [], 0, None, None
+    text, first, usage = [], None, None
     for raw in resp:
         line = raw.strip()
         if not line.startswith(b'data:'):
@@ -75,11 +75,9 @@ def _read_stream(resp, started):
         for choice in event.get('choices') or []:
             piece = (choice.get('delta') or {}).get('content') or choice.get('text') or ''
             if piece:
-                if first is None:
-                    first = time.monotonic() - started
-                chunks += 1
+                first = time.monotonic() - started if first is None else first
                 text.append(piece)
-    return ''.join(text), chunks, first, usage
+    return ''.join(text), len(text), first, usage
 
 
 def chat(host, port, body, timeout, headers=None):

@@ -69,13 +69,10 @@ def file_from_tar(data: bytes) -> Optional[str]:
     """The text of the first regular file in a tar stream (the Docker Engine's container archive answer)."""
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode='r:*') as archive:
-            for member in archive:
-                if member.isfile():
-                    handle = archive.extractfile(member)
-                    return handle.read().decode('utf-8', 'replace') if handle else None
+            member = next((member for member in archive if member.isfile()), None)
+            return archive.extractfile(member).read().decode('utf-8', 'replace') if member else None
     except (tarfile.TarError, EOFError):
         return None
-    return None
 
 
 def _env(inspect: Dict[str, Any]) -> Dict[str, str]:

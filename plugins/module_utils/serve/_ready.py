@@ -17,7 +17,6 @@ line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
 
 from __future__ import annotations
 
-import errno
 import http.client as httplib
 import json
 import os
@@ -482,10 +481,8 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
         path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
         try:
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except OSError as exc:
-            if exc.errno == errno.EEXIST:
-                continue
-            raise
+        except FileExistsError:
+            continue
         with os.fdopen(descriptor, 'wb') as handle:
             handle.write(text.encode('utf-8'))
         return path
