@@ -32,17 +32,13 @@ REFERENCE = {
 
 # The file AISBench reads in each dataset directory (ais_bench/datasets/<name>/...), and how to get it.
 DATASETS = {
-    'gsm8k': {
-        'file': 'test.jsonl',
-        'get': ('put the gsm8k test split there as test.jsonl (one {"question", "answer"} object a line, the '
-                'answer ending in "#### <number>"), e.g. from https://github.com/openai/grade-school-math '
-                '(grade_school_math/data/test.jsonl) or AISBench\'s gsm8k.zip'),
-    },
-    'textvqa': {
-        'file': 'textvqa_json/textvqa_val.jsonl',
-        'get': ('unpack AISBench\'s textvqa archive there (textvqa_json/textvqa_val.jsonl, '
-                'textvqa_json/textvqa_val_annotations.json and the images the questions name)'),
-    },
+    'gsm8k': {'file': 'test.jsonl', 'get': (
+        'put the gsm8k test split there as test.jsonl (one {"question", "answer"} object a line, the answer ending in '
+        '"#### <number>"), e.g. from https://github.com/openai/grade-school-math (grade_school_math/data/test.jsonl) '
+        'or AISBench\'s gsm8k.zip')},
+    'textvqa': {'file': 'textvqa_json/textvqa_val.jsonl', 'get': (
+        'unpack AISBench\'s textvqa archive there (textvqa_json/textvqa_val.jsonl, '
+        'textvqa_json/textvqa_val_annotations.json and the images the questions name)')},
 }
 RUNNERS = ('builtin', 'aisbench')
 

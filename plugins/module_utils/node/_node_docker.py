@@ -272,8 +272,7 @@ def engine_facts(api, container_names, image_refs=()):
         inspected = dict((name, inspect_container(api, name)) for name in sorted(set(container_names) | set(ours)))
         configs = dict((ref, image_config(api, ref)) for ref in image_refs)
     except DockerError as exc:
-        out['error'] = str(exc)
-        return out
+        return dict(out, error=str(exc))
     ids = dict((tag, image.get('Id')) for image in images for tag in image.get('RepoTags') or []
                if tag and tag != '<none>:<none>')
     out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),

@@ -371,9 +371,7 @@ class Watch:
             return self.finish('not_listed', 'Check that /v1/models lists %s' % served,
                                '/v1/models lists %s, not the served name %s' % (json.dumps(models), served),
                                models=models)
-        if not self.params.get('smoke_test'):
-            return self.finish('ready', '', '', models=models)
-        return self.smoke(models)
+        return self.smoke(models) if self.params.get('smoke_test') else self.finish('ready', '', '', models=models)
 
     def smoke(self, models: List[str]) -> Dict[str, Any]:
         p, served, timeout = self.params, self.params['served_model_name'], float(self.params['smoke_timeout'])
@@ -392,10 +390,8 @@ class Watch:
             return self.finish('smoke_failed', 'Check that both answers carry choices',
                                'A smoke test answered without choices: completions %s, chat %s' % (
                                    json.dumps(answers['completion']), json.dumps(answers['chat'])), models=models)
-        failed = self.smoke_chat_features(texts, timeout)
-        if failed:
-            return self.finish('smoke_failed', failed[0], failed[1], models=models, **texts)
-        return self.finish('ready', '', '', models=models, **texts)
+        task, error = self.smoke_chat_features(texts, timeout) or ('', '')
+        return self.finish('smoke_failed' if task else 'ready', task, error, models=models, **texts)
 
     def smoke_chat_features(self, texts: Dict[str, Any], timeout: float) -> Optional[Tuple[str, str]]:
         """With the parsers on: a reasoning answer in the reasoning field, a tool call as a tool call.
