@@ -139,16 +139,11 @@ def accuracy_config(where, target, settings, dataset_dirs):
     AISBench's own config (gsm8k 0-shot CoT chat prompt, textvqa base64) with its path set to the local copy.
     """
     lines = [HEADER.format(where=where), 'with read_base():']
-    for name in sorted(dataset_dirs):
-        module, var = ACCURACY_DATASETS[name]
-        lines.append('    from %s import %s' % (module, var))
-    lines += ['', 'datasets = []']
+    lines += ['    from %s import %s' % ACCURACY_DATASETS[name] for name in sorted(dataset_dirs)] + ['', 'datasets = []']
     reader = ('dict(d["reader_cfg"], test_range=%r)' % ('[0:%d]' % settings['limit'])
               if settings.get('limit') else 'd["reader_cfg"]')
     for name in sorted(dataset_dirs):
-        path = dataset_dirs[name]
-        if name == 'textvqa':
-            path = os.path.join(path, LAYOUT['textvqa'][0])
+        path = os.path.join(dataset_dirs[name], LAYOUT['textvqa'][0]) if name == 'textvqa' else dataset_dirs[name]
         lines.append('datasets += [dict(d, path=%r, reader_cfg=%s) for d in %s]'
                      % (path, reader, ACCURACY_DATASETS[name][1]))
     lines += ['', 'models = [', _model('vllm-api-general-chat', target, settings).rstrip('\n'), ']',
@@ -163,12 +158,9 @@ def perf_config(where, target, settings, dataset_path, tokenizer):
     perf summarizer can load (it counts tokens only when the server's usage is missing; vLLM sends usage).
     """
     levels = dict(settings, tokenizer=tokenizer)
-    lines = [HEADER.format(where=where), PERF_DATASET.format(path=dataset_path), 'models = [']
-    for level in settings['concurrency']:
-        lines.append(_model('concurrency-%d' % level, target, levels, stream=True, batch_size=level,
-                            max_out_len=settings['output_len'], ignore_eos=True).rstrip('\n'))
-    lines += [']', '']
-    return '\n'.join(lines)
+    models = [_model('concurrency-%d' % level, target, levels, stream=True, batch_size=level,
+                     max_out_len=settings['output_len'], ignore_eos=True).rstrip('\n') for level in settings['concurrency']]
+    return '\n'.join([HEADER.format(where=where), PERF_DATASET.format(path=dataset_path), 'models = ['] + models + [']', ''])
 
 
 def perf_dataset(requests, input_len, output_len):

@@ -27,8 +27,7 @@ class NpuSmiError(ValueError):
 
     def __init__(self, msg, **details):
         super().__init__(msg)
-        self.msg = msg
-        self.details = details
+        self.msg, self.details = msg, details
 
 
 def _is_executable(path):

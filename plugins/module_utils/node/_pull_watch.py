@@ -128,8 +128,8 @@ class PullObserver:
         self.lock = threading.Lock()
         self.state: Dict[str, Any] = fold_pull([])
         self.connection: Any = None
-        self.stopped = False
         self.thread: Optional[threading.Thread] = None
+        self.stopped = False
 
     def start(self) -> None:
         self.thread = threading.Thread(target=self._read, name='pull-observer')
