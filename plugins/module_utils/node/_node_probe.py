@@ -18,7 +18,8 @@ import socket
 import stat
 import sys
 
-_LISTEN = '0A'
+# A /proc/net/tcp row: sl, local address:port (hex), remote address, st (0A: LISTEN), 5 more fields, inode.
+_LISTENING_RE = re.compile(r'^\s*\S+\s+\S*:([0-9A-Fa-f]+)\s+\S+\s+0A\s+(?:\S+\s+){5}(\d+)', re.M)
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
 
 
@@ -56,18 +57,7 @@ def stat_path(path):
 
 def parse_proc_net_tcp(text):
     """[(local port, socket inode)] of the listening sockets in a /proc/net/tcp{,6} text."""
-    out = []
-    for line in text.splitlines()[1:]:
-        fields = line.split()
-        if len(fields) < 10 or fields[3] != _LISTEN:
-            continue
-        try:
-            port = int(fields[1].rsplit(':', 1)[1], 16)
-            inode = int(fields[9])
-        except (IndexError, ValueError):
-            continue
-        out.append((port, inode))
-    return out
+    return [(int(port, 16), int(inode)) for port, inode in _LISTENING_RE.findall(text)]
 
 
 def parse_meminfo(text):

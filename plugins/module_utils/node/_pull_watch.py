@@ -87,13 +87,10 @@ def fold_pull(events: Iterable[Dict[str, Any]],
 def registry_auth(registry: str, config: Optional[Dict[str, Any]]) -> Optional[str]:
     """The ``X-Registry-Auth`` header for ``registry`` from a Docker ``config.json`` (None: no entry)."""
     auths = (config or {}).get('auths') or {}
-    keys = [registry or 'https://index.docker.io/v1/']
-    keys += ['https://' + keys[0], 'http://' + keys[0], 'https://%s/v1/' % keys[0]]
-    for key in keys:
-        entry = auths.get(key)
-        if not isinstance(entry, dict):
-            continue
-        body = {'serveraddress': registry or 'https://index.docker.io/v1/'}
+    server = registry or 'https://index.docker.io/v1/'
+    for key in (server, 'https://' + server, 'http://' + server, 'https://%s/v1/' % server):
+        entry = auths[key] if isinstance(auths.get(key), dict) else {}
+        body = {'serveraddress': server}
         if entry.get('identitytoken'):
             body['identitytoken'] = entry['identitytoken']
         elif entry.get('auth'):
