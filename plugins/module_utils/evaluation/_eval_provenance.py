@@ -93,12 +93,8 @@ def image_digest(image: Optional[Dict[str, Any]], reference: Optional[str]) -> s
     names, else the only one; ``unknown`` for an image that never came from a registry (loaded from an archive)."""
     digests = [parse(str(d)) for d in (image or {}).get('RepoDigests') or [] if str(d).strip()]
     repository = parse(reference).name if isinstance(reference, str) and reference.strip() else ''
-    for entry in digests:
-        if entry.name == repository and entry.digest:
-            return entry.digest
-    if len(digests) == 1 and digests[0].digest:
-        return digests[0].digest
-    return UNKNOWN
+    named = [entry.digest for entry in digests if entry.name == repository and entry.digest]
+    return (named or [digests[0].digest if len(digests) == 1 else None])[0] or UNKNOWN
 
 
 def instance_provenance(name: str,

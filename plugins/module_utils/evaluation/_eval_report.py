@@ -102,8 +102,10 @@ def markdown(title, acc_rows, perf_rows, tolerance, notes=(), prov_rows=()):
     return '\n'.join(lines)
 
 
-def _concurrency_axis(axis, levels):
-    """Concurrency on a log-2 axis with a tick at each level swept."""
+def _concurrency_axis(axis, levels, ylabel, title):
+    """Concurrency on a log-2 axis with a tick at each level swept, against ``ylabel``."""
+    axis.set_ylabel(ylabel)
+    axis.set_title(title)
     axis.set_xscale('log', base=2)
     axis.set_xticks(levels)
     axis.set_xticklabels([str(level) for level in levels])
@@ -119,9 +121,7 @@ def plot_levels(levels, title, throughput_path, latency_path):
     fig, axis = plt.subplots(figsize=(6.4, 4.0), dpi=100)
     axis.plot(conc, [lv['output_throughput'] for lv in levels], marker='o', label='output tokens/s')
     axis.plot(conc, [lv['request_throughput'] for lv in levels], marker='s', label='requests/s')
-    _concurrency_axis(axis, sorted(set(conc)))
-    axis.set_ylabel('throughput')
-    axis.set_title('%s: throughput' % title)
+    _concurrency_axis(axis, sorted(set(conc)), 'throughput', '%s: throughput' % title)
     axis.legend()
     fig.tight_layout()
     fig.savefig(throughput_path)
@@ -130,10 +130,8 @@ def plot_levels(levels, title, throughput_path, latency_path):
     for axis, metric, name in ((axes[0], 'ttft_ms', 'TTFT'), (axes[1], 'tpot_ms', 'TPOT')):
         for pct, style in (('p50', '-'), ('p99', '--')):
             axis.plot(conc, [lv[metric][pct] for lv in levels], style, marker='o', label='%s %s' % (name, pct))
-        _concurrency_axis(axis, sorted(set(conc)))
-        axis.set_ylabel('%s (ms)' % name)
+        _concurrency_axis(axis, sorted(set(conc)), '%s (ms)' % name, '%s: %s' % (title, name))
         axis.set_ylim(bottom=0)
-        axis.set_title('%s: %s' % (title, name))
         axis.legend()
     fig.tight_layout()
     fig.savefig(latency_path)
@@ -168,10 +166,8 @@ def plot_compare(results, path, title):
         axis = axes[index]
         for one in series:
             axis.plot(one['concurrency'], one['values'][index], marker='o', label=one['label'])
-        _concurrency_axis(axis, levels)
-        axis.set_ylabel(unit)
+        _concurrency_axis(axis, levels, unit, panel)
         axis.set_ylim(bottom=0)
-        axis.set_title(panel)
     axes[0].legend(fontsize='small')
     fig.suptitle(title)
     fig.tight_layout()

@@ -62,10 +62,7 @@ COMMA_STRIP = re.compile(r'(\d)(,)(\d)')
 def process_punctuation(text):
     out = text
     for mark in PUNCT:
-        if (mark + ' ' in text or ' ' + mark in text) or re.search(COMMA_STRIP, text):
-            out = out.replace(mark, '')
-        else:
-            out = out.replace(mark, ' ')
+        out = out.replace(mark, '' if mark + ' ' in text or ' ' + mark in text or re.search(COMMA_STRIP, text) else ' ')
     # AISBench passes re.UNICODE as the count argument of sub (a quirk kept for equal scores).
     return PERIOD_STRIP.sub('', out, re.UNICODE)
 
