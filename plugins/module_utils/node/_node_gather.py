@@ -48,8 +48,7 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         api = docker_api or _node_docker.DockerApi(_node_docker.engine_host(params.get('docker_host')), params.get('docker_timeout', 10))
         engine = _node_docker.engine_facts(api, params.get('containers') or [], params.get('images') or [])
     if 'docker' in subsets:
-        out['containers'] = engine.pop('inspected')
-        out['docker'] = engine
+        out['containers'], out['docker'] = engine.pop('inspected'), engine
     if 'ports' in subsets:
         found = _node_probe.listeners(params.get('ports') or [], proc=proc, probe=probe or (
             lambda port: _node_probe.connect_probe(port, params.get('probe_timeout', 1.0))))

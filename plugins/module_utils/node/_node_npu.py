@@ -143,8 +143,7 @@ def read_npu(run_command, path, search_path, driver_version_file, warn, boards=F
     facts = npu_facts_from(run_npu_smi(run_command, located), located, driver_version_file, warn)
     if boards:
         # In the same module run as `npu-smi info`: one board view per card it lists.
-        ids = sorted(set(chip['npu_id'] for chip in facts['chips']))
-        facts['boards'] = read_boards(run_command, located, ids)
+        facts['boards'] = read_boards(run_command, located, sorted(set(chip['npu_id'] for chip in facts['chips'])))
     return facts
 
 

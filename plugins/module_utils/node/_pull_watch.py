@@ -199,8 +199,7 @@ def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
     finally:
         if started:
             observer.stop()
-    progress = observer.snapshot() if started else None
-    return {'finished': answer is not None, 'answer': answer, 'progress': progress,
+    return {'finished': answer is not None, 'answer': answer, 'progress': observer.snapshot() if started else None,
             'seconds': round(clock() - start, 3)}
 
 

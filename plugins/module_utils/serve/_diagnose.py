@@ -146,7 +146,7 @@ class Collector:
             self.missing('npu-smi info -t board', 'the npu-smi info output could not be parsed: %s' % exc)
             return
         self.summary['npu_ids'] = ids
-        boards = {}
+        boards = self.summary['boards'] = {}
         for npu_id in ids:
             board = self.command('npu-smi/board-%d.txt' % npu_id, [path, 'info', '-t', 'board', '-i', str(npu_id)])
             # Software Version is the driver's, Firmware Version the firmware's (npu-smi reference, "Querying NPU
@@ -157,7 +157,6 @@ class Collector:
                 fields = {}
             boards[str(npu_id)] = dict((key, fields[key]) for key in ('Software Version', 'Firmware Version')
                                        if key in fields)
-        self.summary['boards'] = boards
 
     def versions(self) -> None:
         for member, source in (('driver/version.info', self.params.get('driver_version_file') or DRIVER_VERSION_FILE),
@@ -319,11 +318,9 @@ def archive_shown(path: str) -> Optional[str]:
 def bundle(archives: Dict[str, str], missing: Dict[str, str]) -> Dict[str, bytes]:
     """The members of one archive of every host's: ``HOST/...`` from each host's archive (whose own
     top directory is replaced by the host's name), plus ``hosts.json`` naming the hosts left out."""
-    files: Dict[str, bytes] = {}
+    files = {'%s/%s' % (safe_name(host), name.split('/', 1)[-1]): data
+             for host in sorted(archives) for name, data in read_archive(archives[host]).items()}
     index = {'collected': sorted(archives), 'missing': dict(missing or {})}
-    for host in sorted(archives):
-        for name, data in read_archive(archives[host]).items():
-            files['%s/%s' % (safe_name(host), name.split('/', 1)[-1])] = data
     files['hosts.json'] = (json.dumps(index, indent=2, sort_keys=True) + '\n').encode('utf-8')
     return files
 

@@ -470,8 +470,7 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
     last lines; OSError when the log cannot be read or written."""
     tty = bool(((probe.inspect() or {}).get('Config') or {}).get('Tty'))
     text = redact_text(probe.logs(timestamps=True, tty=tty), secrets)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o700)
+    os.makedirs(directory, 0o700, exist_ok=True)
     base = os.path.join(directory, log_file_name(name, time.time() if when is None else when))
     for attempt in range(100):
         path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
