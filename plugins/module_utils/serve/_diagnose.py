@@ -69,10 +69,6 @@ def npu_ids(text: str) -> List[int]:
     return list(dict.fromkeys(chip['npu_id'] for chip in parse_npu_smi_info(text)['chips']))
 
 
-def ours(summary: Dict[str, Any]) -> bool:
-    return (summary.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
-
-
 def container_name(summary: Dict[str, Any]) -> str:
     names = [n.lstrip('/') for n in summary.get('Names') or []]
     return names[0] if names else str(summary.get('Id', '?'))[:12]
@@ -197,7 +193,7 @@ class Collector:
             return
         self.add('docker/engine.json', {'version': version}, 'GET /version')
         self.add('docker/containers.json', [_node_docker.container_summary(c) for c in every], 'GET /containers/json?all=1')
-        names = sorted(container_name(c) for c in every if ours(c))
+        names = sorted(container_name(c) for c in every if (c.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE)
         self.summary['containers'] = names
         for name in names:
             self.container(name)

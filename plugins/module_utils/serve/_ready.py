@@ -456,12 +456,6 @@ class Watch:
         result['cause'] = find_cause(since_start) or find_cause(last)
 
 
-def log_file_name(name: str, when: float) -> str:
-    """``<container>-<UTC time>.log``: one file per failure, a later one never overwrites it."""
-    safe = ''.join(c if c.isalnum() or c in '._-' else '_' for c in name) or 'container'
-    return '%s-%s.log' % (safe, time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(when)))
-
-
 def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Optional[float] = None) -> str:
     """The container's whole log (both streams, with Docker's timestamps, secrets redacted) written
     to a new file in ``directory`` (made 0700 when missing), mode 0600; its path.
@@ -471,7 +465,10 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
     tty = bool(((probe.inspect() or {}).get('Config') or {}).get('Tty'))
     text = redact_text(probe.logs(timestamps=True, tty=tty), secrets)
     os.makedirs(directory, 0o700, exist_ok=True)
-    base = os.path.join(directory, log_file_name(name, time.time() if when is None else when))
+    # <container>-<UTC time>.log: one file per failure, a later one never overwrites it.
+    safe = ''.join(c if c.isalnum() or c in '._-' else '_' for c in name) or 'container'
+    base = os.path.join(directory, '%s-%s.log' % (safe, time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(
+        time.time() if when is None else when))))
     for attempt in range(100):
         path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
         try:
