@@ -34,11 +34,10 @@ def accuracy_rows(results, tolerance, references=None):
             for dataset, acc in sorted((inst.get('accuracy') or {}).items()):
                 ref = reference_for(inst.get('model'), dataset, references)
                 msg = gate(host, inst['name'], dataset, acc['accuracy'], ref, tolerance)
-                verdict = 'no reference' if ref is None else ('FAIL' if msg else 'pass')
                 rows.append({'host': host, 'instance': inst['name'], 'model': inst.get('model'), 'dataset': dataset,
                              'score': acc['accuracy'], 'correct': acc['correct'], 'total': acc['total'],
                              'reference': ref, 'floor': None if ref is None else round(ref - tolerance, 2),
-                             'verdict': verdict})
+                             'verdict': 'no reference' if ref is None else ('FAIL' if msg else 'pass')})
                 if msg:
                     failures.append({'host': host, 'instance': inst['name'], 'msg': msg})
     return rows, failures

@@ -47,12 +47,9 @@ def _preload(pattern):
 
 def installed(venv):
     """{normalised distribution name: version} of a virtualenv's site-packages (its ``*.dist-info`` folders)."""
-    out = {}
-    for path in glob.glob(os.path.join(venv, 'lib', 'python*', 'site-packages', '*.dist-info')):
-        match = re.match(r'^(.+?)-([^-]+)\.dist-info$', os.path.basename(path))
-        if match:
-            out[re.sub(r'[-_.]+', '-', match.group(1)).lower()] = match.group(2)
-    return out
+    found = (re.match(r'^(.+?)-([^-]+)\.dist-info$', os.path.basename(path))
+             for path in glob.glob(os.path.join(venv, 'lib', 'python*', 'site-packages', '*.dist-info')))
+    return {re.sub(r'[-_.]+', '-', match.group(1)).lower(): match.group(2) for match in found if match}
 
 
 def _python(run_command, python):

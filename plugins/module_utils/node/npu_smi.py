@@ -67,8 +67,7 @@ def _classify(text: str) -> List[_Line]:
         if _SEPARATOR_RE.match(stripped):
             lines.append(_Line(index + 1, raw, True, []))
         elif len(stripped) >= 2 and stripped.startswith('|') and stripped.endswith('|'):
-            cells = [cell.strip() for cell in stripped[1:-1].split('|')]
-            lines.append(_Line(index + 1, raw, False, cells))
+            lines.append(_Line(index + 1, raw, False, [cell.strip() for cell in stripped[1:-1].split('|')]))
         else:
             raise NpuSmiParseError(index + 1, raw, 'not a table row or separator')
     return lines
@@ -122,9 +121,8 @@ class _ChipLayout:
             raise first.error('chip table header must have 3 cells')
         if second.is_separator or len(second.cells) != 3:
             raise second.error('expected the second chip table header row ("Chip Device | Bus-Id | ...")')
-        words1 = first.cells[0].split()
         words2 = second.cells[0].split()
-        if words1 != ['NPU', 'Name']:
+        if first.cells[0].split() != ['NPU', 'Name']:
             raise first.error('chip table header does not start with "NPU Name"')
         if words2[:1] != ['Chip']:
             raise second.error('chip table header does not start with "Chip"')
