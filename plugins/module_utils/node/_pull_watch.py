@@ -31,6 +31,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterable, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import file_size
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
 
@@ -221,10 +222,6 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     (not yet opened, or already sent and closed while the Engine registers the layers).
     """
     real = os.path.realpath(path)
-    try:
-        size: Optional[int] = os.stat(real).st_size
-    except OSError:
-        size = None
     offsets = []
     # A process that is gone, or not ours to read, lists no fd here or fails the readlink.
     for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
@@ -235,7 +232,7 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
                     offsets += [int(pos) for pos in re.findall(r'^pos:\s*(\d+)', handle.read(), re.M)]
         except OSError:
             continue
-    return {'archive': path, 'size': size, 'read': max(offsets) if offsets else None}
+    return {'archive': path, 'size': file_size(real), 'read': max(offsets) if offsets else None}
 
 
 class _FileObserver:
