@@ -80,6 +80,4 @@ def tag_of(text: Any) -> str:
         ref = parse(text)
     except ValueError:
         return ''
-    if ref.tag:
-        return ref.tag
-    return ref.repository if not ref.registry and '/' not in ref.repository and not ref.digest else ''
+    return ref.tag or (ref.repository if not ref.registry and '/' not in ref.repository and not ref.digest else '')

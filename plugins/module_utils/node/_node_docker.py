@@ -62,8 +62,7 @@ class DockerApi:
     """Requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
 
     def __init__(self, host=DEFAULT_HOST, timeout=10):
-        self.host = host or DEFAULT_HOST
-        self.timeout = timeout
+        self.host, self.timeout = host or DEFAULT_HOST, timeout
 
     def _connection(self):
         if self.host.startswith('unix://'):
@@ -74,8 +73,7 @@ class DockerApi:
                 raise DockerError('docker_host=%s with DOCKER_TLS_VERIFY set: this collection speaks plain HTTP to a '
                                   'tcp:// Engine (no TLS); use the unix socket (unset DOCKER_HOST) or a plain tcp:// '
                                   'endpoint' % self.host)
-            hostport = self.host.split('://', 1)[1].rstrip('/')
-            return HTTPConnection(hostport, timeout=self.timeout)
+            return HTTPConnection(self.host.split('://', 1)[1].rstrip('/'), timeout=self.timeout)
         raise DockerError('docker_host=%s is not unix:///path or tcp://host:port' % self.host)
 
     def request(self, path, method='GET', headers=None):

@@ -122,10 +122,9 @@ def _socket_owners(proc, inodes):
 def connect_probe(port, timeout=1.0, host='127.0.0.1'):
     """True when something accepts a TCP connection on host:port within ``timeout`` seconds."""
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        socket.create_connection((host, port), timeout=timeout).close()
     except OSError:
         return False
-    sock.close()
     return True
 
 

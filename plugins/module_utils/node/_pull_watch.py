@@ -130,8 +130,7 @@ class PullObserver:
         self.stopped = False
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._read, name='pull-observer')
-        self.thread.daemon = True
+        self.thread = threading.Thread(target=self._read, name='pull-observer', daemon=True)
         self.thread.start()
 
     def _read(self) -> None:

@@ -260,8 +260,7 @@ class Watch:
                  sleep: Callable[[float], None] = time.sleep,
                  wall: Callable[[], float] = time.time) -> None:
         self.probe, self.params, self.clock, self.sleep, self.wall = probe, params, clock, sleep, wall
-        self.start = clock()
-        self.baseline = 0
+        self.start, self.baseline = clock(), 0
         self.first: Optional[Dict[str, Any]] = None
         self.view: Optional[Dict[str, Any]] = None
         self.since: Optional[str] = None
