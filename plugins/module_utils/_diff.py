@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
 # Bytes of a text file shown whole; a longer one is described by its size (a diff is read by a person).
 LIMIT = 256 * 1024
@@ -72,8 +72,7 @@ def add(result: Dict[str, Any], enabled: bool, path: str, before: Optional[str],
     """Append ``change(path, before, after)`` to ``result['diff']`` when ``enabled`` (the task runs with --diff)."""
     entry = change(path, before, after) if enabled else None
     if entry:
-        diffs: List[Dict[str, str]] = result.setdefault('diff', [])
-        diffs.append(entry)
+        result.setdefault('diff', []).append(entry)
 
 
 def listing(members: Dict[str, Any]) -> str:

@@ -58,15 +58,9 @@ def parse(text: str) -> ImageRef:
         raise ValueError('an image reference is a non-empty string, not %r' % (text,))
     name, _at, digest = text.partition('@')
     first, slash, rest = name.partition('/')
-    registry = ''
-    if slash and _is_registry(first):
-        registry, name = first, rest
+    registry, name = (first, rest) if slash and _is_registry(first) else ('', name)
     head, colon, tag = name.rpartition(':')
-    if colon and '/' not in tag:
-        name = head
-    else:
-        tag = ''
-    return ImageRef(registry, name, tag, digest)
+    return ImageRef(registry, head, tag, digest) if colon and '/' not in tag else ImageRef(registry, name, '', digest)
 
 
 def written_tag(text: Any) -> Optional[str]:
@@ -86,6 +80,4 @@ def tag_of(text: Any) -> str:
         ref = parse(text)
     except ValueError:
         return ''
-    if ref.tag:
-        return ref.tag
-    return ref.repository if not ref.registry and '/' not in ref.repository and not ref.digest else ''
+    return ref.tag or (ref.repository if not ref.registry and '/' not in ref.repository and not ref.digest else '')

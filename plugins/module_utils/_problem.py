@@ -16,12 +16,8 @@ from typing import Any, Dict, List, Optional
 
 def problem(check: str, msg: str, fix: str, variable: Optional[str] = None, origin: Optional[str] = None) -> Dict[str, str]:
     """One problem; ``variable`` and ``origin`` only when known."""
-    out = {'check': check, 'msg': msg, 'fix': fix}
-    if variable:
-        out['variable'] = variable
-    if origin:
-        out['origin'] = origin
-    return out
+    known = {'variable': variable, 'origin': origin}
+    return dict({'check': check, 'msg': msg, 'fix': fix}, **{key: value for key, value in known.items() if value})
 
 
 def line(item: Dict[str, Any]) -> str:

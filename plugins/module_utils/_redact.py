@@ -101,9 +101,7 @@ def _named_values(text: str) -> str:
             continue
         quote = inner[0] if inner[:1] in ('"', "'") else ''
         hidden = quote + REDACTED + quote
-        if value.group(0).startswith('['):
-            hidden = '[' + hidden + ']'
-        out.append(text[pos:found.end()] + hidden)
+        out.append(text[pos:found.end()] + ('[%s]' % hidden if value.group(0).startswith('[') else hidden))
         pos = value.end()
     out.append(text[pos:])
     return ''.join(out)

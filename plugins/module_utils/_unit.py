@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_VALUE
@@ -34,10 +35,7 @@ def _env_value(value):
     after a backslash inside double quotes (backslash, double quote, backtick, dollar) escaped. A newline cannot
     be written (a backslash before it continues the line): it stays a newline in no form, so it is refused in
     the plan (``env_problems``)."""
-    text = str(value)
-    for char in ('\\', '"', '`', '$'):
-        text = text.replace(char, '\\' + char)
-    return '"%s"' % text
+    return '"%s"' % re.sub(r'([\\"`$])', r'\\\1', str(value))
 
 
 def env_text(env):
@@ -72,11 +70,8 @@ def unit_resources(text, read):
     env_path = next((line.split('=', 1)[1].strip().lstrip('-') for line in (text or '').splitlines()
                      if line.startswith('EnvironmentFile=')), '')
     env_text_found = (read(env_path) if env_path else None) or ''
-    chips = []
-    for line in env_text_found.splitlines():
-        key, _sep, value = line.partition('=')
-        if key.strip() == 'ASCEND_RT_VISIBLE_DEVICES':
-            chips = [int(word) for word in value.strip().strip('"').split(',') if word.strip().isdigit()]
+    found = re.findall(r'^\s*ASCEND_RT_VISIBLE_DEVICES\s*=(.*)$', env_text_found, re.M)
+    chips = [int(word) for word in found[-1].strip().strip('"').split(',') if word.strip().isdigit()] if found else []
     command = unit_command(text)
     port = '8000'
     for index, word in enumerate(command):

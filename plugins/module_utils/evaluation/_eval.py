@@ -32,17 +32,13 @@ REFERENCE = {
 
 # The file AISBench reads in each dataset directory (ais_bench/datasets/<name>/...), and how to get it.
 DATASETS = {
-    'gsm8k': {
-        'file': 'test.jsonl',
-        'get': ('put the gsm8k test split there as test.jsonl (one {"question", "answer"} object a line, the '
-                'answer ending in "#### <number>"), e.g. from https://github.com/openai/grade-school-math '
-                '(grade_school_math/data/test.jsonl) or AISBench\'s gsm8k.zip'),
-    },
-    'textvqa': {
-        'file': 'textvqa_json/textvqa_val.jsonl',
-        'get': ('unpack AISBench\'s textvqa archive there (textvqa_json/textvqa_val.jsonl, '
-                'textvqa_json/textvqa_val_annotations.json and the images the questions name)'),
-    },
+    'gsm8k': {'file': 'test.jsonl', 'get': (
+        'put the gsm8k test split there as test.jsonl (one {"question", "answer"} object a line, the answer ending in '
+        '"#### <number>"), e.g. from https://github.com/openai/grade-school-math (grade_school_math/data/test.jsonl) '
+        'or AISBench\'s gsm8k.zip')},
+    'textvqa': {'file': 'textvqa_json/textvqa_val.jsonl', 'get': (
+        'unpack AISBench\'s textvqa archive there (textvqa_json/textvqa_val.jsonl, '
+        'textvqa_json/textvqa_val_annotations.json and the images the questions name)')},
 }
 RUNNERS = ('builtin', 'aisbench')
 
@@ -59,12 +55,9 @@ def model_key(model):
 
 def reference_for(model, dataset, extra=None):
     """The reference score of model on dataset (extra: {model: {dataset: score}} from inventory wins), or None."""
-    table = {}
-    for source in (REFERENCE, extra or {}):
-        for name, scores in source.items():
-            table.setdefault(model_key(name), {}).update(scores or {})
-    value = table.get(model_key(model), {}).get(dataset)
-    return None if value is None else float(value)
+    found = [scores[dataset] for source in (REFERENCE, extra or {}) for name, scores in source.items()
+             if model_key(name) == model_key(model) and dataset in (scores or {})]
+    return None if not found or found[-1] is None else float(found[-1])
 
 
 def report_dir(path, cwd):
@@ -133,11 +126,9 @@ def gsm8k_equal(pred, gold):
 
 def gsm8k_score(items, replies):
     """{'accuracy', 'correct', 'total', 'details'} from the dataset items and the model's replies, in order."""
-    details = []
-    for item, reply in zip(items, replies):
-        pred = gsm8k_extract(reply) if reply is not None else 'NULL'
-        details.append({'question': item['question'], 'answer': item['answer'], 'pred': pred,
-                        'correct': gsm8k_equal(pred, item['answer'])})
+    preds = [gsm8k_extract(reply) if reply is not None else 'NULL' for reply in replies]
+    details = [{'question': item['question'], 'answer': item['answer'], 'pred': pred,
+                'correct': gsm8k_equal(pred, item['answer'])} for item, pred in zip(items, preds)]
     correct = sum(1 for d in details if d['correct'])
     total = len(details)
     return {'accuracy': 100.0 * correct / total if total else 0.0, 'correct': correct, 'total': total,
@@ -168,11 +159,8 @@ def percentile(values, pct):
 def _stats(values, scale=1000.0):
     """Mean and p50/p90/p99 in milliseconds (scale) of seconds values."""
     data = [v for v in values if v is not None]
-    out = {'mean': round(scale * sum(data) / len(data), 3) if data else None}
-    for pct in (50, 90, 99):
-        value = percentile(data, pct)
-        out['p%d' % pct] = None if value is None else round(scale * value, 3)
-    return out
+    return dict({'mean': round(scale * sum(data) / len(data), 3) if data else None},
+                **{'p%d' % pct: round(scale * percentile(data, pct), 3) if data else None for pct in (50, 90, 99)})
 
 
 def level_summary(concurrency, records, duration):
@@ -183,12 +171,10 @@ def level_summary(concurrency, records, duration):
     duration = max(duration, 1e-9)
     return {
         'concurrency': concurrency, 'requests': len(records), 'failed': len(records) - len(ok),
-        'duration_s': round(duration, 3),
-        'request_throughput': round(len(ok) / duration, 3),
+        'duration_s': round(duration, 3), 'request_throughput': round(len(ok) / duration, 3),
         'output_throughput': round(out_tokens / duration, 3),
         'total_throughput': round((in_tokens + out_tokens) / duration, 3),
-        'ttft_ms': _stats([r.get('ttft') for r in ok]),
-        'tpot_ms': _stats([r.get('tpot') for r in ok]),
+        'ttft_ms': _stats([r.get('ttft') for r in ok]), 'tpot_ms': _stats([r.get('tpot') for r in ok]),
         'e2el_ms': _stats([r.get('latency') for r in ok]),
     }
 

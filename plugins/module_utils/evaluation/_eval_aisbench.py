@@ -44,14 +44,13 @@ def venv_problems(venv):
                         'leave eval_aisbench_venv at its default and run: %s' % INSTALL)]
     marker = os.path.join(venv, READY_MARKER)
     if not os.path.isfile(os.path.join(venv, 'bin', 'ais_bench')) or not os.path.isfile(marker):
-        return [problem('eval_aisbench_venv', 'eval_aisbench_venv=%s: AISBench %s is not installed there'
-                        % (venv, AISBENCH_VERSION), 'run on the controller: %s' % INSTALL)]
-    with open(marker) as handle:
-        found = handle.read().strip()
-    if found != AISBENCH_VERSION:
-        return [problem('eval_aisbench_venv', 'eval_aisbench_venv=%s holds AISBench %s, the collection pins %s'
-                        % (venv, found, AISBENCH_VERSION), 'run on the controller: %s' % INSTALL)]
-    return []
+        wrong = 'eval_aisbench_venv=%s: AISBench %s is not installed there' % (venv, AISBENCH_VERSION)
+    else:
+        with open(marker) as handle:
+            found = handle.read().strip()
+        wrong = None if found == AISBENCH_VERSION else (
+            'eval_aisbench_venv=%s holds AISBench %s, the collection pins %s' % (venv, found, AISBENCH_VERSION))
+    return [problem('eval_aisbench_venv', wrong, 'run on the controller: %s' % INSTALL)] if wrong else []
 
 
 def layout_problems(name, path):
@@ -140,16 +139,11 @@ def accuracy_config(where, target, settings, dataset_dirs):
     AISBench's own config (gsm8k 0-shot CoT chat prompt, textvqa base64) with its path set to the local copy.
     """
     lines = [HEADER.format(where=where), 'with read_base():']
-    for name in sorted(dataset_dirs):
-        module, var = ACCURACY_DATASETS[name]
-        lines.append('    from %s import %s' % (module, var))
-    lines += ['', 'datasets = []']
+    lines += ['    from %s import %s' % ACCURACY_DATASETS[name] for name in sorted(dataset_dirs)] + ['', 'datasets = []']
     reader = ('dict(d["reader_cfg"], test_range=%r)' % ('[0:%d]' % settings['limit'])
               if settings.get('limit') else 'd["reader_cfg"]')
     for name in sorted(dataset_dirs):
-        path = dataset_dirs[name]
-        if name == 'textvqa':
-            path = os.path.join(path, LAYOUT['textvqa'][0])
+        path = os.path.join(dataset_dirs[name], LAYOUT['textvqa'][0]) if name == 'textvqa' else dataset_dirs[name]
         lines.append('datasets += [dict(d, path=%r, reader_cfg=%s) for d in %s]'
                      % (path, reader, ACCURACY_DATASETS[name][1]))
     lines += ['', 'models = [', _model('vllm-api-general-chat', target, settings).rstrip('\n'), ']',
@@ -164,21 +158,15 @@ def perf_config(where, target, settings, dataset_path, tokenizer):
     perf summarizer can load (it counts tokens only when the server's usage is missing; vLLM sends usage).
     """
     levels = dict(settings, tokenizer=tokenizer)
-    lines = [HEADER.format(where=where), PERF_DATASET.format(path=dataset_path), 'models = [']
-    for level in settings['concurrency']:
-        lines.append(_model('concurrency-%d' % level, target, levels, stream=True, batch_size=level,
-                            max_out_len=settings['output_len'], ignore_eos=True).rstrip('\n'))
-    lines += [']', '']
-    return '\n'.join(lines)
+    models = [_model('concurrency-%d' % level, target, levels, stream=True, batch_size=level,
+                     max_out_len=settings['output_len'], ignore_eos=True).rstrip('\n') for level in settings['concurrency']]
+    return '\n'.join([HEADER.format(where=where), PERF_DATASET.format(path=dataset_path), 'models = ['] + models + [']', ''])
 
 
 def perf_dataset(requests, input_len, output_len):
     """The perf requests as AISBench custom-dataset JSONL: input_len words each, max_tokens output_len."""
-    rows = []
-    for number in range(requests):
-        words = ' '.join('w%d' % ((number * 7 + k) % 97) for k in range(input_len))
-        rows.append(json.dumps({'question': words, 'answer': '', 'max_tokens': output_len}))
-    return '\n'.join(rows) + '\n'
+    return ''.join(json.dumps({'question': ' '.join('w%d' % ((number * 7 + k) % 97) for k in range(input_len)),
+                               'answer': '', 'max_tokens': output_len}) + '\n' for number in range(requests))
 
 
 def stand_in_tokenizer():
@@ -261,9 +249,7 @@ UNITS = {'s': 1000.0, 'ms': 1.0, 'us': 0.001, 'μs': 0.001}
 def _ms(text):
     """'2.5 ms', '1.2 s' -> milliseconds; None when empty."""
     match = re.match(r'\s*(-?[\d.]+)\s*(\S*)', str(text))
-    if not match:
-        return None
-    return round(float(match.group(1)) * UNITS.get(match.group(2), 1.0), 3)
+    return round(float(match.group(1)) * UNITS.get(match.group(2), 1.0), 3) if match else None
 
 
 def _number(value):

@@ -10,6 +10,7 @@ TTFT is the first content chunk, TPOT the rest of the stream over the remaining 
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -23,14 +24,10 @@ WORDS = ('alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo li
          'quebec romeo sierra tango uniform victor whiskey xray yankee zulu').split()
 
 
-def _connect(host, port, timeout):
-    return HTTPConnection(host, int(port), timeout=timeout)
-
-
 def get_json(host, port, path, timeout=5.0, headers=None):
     """(status, body) of a GET; status None with the error text when nothing answers."""
     try:
-        conn = _connect(host, port, timeout)
+        conn = HTTPConnection(host, int(port), timeout=timeout)
         conn.request('GET', path, headers=headers or {})
         resp = conn.getresponse()
         raw = resp.read()
@@ -64,7 +61,7 @@ def chat_body(model, prompt, max_tokens, ignore_eos=False):
 
 def _read_stream(resp, started):
     """Text, token count, first-token time, and usage of an SSE chat stream."""
-    text, chunks, first, usage = [], 0, None, None
+    text, first, usage = [], None, None
     for raw in resp:
         line = raw.strip()
         if not line.startswith(b'data:'):
@@ -78,11 +75,9 @@ def _read_stream(resp, started):
         for choice in event.get('choices') or []:
             piece = (choice.get('delta') or {}).get('content') or choice.get('text') or ''
             if piece:
-                if first is None:
-                    first = time.monotonic() - started
-                chunks += 1
+                first = time.monotonic() - started if first is None else first
                 text.append(piece)
-    return ''.join(text), chunks, first, usage
+    return ''.join(text), len(text), first, usage
 
 
 def chat(host, port, body, timeout, headers=None):
@@ -91,7 +86,7 @@ def chat(host, port, body, timeout, headers=None):
     record = {'ok': False, 'text': None, 'ttft': None, 'tpot': None, 'latency': None,
               'input_tokens': 0, 'output_tokens': 0, 'error': None}
     try:
-        conn = _connect(host, port, timeout)
+        conn = HTTPConnection(host, int(port), timeout=timeout)
         conn.request('POST', '/v1/chat/completions', json.dumps(body),
                      dict({'Content-Type': 'application/json'}, **(headers or {})))
         resp = conn.getresponse()
@@ -114,15 +109,13 @@ def chat(host, port, body, timeout, headers=None):
 def run_pool(jobs, workers, work, done=None):
     """Run work(job) for every job with at most workers threads; results in job order, and the wall time.
     ``done(count, total)``, when given, is called after each job ends (one call at a time)."""
-    lock = threading.Lock()
-    finished = [0]
+    lock, finished = threading.Lock(), itertools.count(1)
 
     def one(job):
         result = work(job)
         if done is not None:
             with lock:
-                finished[0] += 1
-                done(finished[0], len(jobs))
+                done(next(finished), len(jobs))
         return result
 
     started = time.monotonic()
@@ -162,8 +155,6 @@ def performance_sweep(target, settings):
         records, duration = run_pool(prompts, concurrency, work,
                                      (lambda count, total, level=concurrency: progress(level, count, total))
                                      if progress else None)
-        summary = level_summary(concurrency, records, duration)
-        summary['errors'] = sorted(set(r['error'] for r in records if r.get('error')))[:5]
-        summary['records'] = records
-        levels.append(summary)
+        levels.append(dict(level_summary(concurrency, records, duration), records=records,
+                           errors=sorted(set(r['error'] for r in records if r.get('error')))[:5]))
     return levels

@@ -51,12 +51,8 @@ def version_info(text: Optional[str]) -> str:
 def cann_version(install_info: Optional[str] = None, version_cfg: Optional[str] = None) -> str:
     """The CANN toolkit version: ``version=`` of ascend_toolkit_install.info, else the release of
     ``toolkit_running_version=[8.2.0.2.220:8.2.RC2]`` in version.cfg."""
-    version = key_values(install_info).get('version')
-    if version:
-        return version
-    running = key_values(version_cfg).get('toolkit_running_version', '')
-    match = re.search(r'\[[^:\]]*:([^\]]+)\]', running)
-    return match.group(1) if match else UNKNOWN
+    match = re.search(r'\[[^:\]]*:([^\]]+)\]', key_values(version_cfg).get('toolkit_running_version', ''))
+    return key_values(install_info).get('version') or (match.group(1) if match else UNKNOWN)
 
 
 def masked_argv(argv: List[str]) -> List[str]:
@@ -73,18 +69,14 @@ def file_from_tar(data: bytes) -> Optional[str]:
     """The text of the first regular file in a tar stream (the Docker Engine's container archive answer)."""
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode='r:*') as archive:
-            for member in archive:
-                if member.isfile():
-                    handle = archive.extractfile(member)
-                    return handle.read().decode('utf-8', 'replace') if handle else None
+            member = next((member for member in archive if member.isfile()), None)
+            return archive.extractfile(member).read().decode('utf-8', 'replace') if member else None
     except (tarfile.TarError, EOFError):
         return None
-    return None
 
 
 def _env(inspect: Dict[str, Any]) -> Dict[str, str]:
-    pairs = ((inspect.get('Config') or {}).get('Env') or [])
-    return dict(item.split('=', 1) for item in pairs if '=' in item)
+    return dict(item.split('=', 1) for item in (inspect.get('Config') or {}).get('Env') or [] if '=' in item)
 
 
 def cann_paths(inspect: Optional[Dict[str, Any]], image: Optional[Dict[str, Any]]) -> List[str]:
@@ -101,12 +93,8 @@ def image_digest(image: Optional[Dict[str, Any]], reference: Optional[str]) -> s
     names, else the only one; ``unknown`` for an image that never came from a registry (loaded from an archive)."""
     digests = [parse(str(d)) for d in (image or {}).get('RepoDigests') or [] if str(d).strip()]
     repository = parse(reference).name if isinstance(reference, str) and reference.strip() else ''
-    for entry in digests:
-        if entry.name == repository and entry.digest:
-            return entry.digest
-    if len(digests) == 1 and digests[0].digest:
-        return digests[0].digest
-    return UNKNOWN
+    named = [entry.digest for entry in digests if entry.name == repository and entry.digest]
+    return (named or [digests[0].digest if len(digests) == 1 else None])[0] or UNKNOWN
 
 
 def instance_provenance(name: str,
@@ -140,15 +128,10 @@ def provenance_rows(provenance: Dict[str, Any]) -> List[Dict[str, Any]]:
     rows = []
     for host in sorted(provenance):
         data = provenance[host] or {}
-        node = data.get('node') or {}
-        instances = data.get('instances') or [{}]
-        for inst in instances:
-            row = {'host': host}
-            for key in ('hostname', 'driver', 'firmware'):
-                row[key] = node.get(key) or UNKNOWN
-            for key in ('instance', 'container', 'image', 'image_id', 'digest', 'cann'):
-                row[key] = inst.get(key) or UNKNOWN
+        for inst in data.get('instances') or [{}]:
+            row = {key: source.get(key) or UNKNOWN for source, keys in (
+                (data.get('node') or {}, ('hostname', 'driver', 'firmware')),
+                (inst, ('instance', 'container', 'image', 'image_id', 'digest', 'cann'))) for key in keys}
             argv = inst.get('argv')
-            row['argv'] = ' '.join(argv) if isinstance(argv, list) else UNKNOWN
-            rows.append(row)
+            rows.append(dict(row, host=host, argv=' '.join(argv) if isinstance(argv, list) else UNKNOWN))
     return rows

@@ -34,11 +34,10 @@ def accuracy_rows(results, tolerance, references=None):
             for dataset, acc in sorted((inst.get('accuracy') or {}).items()):
                 ref = reference_for(inst.get('model'), dataset, references)
                 msg = gate(host, inst['name'], dataset, acc['accuracy'], ref, tolerance)
-                verdict = 'no reference' if ref is None else ('FAIL' if msg else 'pass')
                 rows.append({'host': host, 'instance': inst['name'], 'model': inst.get('model'), 'dataset': dataset,
                              'score': acc['accuracy'], 'correct': acc['correct'], 'total': acc['total'],
                              'reference': ref, 'floor': None if ref is None else round(ref - tolerance, 2),
-                             'verdict': verdict})
+                             'verdict': 'no reference' if ref is None else ('FAIL' if msg else 'pass')})
                 if msg:
                     failures.append({'host': host, 'instance': inst['name'], 'msg': msg})
     return rows, failures
@@ -46,36 +45,27 @@ def accuracy_rows(results, tolerance, references=None):
 
 def performance_rows(results):
     """One row per host, instance and concurrency level (the level summary without its records)."""
-    rows = []
-    for host in sorted(results):
-        for inst in results[host]:
-            for level in inst.get('performance') or []:
-                row = {k: v for k, v in level.items() if k != 'records'}
-                row.update(host=host, instance=inst['name'], model=inst.get('model'))
-                rows.append(row)
-    return rows
+    return [dict({k: v for k, v in level.items() if k != 'records'}, host=host, instance=inst['name'],
+                 model=inst.get('model'))
+            for host in sorted(results) for inst in results[host] for level in inst.get('performance') or []]
 
 
 def accuracy_table(rows, tolerance):
-    lines = ['| host | instance | model | dataset | score | reference | floor (tolerance %s) | correct/total | gate |'
-             % tolerance, '|---|---|---|---|---:|---:|---:|---:|---|']
-    for r in rows:
-        lines.append('| %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |' % (
+    return ['| host | instance | model | dataset | score | reference | floor (tolerance %s) | correct/total | gate |'
+            % tolerance, '|---|---|---|---|---:|---:|---:|---:|---|'] + [
+        '| %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |' % (
             r['host'], r['instance'], r['model'], r['dataset'], _fmt(r['score']), _fmt(r['reference']),
-            _fmt(r['floor']), r['correct'], r['total'], r['verdict']))
-    return lines
+            _fmt(r['floor']), r['correct'], r['total'], r['verdict']) for r in rows]
 
 
 def performance_table(rows):
-    lines = ['| host | instance | concurrency | requests (failed) | req/s | output tok/s | TTFT p50 / p90 / p99 ms '
-             '| TPOT p50 / p90 / p99 ms | E2E p50 / p99 ms |', '|---|---|---:|---:|---:|---:|---:|---:|---:|']
-    for r in rows:
-        lines.append('| %s | %s | %d | %d (%d) | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s |' % (
-            r['host'], r['instance'], r['concurrency'], r['requests'], r['failed'], _fmt(r['request_throughput']),
-            _fmt(r['output_throughput']), _fmt(r['ttft_ms']['p50']), _fmt(r['ttft_ms']['p90']),
-            _fmt(r['ttft_ms']['p99']), _fmt(r['tpot_ms']['p50']), _fmt(r['tpot_ms']['p90']),
-            _fmt(r['tpot_ms']['p99']), _fmt(r['e2el_ms']['p50']), _fmt(r['e2el_ms']['p99'])))
-    return lines
+    return ['| host | instance | concurrency | requests (failed) | req/s | output tok/s | TTFT p50 / p90 / p99 ms '
+            '| TPOT p50 / p90 / p99 ms | E2E p50 / p99 ms |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'] + [
+        '| %s | %s | %d | %d (%d) | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s |' % (
+            (r['host'], r['instance'], r['concurrency'], r['requests'], r['failed'], _fmt(r['request_throughput']),
+             _fmt(r['output_throughput'])) + tuple(_fmt(r[metric][pct]) for metric, pct in (
+                 ('ttft_ms', 'p50'), ('ttft_ms', 'p90'), ('ttft_ms', 'p99'), ('tpot_ms', 'p50'), ('tpot_ms', 'p90'),
+                 ('tpot_ms', 'p99'), ('e2el_ms', 'p50'), ('e2el_ms', 'p99')))) for r in rows]
 
 
 def host_provenance(results, provenance):
@@ -84,32 +74,23 @@ def host_provenance(results, provenance):
     out = {}
     for host in sorted(results):
         data = (provenance or {}).get(host) or {}
-        names = [inst['name'] for inst in results[host]]
-        found = dict((item.get('instance'), item) for item in data.get('instances') or [])
+        found = {item.get('instance'): item for item in data.get('instances') or []}
         out[host] = {'node': data.get('node') or {},
-                     'instances': [found.get(name) or {'instance': name} for name in names] or [{}]}
+                     'instances': [found.get(inst['name']) or {'instance': inst['name']} for inst in results[host]] or [{}]}
     return out
 
 
 def provenance_table(rows):
     """What ran where: image, digest and versions per host and instance, then each instance's argv."""
-    lines = ['| host | node hostname | instance | image | image digest | driver | firmware | CANN |',
-             '|---|---|---|---|---|---|---|---|']
-    for r in rows:
-        lines.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['host'], r['hostname'], r['instance'], r['image'], r['digest'], r['driver'], r['firmware'], r['cann']))
-    lines.append('')
-    for r in rows:
-        lines.append('- `%s/%s` argv: `%s`' % (r['host'], r['instance'], r['argv']))
-    return lines
+    columns = ('host', 'hostname', 'instance', 'image', 'digest', 'driver', 'firmware', 'cann')
+    return (['| host | node hostname | instance | image | image digest | driver | firmware | CANN |',
+             '|---|---|---|---|---|---|---|---|'] + ['| %s |' % ' | '.join(str(r[key]) for key in columns) for r in rows]
+            + [''] + ['- `%s/%s` argv: `%s`' % (r['host'], r['instance'], r['argv']) for r in rows])
 
 
 def markdown(title, acc_rows, perf_rows, tolerance, notes=(), prov_rows=()):
     """A Markdown report: where it ran, accuracy beside the reference, then the performance sweep."""
-    lines = ['# %s' % title, '']
-    lines.extend(notes)
-    if notes:
-        lines.append('')
+    lines = ['# %s' % title, ''] + (list(notes) + [''] if notes else [])
     if prov_rows:
         lines += ['## Provenance', ''] + provenance_table(prov_rows) + ['']
     if acc_rows:
@@ -120,8 +101,10 @@ def markdown(title, acc_rows, perf_rows, tolerance, notes=(), prov_rows=()):
     return '\n'.join(lines)
 
 
-def _concurrency_axis(axis, levels):
-    """Concurrency on a log-2 axis with a tick at each level swept."""
+def _concurrency_axis(axis, levels, ylabel, title):
+    """Concurrency on a log-2 axis with a tick at each level swept, against ``ylabel``."""
+    axis.set_ylabel(ylabel)
+    axis.set_title(title)
     axis.set_xscale('log', base=2)
     axis.set_xticks(levels)
     axis.set_xticklabels([str(level) for level in levels])
@@ -137,9 +120,7 @@ def plot_levels(levels, title, throughput_path, latency_path):
     fig, axis = plt.subplots(figsize=(6.4, 4.0), dpi=100)
     axis.plot(conc, [lv['output_throughput'] for lv in levels], marker='o', label='output tokens/s')
     axis.plot(conc, [lv['request_throughput'] for lv in levels], marker='s', label='requests/s')
-    _concurrency_axis(axis, sorted(set(conc)))
-    axis.set_ylabel('throughput')
-    axis.set_title('%s: throughput' % title)
+    _concurrency_axis(axis, sorted(set(conc)), 'throughput', '%s: throughput' % title)
     axis.legend()
     fig.tight_layout()
     fig.savefig(throughput_path)
@@ -148,10 +129,8 @@ def plot_levels(levels, title, throughput_path, latency_path):
     for axis, metric, name in ((axes[0], 'ttft_ms', 'TTFT'), (axes[1], 'tpot_ms', 'TPOT')):
         for pct, style in (('p50', '-'), ('p99', '--')):
             axis.plot(conc, [lv[metric][pct] for lv in levels], style, marker='o', label='%s %s' % (name, pct))
-        _concurrency_axis(axis, sorted(set(conc)))
-        axis.set_ylabel('%s (ms)' % name)
+        _concurrency_axis(axis, sorted(set(conc)), '%s (ms)' % name, '%s: %s' % (title, name))
         axis.set_ylim(bottom=0)
-        axis.set_title('%s: %s' % (title, name))
         axis.legend()
     fig.tight_layout()
     fig.savefig(latency_path)
@@ -186,10 +165,8 @@ def plot_compare(results, path, title):
         axis = axes[index]
         for one in series:
             axis.plot(one['concurrency'], one['values'][index], marker='o', label=one['label'])
-        _concurrency_axis(axis, levels)
-        axis.set_ylabel(unit)
+        _concurrency_axis(axis, levels, unit, panel)
         axis.set_ylim(bottom=0)
-        axis.set_title(panel)
     axes[0].legend(fontsize='small')
     fig.suptitle(title)
     fig.tight_layout()

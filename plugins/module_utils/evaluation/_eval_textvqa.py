@@ -62,18 +62,14 @@ COMMA_STRIP = re.compile(r'(\d)(,)(\d)')
 def process_punctuation(text):
     out = text
     for mark in PUNCT:
-        if (mark + ' ' in text or ' ' + mark in text) or re.search(COMMA_STRIP, text):
-            out = out.replace(mark, '')
-        else:
-            out = out.replace(mark, ' ')
+        out = out.replace(mark, '' if mark + ' ' in text or ' ' + mark in text or re.search(COMMA_STRIP, text) else ' ')
     # AISBench passes re.UNICODE as the count argument of sub (a quirk kept for equal scores).
     return PERIOD_STRIP.sub('', out, re.UNICODE)
 
 
 def process_digit_article(text):
-    words = [MANUAL_MAP.get(word, word) for word in text.lower().split()]
-    words = [word for word in words if word not in ARTICLES]
-    return ' '.join(CONTRACTIONS.get(word, word) for word in words)
+    words = (MANUAL_MAP.get(word, word) for word in text.lower().split())
+    return ' '.join(CONTRACTIONS.get(word, word) for word in words if word not in ARTICLES)
 
 
 def normalise_prediction(text):
@@ -96,24 +92,18 @@ def vqa_accuracy(prediction, answers):
     if len(set(str(a.get('answer')) for a in gold)) > 1:
         for entry in gold:
             entry['answer'] = process_punctuation(str(entry.get('answer')))
-    scores = []
-    for entry in gold:
-        others = [other for other in gold if other != entry]
-        scores.append(min(1.0, sum(1 for other in others if other.get('answer') == pred) / 3.0))
+    scores = [min(1.0, sum(1 for other in gold if other != entry and other.get('answer') == pred) / 3.0)
+              for entry in gold]
     return sum(scores) / len(scores) if scores else 0.0
 
 
 def textvqa_score(items, replies):
     """{'accuracy', 'correct', 'total', 'details'}; correct counts the questions scoring above 0.5 (as AISBench)."""
-    details = []
-    total_score = 0.0
-    for item, reply in zip(items, replies):
-        score = vqa_accuracy(reply if reply is not None else '', item['answers'])
-        total_score += score
-        details.append({'question_id': item['question_id'], 'question': item['question'],
-                        'pred': (reply or '').strip(), 'score': round(score, 4), 'correct': score > 0.5})
+    scores = [vqa_accuracy(reply if reply is not None else '', item['answers']) for item, reply in zip(items, replies)]
+    details = [{'question_id': item['question_id'], 'question': item['question'], 'pred': (reply or '').strip(),
+                'score': round(score, 4), 'correct': score > 0.5} for item, reply, score in zip(items, replies, scores)]
     total = len(details)
-    return {'accuracy': 100.0 * total_score / total if total else 0.0,
+    return {'accuracy': 100.0 * sum(scores) / total if total else 0.0,
             'correct': sum(1 for d in details if d['correct']), 'total': total, 'details': details}
 
 
@@ -132,8 +122,7 @@ def load_textvqa(path, limit=None):
                 continue
             try:
                 row = json.loads(line)
-                qid, image = row['question_id'], row['image']
-                question = str(row['question'])
+                qid, image, question = row['question_id'], row['image'], str(row['question'])
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError('%s line %d: not a textvqa row ({"question_id", "question", "image"}): %s'
                                  % (QUESTIONS, number, exc))

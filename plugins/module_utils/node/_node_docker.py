@@ -13,13 +13,14 @@ images stay community.docker's modules (``docker_container``'s comparisons).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
 import struct
 
 from http.client import HTTPConnection
-from typing import Any, Dict
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, MANAGED_VALUE
@@ -61,8 +62,7 @@ class DockerApi:
     """Requests against one Docker Engine (``unix:///path`` or ``tcp://host:port``)."""
 
     def __init__(self, host=DEFAULT_HOST, timeout=10):
-        self.host = host or DEFAULT_HOST
-        self.timeout = timeout
+        self.host, self.timeout = host or DEFAULT_HOST, timeout
 
     def _connection(self):
         if self.host.startswith('unix://'):
@@ -73,8 +73,7 @@ class DockerApi:
                 raise DockerError('docker_host=%s with DOCKER_TLS_VERIFY set: this collection speaks plain HTTP to a '
                                   'tcp:// Engine (no TLS); use the unix socket (unset DOCKER_HOST) or a plain tcp:// '
                                   'endpoint' % self.host)
-            hostport = self.host.split('://', 1)[1].rstrip('/')
-            return HTTPConnection(hostport, timeout=self.timeout)
+            return HTTPConnection(self.host.split('://', 1)[1].rstrip('/'), timeout=self.timeout)
         raise DockerError('docker_host=%s is not unix:///path or tcp://host:port' % self.host)
 
     def request(self, path, method='GET', headers=None):
@@ -105,30 +104,17 @@ class DockerApi:
 
     def logs(self, name, since=None, tail=None, timestamps=False, tty=False):
         """The text of ``docker logs NAME`` (stdout and stderr), demultiplexed unless the container has a TTY."""
-        params: Dict[str, Any] = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps))}
-        if since is not None:
-            params['since'] = since
-        if tail is not None:
-            params['tail'] = int(tail)
-        status, body = self.request('/containers/%s/logs?%s' % (quote(name, safe=''), urlencode(params)))
+        params = {'stdout': 1, 'stderr': 1, 'timestamps': int(bool(timestamps)), 'since': since,
+                  'tail': None if tail is None else int(tail)}
+        status, body = self.request('/containers/%s/logs?%s' % (
+            quote(name, safe=''), urlencode({key: value for key, value in params.items() if value is not None})))
         if status >= 400:
             raise DockerError('reading the log of %s answered HTTP %d: %s'
                               % (name, status, body[:300].decode('utf-8', 'replace')), status)
         return demux(body, tty)
 
-    def get(self, path):
-        """The decoded JSON body of GET ``path``; DockerError on any failure."""
-        return self._json('GET', path)
-
-    def post(self, path):
-        """The decoded JSON body (None when empty) of POST ``path`` without a body; DockerError on any failure."""
-        return self._json('POST', path)
-
-    def delete(self, path):
-        """The decoded JSON body (None when empty) of DELETE ``path``; DockerError on any failure."""
-        return self._json('DELETE', path)
-
     def _json(self, method, path):
+        """The decoded JSON body (None when empty) of ``method path`` without a body; DockerError on any failure."""
         status, body = self.request(path, method)
         text = body.decode('utf-8', 'replace')
         if status >= 400:
@@ -137,6 +123,10 @@ class DockerApi:
             return json.loads(text) if text.strip() else None
         except ValueError:
             raise DockerError('%s %s: the answer is not JSON: %r' % (method, path, text[:200]))
+
+    get = functools.partialmethod(_json, 'GET')
+    post = functools.partialmethod(_json, 'POST')
+    delete = functools.partialmethod(_json, 'DELETE')
 
 
 def error_detail(text):
@@ -177,15 +167,10 @@ def _names(summary):
 def container_summary(summary):
     """The fields of one /containers/json entry that preflight reads."""
     names = _names(summary)
-    return {
-        'name': names[0] if names else '?',
-        'id': summary.get('Id'),
-        'image': summary.get('Image'),
-        'state': summary.get('State'),
-        'status': summary.get('Status'),
-        'ports': sorted(set(p['PublicPort'] for p in summary.get('Ports') or [] if p.get('PublicPort'))),
-        'labels': summary.get('Labels') or {},
-    }
+    return {'name': names[0] if names else '?', 'id': summary.get('Id'), 'image': summary.get('Image'),
+            'state': summary.get('State'), 'status': summary.get('Status'),
+            'ports': sorted(set(p['PublicPort'] for p in summary.get('Ports') or [] if p.get('PublicPort'))),
+            'labels': summary.get('Labels') or {}}
 
 
 def inspect_container(api, name):
@@ -198,14 +183,9 @@ def inspect_container(api, name):
     host_config = inspect.get('HostConfig') or {}
     config = inspect.get('Config') or {}
     return {
-        'exists': True,
-        'id': inspect.get('Id'),
-        'running': bool(state.get('Running')),
-        'restarting': bool(state.get('Restarting')),
-        'restart_count': inspect.get('RestartCount', 0),
-        'status': state.get('Status'),
-        'exit_code': state.get('ExitCode'),
-        'started_at': state.get('StartedAt'),
+        'exists': True, 'id': inspect.get('Id'), 'running': bool(state.get('Running')),
+        'restarting': bool(state.get('Restarting')), 'restart_count': inspect.get('RestartCount', 0),
+        'status': state.get('Status'), 'exit_code': state.get('ExitCode'), 'started_at': state.get('StartedAt'),
         # The image id the container runs (a later pull under the same tag gives another).
         'image_id': inspect.get('Image'),
         'labels': config.get('Labels') or {},
@@ -224,12 +204,8 @@ def top_pids(api, name):
         return []
     titles = top.get('Titles') or []
     column = titles.index('PID') if 'PID' in titles else 0
-    pids = []
-    for row in top.get('Processes') or []:
-        value = str(row[column]).strip() if len(row) > column else ''
-        if value.isdigit():
-            pids.append(int(value))
-    return pids
+    values = [str(row[column]).strip() for row in top.get('Processes') or [] if len(row) > column]
+    return [int(value) for value in values if value.isdigit()]
 
 
 def managed_containers(api):
@@ -294,8 +270,7 @@ def engine_facts(api, container_names, image_refs=()):
         inspected = dict((name, inspect_container(api, name)) for name in sorted(set(container_names) | set(ours)))
         configs = dict((ref, image_config(api, ref)) for ref in image_refs)
     except DockerError as exc:
-        out['error'] = str(exc)
-        return out
+        return dict(out, error=str(exc))
     ids = dict((tag, image.get('Id')) for image in images for tag in image.get('RepoTags') or []
                if tag and tag != '<none>:<none>')
     out.update(reachable=True, version=info.get('ServerVersion') or version.get('Version'),

@@ -24,16 +24,15 @@ def _npu(params, run_command, search_path, warn):
                         params['driver_version_file'], warn, boards=True), None, None
     except NpuSmiError as exc:
         error = dict(exc.details, msg=exc.msg)
-    found = None
     if error.get('found'):
         # npu-smi elsewhere than the profile says often means the wrong platform:
         # its chips tell the controller which one this node is.
         try:
-            found = npu_facts_from(run_npu_smi(run_command, error['found']), error['found'],
-                                   params['driver_version_file'], warn)
+            return None, error, npu_facts_from(run_npu_smi(run_command, error['found']), error['found'],
+                                               params['driver_version_file'], warn)
         except NpuSmiError:
-            found = None
-    return None, error, found
+            pass
+    return None, error, None
 
 
 def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/proc', probe=None):
@@ -49,12 +48,10 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         api = docker_api or _node_docker.DockerApi(_node_docker.engine_host(params.get('docker_host')), params.get('docker_timeout', 10))
         engine = _node_docker.engine_facts(api, params.get('containers') or [], params.get('images') or [])
     if 'docker' in subsets:
-        out['containers'] = engine.pop('inspected')
-        out['docker'] = engine
+        out['containers'], out['docker'] = engine.pop('inspected'), engine
     if 'ports' in subsets:
-        kwargs = {'probe': probe} if probe else {
-            'probe': lambda port: _node_probe.connect_probe(port, params.get('probe_timeout', 1.0))}
-        found = _node_probe.listeners(params.get('ports') or [], proc=proc, **kwargs)
+        found = _node_probe.listeners(params.get('ports') or [], proc=proc, probe=probe or (
+            lambda port: _node_probe.connect_probe(port, params.get('probe_timeout', 1.0))))
         out['listeners'] = dict((str(port), value) for port, value in found.items())
     if 'disk' in subsets:
         out['disk'] = _node_probe.disk(engine.get('root_dir') or DEFAULT_DOCKER_ROOT, proc=proc)

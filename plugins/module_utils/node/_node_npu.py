@@ -27,8 +27,7 @@ class NpuSmiError(ValueError):
 
     def __init__(self, msg, **details):
         super().__init__(msg)
-        self.msg = msg
-        self.details = details
+        self.msg, self.details = msg, details
 
 
 def _is_executable(path):
@@ -39,10 +38,7 @@ def find_npu_smi(search_path):
     """Return (found path or None, every path looked at) for npu-smi on search_path then FALLBACK_PATHS."""
     found = [os.path.join(directory, 'npu-smi') for directory in (search_path or '').split(os.pathsep) if directory]
     candidates = list(dict.fromkeys(found + list(FALLBACK_PATHS)))
-    for candidate in candidates:
-        if _is_executable(candidate):
-            return candidate, candidates
-    return None, candidates
+    return next((candidate for candidate in candidates if _is_executable(candidate)), None), candidates
 
 
 def read_driver_version(path, warn):
@@ -51,8 +47,7 @@ def read_driver_version(path, warn):
         return None, {}
     try:
         with open(path, 'rb') as handle:
-            text = handle.read().decode('utf-8')
-        parsed = parse_version_info(text)
+            parsed = parse_version_info(handle.read().decode('utf-8'))
     except (OSError, ValueError) as exc:
         warn('Could not read the driver version from %s: %s' % (path, exc))
         return None, {}
@@ -115,16 +110,8 @@ def npu_facts_from(text, path, driver_version_file, warn):
     except ValueError as exc:
         raise NpuSmiError('Cannot parse npu-smi info output: %s' % exc, stdout=text)
     driver_version, driver_info = read_driver_version(driver_version_file, warn)
-    return dict(
-        npu_smi_version=parsed['npu_smi_version'],
-        driver_version=driver_version,
-        driver_info=driver_info,
-        chips=parsed['chips'],
-        processes=parsed['processes'],
-        process_table_present=parsed['process_table_present'],
-        chip_count=len(parsed['chips']),
-        npu_smi_path=path,
-    )
+    return dict(parsed, driver_version=driver_version, driver_info=driver_info, chip_count=len(parsed['chips']),
+                npu_smi_path=path)
 
 
 def read_boards(run_command, path, npu_ids):
@@ -146,10 +133,7 @@ def read_boards(run_command, path, npu_ids):
         except ValueError as exc:
             out.append({'npu_id': npu_id, 'error': 'cannot parse %s: %s' % (' '.join(argv), exc)})
             continue
-        board.pop('fields', None)
-        board['npu_id'] = npu_id
-        board['error'] = None
-        out.append(board)
+        out.append(dict({key: value for key, value in board.items() if key != 'fields'}, npu_id=npu_id, error=None))
     return out
 
 
@@ -159,8 +143,7 @@ def read_npu(run_command, path, search_path, driver_version_file, warn, boards=F
     facts = npu_facts_from(run_npu_smi(run_command, located), located, driver_version_file, warn)
     if boards:
         # In the same module run as `npu-smi info`: one board view per card it lists.
-        ids = sorted(set(chip['npu_id'] for chip in facts['chips']))
-        facts['boards'] = read_boards(run_command, located, ids)
+        facts['boards'] = read_boards(run_command, located, sorted(set(chip['npu_id'] for chip in facts['chips'])))
     return facts
 
 

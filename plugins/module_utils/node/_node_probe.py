@@ -9,6 +9,7 @@ The text parsers (``parse_*``) are pure.
 
 from __future__ import annotations
 
+import glob
 import importlib
 import os
 import platform
@@ -17,7 +18,8 @@ import socket
 import stat
 import sys
 
-_LISTEN = '0A'
+# A /proc/net/tcp row: sl, local address:port (hex), remote address, st (0A: LISTEN), 5 more fields, inode.
+_LISTENING_RE = re.compile(r'^\s*\S+\s+\S*:([0-9A-Fa-f]+)\s+\S+\s+0A\s+(?:\S+\s+){5}(\d+)', re.M)
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
 
 
@@ -37,13 +39,12 @@ def stat_path(path):
     """{exists, isdir, isreg, ischr, islnk, realpath, writable} of ``path``; a dangling link exists but is
     nothing else. ``writable``: this user can write it, or create it when it is missing."""
     out = {'exists': False, 'isdir': False, 'isreg': False, 'ischr': False, 'islnk': False,
-           'writable': _writable(path) if isinstance(path, str) and path.startswith('/') else False}
+           'writable': isinstance(path, str) and path.startswith('/') and _writable(path)}
     try:
         link = os.lstat(path)
     except OSError:
         return out
-    out['exists'] = True
-    out['islnk'] = stat.S_ISLNK(link.st_mode)
+    out.update(exists=True, islnk=stat.S_ISLNK(link.st_mode))
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -56,39 +57,18 @@ def stat_path(path):
 
 def parse_proc_net_tcp(text):
     """[(local port, socket inode)] of the listening sockets in a /proc/net/tcp{,6} text."""
-    out = []
-    for line in text.splitlines()[1:]:
-        fields = line.split()
-        if len(fields) < 10 or fields[3] != _LISTEN:
-            continue
-        try:
-            port = int(fields[1].rsplit(':', 1)[1], 16)
-            inode = int(fields[9])
-        except (IndexError, ValueError):
-            continue
-        out.append((port, inode))
-    return out
+    return [(int(port, 16), int(inode)) for port, inode in _LISTENING_RE.findall(text)]
 
 
 def parse_meminfo(text):
     """{key: kB} of a /proc/meminfo text."""
-    out = {}
-    for line in text.splitlines():
-        key, sep, rest = line.partition(':')
-        words = rest.split()
-        if sep and words and words[0].isdigit():
-            out[key.strip()] = int(words[0])
-    return out
+    return {key.strip(): int(value) for key, value in re.findall(r'^([^:\n]*):[ \t]*(\d+)(?:\s|$)', text, re.M)}
 
 
 def parse_mounts(text):
     """Mount points of a /proc/mounts text (octal escapes such as \\040 decoded)."""
-    points = []
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) >= 2:
-            points.append(_OCTAL_RE.sub(lambda m: chr(int(m.group(1), 8)), fields[1]))
-    return points
+    return [_OCTAL_RE.sub(lambda m: chr(int(m.group(1), 8)), fields[1])
+            for fields in map(str.split, text.splitlines()) if len(fields) >= 2]
 
 
 def parse_fib_trie(text):
@@ -105,15 +85,9 @@ def parse_fib_trie(text):
 
 def parse_if_inet6(text):
     """The node's own IPv6 addresses from /proc/net/if_inet6 (32 hex digits each, first column)."""
-    found = []
-    for line in (text or '').splitlines():
-        words = line.split()
-        if not words or not re.match(r'^[0-9a-fA-F]{32}$', words[0]):
-            continue
-        address = socket.inet_ntop(socket.AF_INET6, bytes(bytearray.fromhex(words[0])))
-        if address not in found:
-            found.append(address)
-    return found
+    found = [socket.inet_ntop(socket.AF_INET6, bytes.fromhex(hexa))
+             for hexa in re.findall(r'^\s*([0-9a-fA-F]{32})\b', text or '', re.M)]
+    return sorted(set(found), key=found.index)
 
 
 def addresses(proc='/proc'):
@@ -131,31 +105,26 @@ def _read(path):
 
 
 def _socket_owners(proc, inodes):
-    """{inode: [(process name, pid)]} for the socket inodes, from every /proc/PID/fd."""
-    owners = dict((inode, []) for inode in inodes)
-    wanted = dict(('socket:[%d]' % inode, inode) for inode in inodes)
-    for entry in os.listdir(proc):
-        if not entry.isdigit():
-            continue
-        fd_dir = os.path.join(proc, entry, 'fd')
+    """{inode: {(process name, pid)}} for the socket inodes, from every /proc/PID/fd."""
+    owners = {inode: set() for inode in inodes}
+    wanted = {'socket:[%d]' % inode: inode for inode in inodes}
+    for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
         try:
-            links = [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+            inode = wanted.get(os.readlink(link))
         except OSError:
             continue  # gone, or not ours to read (not root)
-        for link in set(links):
-            if link in wanted:
-                name = _read(os.path.join(proc, entry, 'comm')).strip() or '?'
-                owners[wanted[link]].append((name, int(entry)))
+        if inode is not None:
+            pid_dir = os.path.dirname(os.path.dirname(link))
+            owners[inode].add((_read(os.path.join(pid_dir, 'comm')).strip() or '?', int(os.path.basename(pid_dir))))
     return owners
 
 
 def connect_probe(port, timeout=1.0, host='127.0.0.1'):
     """True when something accepts a TCP connection on host:port within ``timeout`` seconds."""
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        socket.create_connection((host, port), timeout=timeout).close()
     except OSError:
         return False
-    sock.close()
     return True
 
 
@@ -167,9 +136,7 @@ def listeners(ports, proc='/proc', probe=connect_probe):
     /proc/PID/fd cannot be read); ``accepts``: a connect to 127.0.0.1 succeeded within a
     second, which also catches a listener elsewhere behind a DNAT rule.
     """
-    sockets = []
-    for name in ('tcp', 'tcp6'):
-        sockets.extend(parse_proc_net_tcp(_read(os.path.join(proc, 'net', name))))
+    sockets = [found for name in ('tcp', 'tcp6') for found in parse_proc_net_tcp(_read(os.path.join(proc, 'net', name)))]
     wanted = set(int(p) for p in ports)
     inodes = sorted(set(inode for port, inode in sockets if port in wanted and inode))
     owners = _socket_owners(proc, inodes) if inodes else {}

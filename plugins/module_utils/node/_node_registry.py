@@ -78,8 +78,7 @@ def tag_digest(ref, timeout=10, fetch=_open):
     out = {'ref': ref, 'digest': None, 'children': [], 'status': None, 'error': None}
     registry, repository, tag = parse(ref).registry_parts()
     if not tag:
-        out['error'] = 'no tag in %s' % ref
-        return out
+        return dict(out, error='no tag in %s' % ref)
     errors = []
     for scheme in ('https', 'http'):
         url = '%s://%s/v2/%s/manifests/%s' % (scheme, registry, repository, tag)
@@ -92,8 +91,7 @@ def tag_digest(ref, timeout=10, fetch=_open):
         except (OSError, ValueError) as exc:
             errors.append('%s: %s' % (scheme, getattr(exc, 'reason', exc)))
             continue
-        out['status'] = status
-        out['digest'] = answer.get('docker-content-digest') if status == 200 else None
+        out.update(status=status, digest=answer.get('docker-content-digest') if status == 200 else None)
         if status == 200 and not out['digest']:
             # No digest header: the digest is the sha256 of the manifest as served.
             status, answer, body = _ask(url, 'GET', timeout, fetch)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import shutil
 
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
     PREVIOUS_SUFFIX, UNIT_DIR, digest, managed, unit_resources)
@@ -46,12 +47,9 @@ def _preload(pattern):
 
 def installed(venv):
     """{normalised distribution name: version} of a virtualenv's site-packages (its ``*.dist-info`` folders)."""
-    out = {}
-    for path in glob.glob(os.path.join(venv, 'lib', 'python*', 'site-packages', '*.dist-info')):
-        match = re.match(r'^(.+?)-([^-]+)\.dist-info$', os.path.basename(path))
-        if match:
-            out[re.sub(r'[-_.]+', '-', match.group(1)).lower()] = match.group(2)
-    return out
+    found = (re.match(r'^(.+?)-([^-]+)\.dist-info$', os.path.basename(path))
+             for path in glob.glob(os.path.join(venv, 'lib', 'python*', 'site-packages', '*.dist-info')))
+    return {re.sub(r'[-_.]+', '-', match.group(1)).lower(): match.group(2) for match in found if match}
 
 
 def _python(run_command, python):
@@ -74,12 +72,10 @@ def _unit(run_command, unit_dir, unit):
     found = {'exists': text is not None,
              'managed': managed(text),
              'previous': os.path.exists(path + PREVIOUS_SUFFIX), 'active': False, 'restarting': False, 'digest': ''}
-    if text is None:
-        return found
-    show = _state(run_command, unit['name'])
-    found['active'] = show.get('ActiveState') == 'active'
-    found['restarting'] = show.get('SubState') == 'auto-restart'
-    found['digest'] = digest(text, _read(unit.get('env_file') or '') or '', _read(unit.get('launcher') or '') or '')
+    if text is not None:
+        show = _state(run_command, unit['name'])
+        found.update(active=show.get('ActiveState') == 'active', restarting=show.get('SubState') == 'auto-restart',
+                     digest=digest(text, _read(unit.get('env_file') or '') or '', _read(unit.get('launcher') or '') or ''))
     return found
 
 
@@ -96,27 +92,16 @@ def managed_units(run_command, unit_dir=UNIT_DIR):
         text = _read(os.path.join(unit_dir, name))
         if not managed(text):
             continue
-        found = dict(unit_resources(text, _read), active=False, restarting=False)
-        if os.path.isdir('/run/systemd/system'):
-            state = _state(run_command, name)
-            found['active'] = state.get('ActiveState') in ('active', 'activating', 'reloading')
-            found['restarting'] = state.get('SubState') == 'auto-restart'
-        out[name] = found
+        state = _state(run_command, name) if os.path.isdir('/run/systemd/system') else {}
+        out[name] = dict(unit_resources(text, _read), active=state.get('ActiveState') in ('active', 'activating', 'reloading'),
+                         restarting=state.get('SubState') == 'auto-restart')
     return out
-
-
-def _which(name):
-    for directory in (os.environ.get('PATH') or '/usr/local/bin:/usr/bin:/bin').split(os.pathsep):
-        path = os.path.join(directory, name)
-        if directory and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def _git(run_command):
     """{path, version} of the node's git (ansible.builtin.git runs it), path None when there is none (looked up
     first: run_command fails the module for a program that does not exist)."""
-    path = _which('git')
+    path = shutil.which('git', path=os.environ.get('PATH') or '/usr/local/bin:/usr/bin:/bin')
     if not path:
         return {'path': None, 'version': None, 'error': 'no git on PATH'}
     rc, out, err = run_command([path, '--version'])
@@ -132,9 +117,8 @@ def gather_source(params, run_command):
     venv = params.get('venv') or ''
     wheelhouse = params.get('wheelhouse') or ''
     unit_dir = params.get('unit_dir') or '/etc/systemd/system'
-    files = []
-    if wheelhouse and os.path.isdir(wheelhouse):
-        files = sorted(name for name in os.listdir(wheelhouse) if name.endswith(('.whl', '.tar.gz', '.zip')))
+    files = sorted(name for name in os.listdir(wheelhouse) if name.endswith(('.whl', '.tar.gz', '.zip'))) if (
+        wheelhouse and os.path.isdir(wheelhouse)) else []
     out = {
         'systemd': os.path.isdir('/run/systemd/system'),
         'python': _python(run_command, params.get('python') or 'python3'),

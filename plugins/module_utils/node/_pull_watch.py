@@ -22,13 +22,16 @@ figures of the progress line, never the pull.
 from __future__ import annotations
 
 import base64
+import glob
 import json
 import os
+import re
 import socket
 import threading
 import time
 from typing import Any, Callable, Dict, Iterable, Optional
 
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import file_size
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
 
@@ -85,13 +88,10 @@ def fold_pull(events: Iterable[Dict[str, Any]],
 def registry_auth(registry: str, config: Optional[Dict[str, Any]]) -> Optional[str]:
     """The ``X-Registry-Auth`` header for ``registry`` from a Docker ``config.json`` (None: no entry)."""
     auths = (config or {}).get('auths') or {}
-    keys = [registry or 'https://index.docker.io/v1/']
-    keys += ['https://' + keys[0], 'http://' + keys[0], 'https://%s/v1/' % keys[0]]
-    for key in keys:
-        entry = auths.get(key)
-        if not isinstance(entry, dict):
-            continue
-        body = {'serveraddress': registry or 'https://index.docker.io/v1/'}
+    server = registry or 'https://index.docker.io/v1/'
+    for key in (server, 'https://' + server, 'http://' + server, 'https://%s/v1/' % server):
+        entry = auths[key] if isinstance(auths.get(key), dict) else {}
+        body = {'serveraddress': server}
         if entry.get('identitytoken'):
             body['identitytoken'] = entry['identitytoken']
         elif entry.get('auth'):
@@ -126,19 +126,16 @@ class PullObserver:
         self.lock = threading.Lock()
         self.state: Dict[str, Any] = fold_pull([])
         self.connection: Any = None
-        self.stopped = False
         self.thread: Optional[threading.Thread] = None
+        self.stopped = False
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._read, name='pull-observer')
-        self.thread.daemon = True
+        self.thread = threading.Thread(target=self._read, name='pull-observer', daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
         _registry, repository, tag = parse(self.ref).engine_parts()
-        headers: Dict[str, str] = {}
-        if self.auth:
-            headers['X-Registry-Auth'] = self.auth
+        headers = {'X-Registry-Auth': self.auth} if self.auth else {}
         try:
             self.connection, response = self.api.open_stream(
                 'POST', '/images/create?' + urlencode({'fromImage': repository, 'tag': tag}), headers)
@@ -146,10 +143,7 @@ class PullObserver:
                 text = response.read().decode('utf-8', 'replace')
                 self._fold([{'error': 'HTTP %d: %s' % (response.status, error_detail(text))}])
                 return
-            while True:
-                line = response.readline()
-                if not line:
-                    return
+            for line in iter(response.readline, b''):
                 try:
                     event = json.loads(line.decode('utf-8', 'replace'))
                 except ValueError:
@@ -167,8 +161,7 @@ class PullObserver:
 
     def snapshot(self) -> Dict[str, Any]:
         with self.lock:
-            return {'layers': dict(self.state['layers']), 'status': self.state['status'],
-                    'error': self.state['error']}
+            return dict(self.state, layers=dict(self.state['layers']))
 
     def stop(self) -> None:
         """Leave the pull: the Engine keeps it running for the job, which holds it too."""
@@ -206,8 +199,7 @@ def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
     finally:
         if started:
             observer.stop()
-    progress = observer.snapshot() if started else None
-    return {'finished': answer is not None, 'answer': answer, 'progress': progress,
+    return {'finished': answer is not None, 'answer': answer, 'progress': observer.snapshot() if started else None,
             'seconds': round(clock() - start, 3)}
 
 
@@ -229,34 +221,17 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     (not yet opened, or already sent and closed while the Engine registers the layers).
     """
     real = os.path.realpath(path)
-    try:
-        size: Optional[int] = os.stat(real).st_size
-    except OSError:
-        size = None
-    read: Optional[int] = None
-    try:
-        pids = [name for name in os.listdir(proc) if name.isdigit()]
-    except OSError:
-        pids = []
-    for pid in pids:
-        fds = os.path.join(proc, pid, 'fd')
+    offsets = []
+    # A process that is gone, or not ours to read, lists no fd here or fails the readlink.
+    for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
+        fds, fd = os.path.split(link)
         try:
-            names = os.listdir(fds)
+            if os.readlink(link) == real:
+                with open(os.path.join(os.path.dirname(fds), 'fdinfo', fd)) as handle:
+                    offsets += [int(pos) for pos in re.findall(r'^pos:\s*(\d+)', handle.read(), re.M)]
         except OSError:
-            continue  # gone, or not ours to read
-        for fd in names:
-            try:
-                if os.readlink(os.path.join(fds, fd)) != real:
-                    continue
-                with open(os.path.join(proc, pid, 'fdinfo', fd)) as handle:
-                    info = handle.read()
-            except OSError:
-                continue
-            for line in info.splitlines():
-                if line.startswith('pos:'):
-                    pos = int(line.split(':', 1)[1].strip() or 0)
-                    read = pos if read is None else max(read, pos)
-    return {'archive': path, 'size': size, 'read': read}
+            continue
+    return {'archive': path, 'size': file_size(real), 'read': max(offsets) if offsets else None}
 
 
 class _FileObserver:

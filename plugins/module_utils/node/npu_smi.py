@@ -16,6 +16,7 @@ Every function is pure. Unknown layouts raise ``NpuSmiParseError`` (a
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 
@@ -30,16 +31,8 @@ _NOT_AVAILABLE = frozenset(['NA', 'N/A', '-', '--'])
 
 # Header words of the metrics cells -> the value they label. Unknown words are
 # tolerated (their value is skipped) so a new optional column does not break hosts.
-_ROW1_METRICS = {
-    'Power(W)': 'power',
-    'Temp(C)': 'temperature',
-    'Hugepages-Usage(page)': 'hugepages',
-}
-_ROW2_METRICS = {
-    'AICore(%)': 'aicore',
-    'Memory-Usage(MB)': 'memory',
-    'HBM-Usage(MB)': 'hbm',
-}
+_ROW1_METRICS = {'Power(W)': 'power', 'Temp(C)': 'temperature', 'Hugepages-Usage(page)': 'hugepages'}
+_ROW2_METRICS = {'AICore(%)': 'aicore', 'Memory-Usage(MB)': 'memory', 'HBM-Usage(MB)': 'hbm'}
 _REQUIRED_ROW1 = ('temperature',)
 _REQUIRED_ROW2 = ('aicore', 'memory')
 
@@ -48,21 +41,18 @@ class NpuSmiParseError(ValueError):
     """The text does not have a layout this parser knows; names the line it stopped at."""
 
     def __init__(self, lineno: int, line: str, reason: str, source: str = 'npu-smi output') -> None:
-        self.lineno = lineno
-        self.line = line
-        self.reason = reason
-        super().__init__(
-            '%s line %d: %s: %r' % (source, lineno, reason, line))
+        self.lineno, self.line, self.reason = lineno, line, reason
+        super().__init__('%s line %d: %s: %r' % (source, lineno, reason, line))
 
 
+@dataclass
 class _Line:
     """One non-blank input line: a separator or a row split into cells."""
 
-    def __init__(self, lineno: int, text: str, is_separator: bool, cells: List[str]) -> None:
-        self.lineno = lineno
-        self.text = text
-        self.is_separator = is_separator
-        self.cells = cells
+    lineno: int
+    text: str
+    is_separator: bool
+    cells: List[str]
 
     def error(self, reason: str) -> NpuSmiParseError:
         return NpuSmiParseError(self.lineno, self.text, reason)
@@ -77,8 +67,7 @@ def _classify(text: str) -> List[_Line]:
         if _SEPARATOR_RE.match(stripped):
             lines.append(_Line(index + 1, raw, True, []))
         elif len(stripped) >= 2 and stripped.startswith('|') and stripped.endswith('|'):
-            cells = [cell.strip() for cell in stripped[1:-1].split('|')]
-            lines.append(_Line(index + 1, raw, False, cells))
+            lines.append(_Line(index + 1, raw, False, [cell.strip() for cell in stripped[1:-1].split('|')]))
         else:
             raise NpuSmiParseError(index + 1, raw, 'not a table row or separator')
     return lines
@@ -132,9 +121,8 @@ class _ChipLayout:
             raise first.error('chip table header must have 3 cells')
         if second.is_separator or len(second.cells) != 3:
             raise second.error('expected the second chip table header row ("Chip Device | Bus-Id | ...")')
-        words1 = first.cells[0].split()
         words2 = second.cells[0].split()
-        if words1 != ['NPU', 'Name']:
+        if first.cells[0].split() != ['NPU', 'Name']:
             raise first.error('chip table header does not start with "NPU Name"')
         if words2[:1] != ['Chip']:
             raise second.error('chip table header does not start with "Chip"')
@@ -181,25 +169,16 @@ def _parse_chip(layout: _ChipLayout, first: _Line, second: _Line) -> Dict[str, A
     row2 = _metric_values(second, layout.row2)
     hugepages = _usage(row1['hugepages'], first, 'Hugepages-Usage') if 'hugepages' in row1 else (None, None)
     memory_used, memory_total = _usage(row2['memory'], second, 'Memory-Usage')
-    device_id = None
-    if layout.device_index is not None:
-        device_id = _required_int(ids[layout.device_index], second, 'device id')
+    device_id = None if layout.device_index is None else _required_int(ids[layout.device_index], second, 'device id')
     chip: Dict[str, Any] = {
-        'npu_id': _required_int(ident[0], first, 'NPU id'),
-        'chip_id': _required_int(ids[0], second, 'chip id'),
-        'device_id': device_id,
-        'name': ' '.join(ident[1:]),
-        'health': first.cells[1],
+        'npu_id': _required_int(ident[0], first, 'NPU id'), 'chip_id': _required_int(ids[0], second, 'chip id'),
+        'device_id': device_id, 'name': ' '.join(ident[1:]), 'health': first.cells[1],
         'power_w': _optional_number(row1['power'], first, 'Power(W)', float) if 'power' in row1 else None,
         'temperature_c': _optional_number(row1['temperature'], first, 'Temp(C)'),
-        'hugepages_used': hugepages[0],
-        'hugepages_total': hugepages[1],
-        'bus_id': second.cells[1],
+        'hugepages_used': hugepages[0], 'hugepages_total': hugepages[1], 'bus_id': second.cells[1],
         'aicore_percent': _optional_number(row2['aicore'], second, 'AICore(%)'),
-        'memory_used_mb': memory_used,
-        'memory_total_mb': memory_total,
-        'memory_free_mb': (memory_total - memory_used
-                           if memory_used is not None and memory_total is not None else None),
+        'memory_used_mb': memory_used, 'memory_total_mb': memory_total,
+        'memory_free_mb': None if memory_used is None or memory_total is None else memory_total - memory_used,
     }
     if layout.has_hbm:
         chip['hbm_used_mb'], chip['hbm_total_mb'] = _usage(row2['hbm'], second, 'HBM-Usage')
@@ -213,10 +192,8 @@ def _parse_process(line: _Line) -> Dict[str, Any]:
     if len(ids) != 2:
         raise line.error('process row must start with the NPU and chip ids')
     return {
-        'npu_id': _required_int(ids[0], line, 'NPU id'),
-        'chip_id': _required_int(ids[1], line, 'chip id'),
-        'device_id': None,
-        'pid': _required_int(line.cells[1], line, 'process id'),
+        'npu_id': _required_int(ids[0], line, 'NPU id'), 'chip_id': _required_int(ids[1], line, 'chip id'),
+        'device_id': None, 'pid': _required_int(line.cells[1], line, 'process id'),
         # A process name may itself contain "|": everything between pid and memory is the name.
         'name': '|'.join(line.cells[2:-1]).strip(),
         'memory_mb': _optional_number(line.cells[-1], line, 'process memory'),
@@ -234,31 +211,21 @@ def parse_npu_smi_info(text: str) -> Dict[str, Any]:
     if not lines:
         raise ValueError('npu-smi output is empty: there is no line to read')
 
-    position = 0
-
-    def next_row() -> Optional[_Line]:
-        nonlocal position
-        while position < len(lines) and lines[position].is_separator:
-            position += 1
-        if position == len(lines):
-            return None
-        position += 1
-        return lines[position - 1]
-
-    title = next_row()
-    if title is None:
+    rows = [index for index, line in enumerate(lines) if not line.is_separator]
+    if not rows:
         raise lines[-1].error('no table rows in npu-smi output')
+    title = lines[rows[0]]
     match = _TITLE_RE.match(title.cells[0]) if len(title.cells) == 1 else None
     if match is None:
         raise title.error('expected the title row "npu-smi <version>  Version: <version>"')
 
-    header = next_row()
+    header = lines[rows[1]] if len(rows) > 1 else None
     if header is None or not _is_chip_header(header):
         raise (header or title).error('expected the chip table header ("NPU Name | Health | ...")')
-    if position == len(lines):
+    position = rows[1] + 2
+    if position > len(lines):
         raise header.error('chip table header has no second row')
-    layout = _ChipLayout(header, lines[position])
-    position += 1
+    layout = _ChipLayout(header, lines[position - 1])
 
     chips: List[Dict[str, Any]] = []
     processes: List[Dict[str, Any]] = []
@@ -294,12 +261,8 @@ def parse_npu_smi_info(text: str) -> Dict[str, Any]:
     devices = dict(((chip['npu_id'], chip['chip_id']), chip['device_id']) for chip in chips)
     for process in processes:
         process['device_id'] = devices.get((process['npu_id'], process['chip_id']))
-    return {
-        'npu_smi_version': match.group('tool'),
-        'chips': chips,
-        'processes': processes,
-        'process_table_present': process_table_present,
-    }
+    return {'npu_smi_version': match.group('tool'), 'chips': chips, 'processes': processes,
+            'process_table_present': process_table_present}
 
 
 def parse_version_info(text: str) -> Dict[str, Any]:
@@ -327,13 +290,8 @@ def parse_version_info(text: str) -> Dict[str, Any]:
 # as printf("\t%-30s : %s\n", key, value) (npucli npu_info_print.c in the public copy of the
 # Ascend driver source); pasted copies often lose the tab.
 _BOARD_LINE_RE = re.compile(r'^\s*(?P<key>[^:]*?\S)\s+:\s?(?P<value>.*)$')
-_BOARD_FIELDS = {
-    'NPU ID': 'npu_id',
-    'Software Version': 'software_version',
-    'Firmware Version': 'firmware_version',
-    'Compatibility': 'compatibility',
-    'Chip Count': 'chip_count',
-}
+_BOARD_FIELDS = {'NPU ID': 'npu_id', 'Software Version': 'software_version', 'Firmware Version': 'firmware_version',
+                 'Compatibility': 'compatibility', 'Chip Count': 'chip_count'}
 
 
 def parse_board_info(text: str) -> Dict[str, Any]:
@@ -345,18 +303,13 @@ def parse_board_info(text: str) -> Dict[str, Any]:
     ``chip_count`` (None when absent), plus every line in ``fields``. Raises
     ``NpuSmiParseError`` when no line has that shape.
     """
-    fields: Dict[str, str] = {}
-    for raw in text.splitlines():
-        match = _BOARD_LINE_RE.match(raw)
-        if match:
-            fields[match.group('key').strip()] = match.group('value').strip()
+    fields = {match.group('key').strip(): match.group('value').strip()
+              for match in map(_BOARD_LINE_RE.match, text.splitlines()) if match}
     if not fields:
         stripped = [line for line in text.splitlines() if line.strip()]
         raise NpuSmiParseError(1, stripped[0] if stripped else text, 'no "Key : Value" line of the board view',
                                source='npu-smi info -t board')
-    out: Dict[str, Any] = dict((name, fields.get(key)) for key, name in _BOARD_FIELDS.items())
+    out: Dict[str, Any] = {name: fields.get(key) for key, name in _BOARD_FIELDS.items()}
     for name in ('npu_id', 'chip_count'):
-        value = out[name]
-        out[name] = int(value) if value is not None and value.isdigit() else None
-    out['fields'] = fields
-    return out
+        out[name] = int(out[name]) if (out[name] or '').isdigit() else None
+    return dict(out, fields=fields)

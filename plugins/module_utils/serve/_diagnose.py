@@ -66,15 +66,7 @@ MAX_TOTAL_BYTES = 32 * 1024 * 1024
 
 def npu_ids(text: str) -> List[int]:
     """The NPU ids ``npu-smi info`` lists (each card once), for ``npu-smi info -t board -i ID``."""
-    ids: List[int] = []
-    for chip in parse_npu_smi_info(text)['chips']:
-        if chip['npu_id'] not in ids:
-            ids.append(chip['npu_id'])
-    return ids
-
-
-def ours(summary: Dict[str, Any]) -> bool:
-    return (summary.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
+    return list(dict.fromkeys(chip['npu_id'] for chip in parse_npu_smi_info(text)['chips']))
 
 
 def container_name(summary: Dict[str, Any]) -> str:
@@ -113,9 +105,8 @@ class Collector:
     # ------------------------------------------------------------------ helpers
     def add(self, member: str, data: Any, source: str, **note: Any) -> None:
         """One archive member, redacted; text is UTF-8."""
-        raw = data if isinstance(data, bytes) else (data if isinstance(data, str) else json.dumps(
-            redact(data, self.secrets), indent=2, sort_keys=True, default=str) + '\n').encode('utf-8')
-        raw = redact_bytes(raw, self.secrets)
+        raw = redact_bytes(data if isinstance(data, bytes) else (data if isinstance(data, str) else json.dumps(
+            redact(data, self.secrets), indent=2, sort_keys=True, default=str) + '\n').encode('utf-8'), self.secrets)
         self.files[member] = raw
         self.manifest.append(dict(note, file=member, source=source, bytes=len(raw)))
 
@@ -151,7 +142,7 @@ class Collector:
             self.missing('npu-smi info -t board', 'the npu-smi info output could not be parsed: %s' % exc)
             return
         self.summary['npu_ids'] = ids
-        boards = {}
+        boards = self.summary['boards'] = {}
         for npu_id in ids:
             board = self.command('npu-smi/board-%d.txt' % npu_id, [path, 'info', '-t', 'board', '-i', str(npu_id)])
             # Software Version is the driver's, Firmware Version the firmware's (npu-smi reference, "Querying NPU
@@ -162,7 +153,6 @@ class Collector:
                 fields = {}
             boards[str(npu_id)] = dict((key, fields[key]) for key in ('Software Version', 'Firmware Version')
                                        if key in fields)
-        self.summary['boards'] = boards
 
     def versions(self) -> None:
         for member, source in (('driver/version.info', self.params.get('driver_version_file') or DRIVER_VERSION_FILE),
@@ -187,12 +177,10 @@ class Collector:
             return None
 
     def host(self) -> None:
-        uname = platform.uname()
-        info = {'hostname': uname[1], 'kernel': uname[2], 'machine': uname[4], 'collected_at': time.strftime(
-            '%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.clock()))}
-        release = self.read('/etc/os-release', quiet=True)
-        info['os_release'] = release.decode('utf-8', 'replace') if release is not None else None
-        self.add('host.json', info, 'the node')
+        uname, release = platform.uname(), self.read('/etc/os-release', quiet=True)
+        self.add('host.json', {'hostname': uname[1], 'kernel': uname[2], 'machine': uname[4], 'collected_at': time.strftime(
+            '%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.clock())),
+            'os_release': release.decode('utf-8', 'replace') if release is not None else None}, 'the node')
 
     def containers(self) -> None:
         if self.docker is None:
@@ -205,7 +193,7 @@ class Collector:
             return
         self.add('docker/engine.json', {'version': version}, 'GET /version')
         self.add('docker/containers.json', [_node_docker.container_summary(c) for c in every], 'GET /containers/json?all=1')
-        names = sorted(container_name(c) for c in every if ours(c))
+        names = sorted(container_name(c) for c in every if (c.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE)
         self.summary['containers'] = names
         for name in names:
             self.container(name)
@@ -259,13 +247,9 @@ class Collector:
         """Regular files at ``full`` (a file or a directory), newest first; symbolic links are not followed."""
         if os.path.isfile(full) and not os.path.islink(full):
             return [full]
-        found: List[Tuple[float, str]] = []
-        for directory, _dirs, names in os.walk(full):
-            for name in names:
-                path = os.path.join(directory, name)
-                if os.path.isfile(path) and not os.path.islink(path):
-                    found.append((os.path.getmtime(path), path))
-        return [path for _mtime, path in sorted(found, reverse=True)]
+        found = [os.path.join(directory, name) for directory, _dirs, names in os.walk(full) for name in names]
+        return sorted((path for path in found if os.path.isfile(path) and not os.path.islink(path)),
+                      key=lambda path: (os.path.getmtime(path), path), reverse=True)
 
     def copy(self, path: str, budget: int) -> None:
         source = '/' + os.path.relpath(path, self.root)
@@ -312,13 +296,8 @@ def write_archive(path: str, prefix: str, files: Dict[str, bytes], mtime: Option
 
 def read_archive(path: str) -> Dict[str, bytes]:
     """Member name -> bytes of the regular files of a tar archive (the node's, fetched)."""
-    out = {}
     with tarfile.open(path, 'r:*') as tar:
-        for member in tar.getmembers():
-            if member.isfile():
-                handle = tar.extractfile(member)
-                out[member.name] = handle.read() if handle else b''
-    return out
+        return {member.name: tar.extractfile(member).read() for member in tar.getmembers() if member.isfile()}
 
 
 def archive_shown(path: str) -> Optional[str]:
@@ -335,11 +314,9 @@ def archive_shown(path: str) -> Optional[str]:
 def bundle(archives: Dict[str, str], missing: Dict[str, str]) -> Dict[str, bytes]:
     """The members of one archive of every host's: ``HOST/...`` from each host's archive (whose own
     top directory is replaced by the host's name), plus ``hosts.json`` naming the hosts left out."""
-    files: Dict[str, bytes] = {}
+    files = {'%s/%s' % (safe_name(host), name.split('/', 1)[-1]): data
+             for host in sorted(archives) for name, data in read_archive(archives[host]).items()}
     index = {'collected': sorted(archives), 'missing': dict(missing or {})}
-    for host in sorted(archives):
-        for name, data in read_archive(archives[host]).items():
-            files['%s/%s' % (safe_name(host), name.split('/', 1)[-1])] = data
     files['hosts.json'] = (json.dumps(index, indent=2, sort_keys=True) + '\n').encode('utf-8')
     return files
 

@@ -8,6 +8,7 @@ rolling order and the outcome of a step are the controller's (plugin_utils/serve
 
 from __future__ import annotations
 
+import csv
 from typing import Any, Dict, List, Optional
 
 # HAProxy `show stat` columns this module reads.
@@ -19,14 +20,9 @@ def parse_stat(text: str) -> List[Dict[str, Any]]:
     lines = [line for line in (text or '').splitlines() if line.strip()]
     if not lines or not lines[0].startswith('# '):
         return []
-    header = lines[0][2:].split(',')
-    rows = []
-    for line in lines[1:]:
-        values = dict(zip(header, line.split(',')))
-        row = dict((key, values.get(key, '')) for key in _COLUMNS)
-        for key in ('qcur', 'scur'):
-            row[key] = int(row[key]) if row[key].isdigit() else 0
-        rows.append(row)
+    rows = [{key: values.get(key) or '' for key in _COLUMNS} for values in csv.DictReader([lines[0][2:]] + lines[1:])]
+    for row in rows:
+        row.update((key, int(row[key]) if row[key].isdigit() else 0) for key in ('qcur', 'scur'))
     return rows
 
 
@@ -34,20 +30,14 @@ def drain_plan(rows: List[Dict[str, Any]], backend: Optional[str], server: Optio
     """Whether the server can be drained without a gap: it is in the running balancer and
     another server of its backend is up (and not drained or in maintenance)."""
     if not backend or not server:
-        return {'found': False, 'drain': False, 'others_up': [],
-                'why': 'the instance is not behind the balancer'}
-    mine = [row for row in rows if row['pxname'] == backend and row['svname'] == server]
-    if not mine:
+        return {'found': False, 'drain': False, 'others_up': [], 'why': 'the instance is not behind the balancer'}
+    if not any(row['pxname'] == backend and row['svname'] == server for row in rows):
         return {'found': False, 'drain': False, 'others_up': [],
                 'why': 'the running balancer has no server %s/%s (yet)' % (backend, server)}
-    others = [row['svname'] for row in rows
-              if row['pxname'] == backend and row['svname'] not in (server, 'BACKEND', 'FRONTEND')
-              and row['status'].split(' ')[0] == 'UP']
-    if not others:
-        return {'found': True, 'drain': False, 'others_up': [],
-                'why': 'no other server of %s is up' % backend}
-    return {'found': True, 'drain': True, 'others_up': others,
-            'why': 'drained; %s keep serving' % ', '.join(others)}
+    others = [row['svname'] for row in rows if row['pxname'] == backend
+              and row['svname'] not in (server, 'BACKEND', 'FRONTEND') and row['status'].split(' ')[0] == 'UP']
+    return {'found': True, 'drain': bool(others), 'others_up': others,
+            'why': 'drained; %s keep serving' % ', '.join(others) if others else 'no other server of %s is up' % backend}
 
 
 def is_up(rows: List[Dict[str, Any]], backend: str, server: str) -> bool:

@@ -25,9 +25,7 @@ def containers_to_remove(names: List[str], ours: List[str], all_managed: bool) -
     and with ``all_managed`` every one of ours; in that order, once each.  A container with an instance's
     name that we did not create (another user's) is not in ``ours`` and is left alone."""
     wanted = [found for name in names for found in (name, previous_name(name)) if found in ours]
-    if all_managed:
-        wanted.extend(ours)
-    return list(dict.fromkeys(wanted))
+    return list(dict.fromkeys(wanted + (list(ours) if all_managed else [])))
 
 
 def served_model_name(argv: Any, default: str = '') -> str:
@@ -45,8 +43,5 @@ def served_model_name(argv: Any, default: str = '') -> str:
             return value
         if index + 1 < len(argv) and not argv[index + 1].startswith('-'):
             return argv[index + 1]
-    if 'serve' in argv:
-        position = argv.index('serve') + 1
-        if position < len(argv) and not argv[position].startswith('-'):
-            return argv[position]
-    return default
+    model = argv[argv.index('serve') + 1:][:1] if 'serve' in argv else []
+    return model[0] if model and not model[0].startswith('-') else default

@@ -17,13 +17,12 @@ line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
 
 from __future__ import annotations
 
-import calendar
-import errno
 import http.client as httplib
 import json
 import os
 import re
 import time
+from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
 from urllib.request import ProxyHandler, Request, build_opener
@@ -72,21 +71,13 @@ def find_cause(lines: List[str], limit: int = CAUSE_LIMIT) -> str:
     return ''
 
 
-def tail(lines: List[str], count: int) -> List[str]:
-    return list(lines[-count:]) if count > 0 else []
-
-
 def docker_since(timestamp: str) -> str:
     """An RFC 3339 time of Docker ("2026-11-30T22:13:56.123456789Z") as the API's
     ``since`` parameter ("seconds.nanoseconds"); ValueError when it is not one."""
     found = _RFC3339.match(timestamp or '')
     if not found:
         raise ValueError('not an RFC 3339 time: %r' % (timestamp,))
-    seconds = calendar.timegm(time.strptime(found.group(1), '%Y-%m-%dT%H:%M:%S'))
-    if found.group(3) != 'Z':
-        sign = 1 if found.group(3)[0] == '+' else -1
-        hours, minutes = found.group(3)[1:].split(':')
-        seconds -= sign * (int(hours) * 3600 + int(minutes) * 60)
+    seconds = datetime.strptime(found.group(1) + found.group(3), '%Y-%m-%dT%H:%M:%S%z').timestamp()
     return '%d.%s' % (seconds, (found.group(2) or '0')[:9].ljust(9, '0'))
 
 
@@ -269,8 +260,7 @@ class Watch:
                  sleep: Callable[[float], None] = time.sleep,
                  wall: Callable[[], float] = time.time) -> None:
         self.probe, self.params, self.clock, self.sleep, self.wall = probe, params, clock, sleep, wall
-        self.start = clock()
-        self.baseline = 0
+        self.start, self.baseline = clock(), 0
         self.first: Optional[Dict[str, Any]] = None
         self.view: Optional[Dict[str, Any]] = None
         self.since: Optional[str] = None
@@ -373,16 +363,14 @@ class Watch:
         """The server answers /health: the model list, then the smoke tests."""
         served = self.params['served_model_name']
         status, text = self.probe.get('/v1/models', 30)
-        models = model_ids(_json(text)) if status == 200 else []
         if status != 200:
             return self.finish('request_failed', 'List the served models', _http_error('GET', '/v1/models', status, text))
+        models = model_ids(_json(text))
         if served not in models:
             return self.finish('not_listed', 'Check that /v1/models lists %s' % served,
                                '/v1/models lists %s, not the served name %s' % (json.dumps(models), served),
                                models=models)
-        if not self.params.get('smoke_test'):
-            return self.finish('ready', '', '', models=models)
-        return self.smoke(models)
+        return self.smoke(models) if self.params.get('smoke_test') else self.finish('ready', '', '', models=models)
 
     def smoke(self, models: List[str]) -> Dict[str, Any]:
         p, served, timeout = self.params, self.params['served_model_name'], float(self.params['smoke_timeout'])
@@ -401,10 +389,8 @@ class Watch:
             return self.finish('smoke_failed', 'Check that both answers carry choices',
                                'A smoke test answered without choices: completions %s, chat %s' % (
                                    json.dumps(answers['completion']), json.dumps(answers['chat'])), models=models)
-        failed = self.smoke_chat_features(texts, timeout)
-        if failed:
-            return self.finish('smoke_failed', failed[0], failed[1], models=models, **texts)
-        return self.finish('ready', '', '', models=models, **texts)
+        task, error = self.smoke_chat_features(texts, timeout) or ('', '')
+        return self.finish('smoke_failed' if task else 'ready', task, error, models=models, **texts)
 
     def smoke_chat_features(self, texts: Dict[str, Any], timeout: float) -> Optional[Tuple[str, str]]:
         """With the parsers on: a reasoning answer in the reasoning field, a tool call as a tool call.
@@ -450,7 +436,7 @@ class Watch:
                 result['restarts'] = max(view['restart_count'] - self.baseline, 1 if state == 'crashed' else 0)
             if state == 'waiting':
                 # Progress: the newest line of the log says how far the start got.
-                result['log_tail'] = tail(self.probe.logs(tail=1, tty=bool(view and view['tty'])).splitlines(), 1)
+                result['log_tail'] = self.probe.logs(tail=1, tty=bool(view and view['tty'])).splitlines()[-1:]
             elif state != 'ready' and (view is not None or state == 'gone'):
                 self.read_log(result, self.first and self.first['tty'])
         result['seconds'] = round(self.elapsed(), 3)
@@ -465,14 +451,8 @@ class Watch:
             since_start = self.probe.logs(since=_start_since(self.first), tty=bool(tty)).splitlines()
         except (OSError, ValueError):
             return  # the container went away meanwhile: nothing to show
-        result['log_tail'] = tail(last, count)
+        result['log_tail'] = last[-count:] if count > 0 else []
         result['cause'] = find_cause(since_start) or find_cause(last)
-
-
-def log_file_name(name: str, when: float) -> str:
-    """``<container>-<UTC time>.log``: one file per failure, a later one never overwrites it."""
-    safe = ''.join(c if c.isalnum() or c in '._-' else '_' for c in name) or 'container'
-    return '%s-%s.log' % (safe, time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(when)))
 
 
 def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Optional[float] = None) -> str:
@@ -483,17 +463,17 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
     last lines; OSError when the log cannot be read or written."""
     tty = bool(((probe.inspect() or {}).get('Config') or {}).get('Tty'))
     text = redact_text(probe.logs(timestamps=True, tty=tty), secrets)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o700)
-    base = os.path.join(directory, log_file_name(name, time.time() if when is None else when))
+    os.makedirs(directory, 0o700, exist_ok=True)
+    # <container>-<UTC time>.log: one file per failure, a later one never overwrites it.
+    safe = ''.join(c if c.isalnum() or c in '._-' else '_' for c in name) or 'container'
+    base = os.path.join(directory, '%s-%s.log' % (safe, time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(
+        time.time() if when is None else when))))
     for attempt in range(100):
         path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
         try:
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except OSError as exc:
-            if exc.errno == errno.EEXIST:
-                continue
-            raise
+        except FileExistsError:
+            continue
         with os.fdopen(descriptor, 'wb') as handle:
             handle.write(text.encode('utf-8'))
         return path
@@ -535,11 +515,8 @@ class HttpClient:
                 path: str,
                 body: Optional[Dict[str, Any]] = None,
                 timeout: float = 10.0) -> Tuple[Optional[int], str]:
-        headers = dict(self.headers)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode('utf-8')
-            headers['Content-Type'] = 'application/json'
+        data = None if body is None else json.dumps(body).encode('utf-8')
+        headers = dict(self.headers, **({} if body is None else {'Content-Type': 'application/json'}))
         try:
             response = self._opener.open(Request(self.base_url + path, data=data, headers=headers), timeout=timeout)
             return response.getcode(), response.read().decode('utf-8', 'replace')
@@ -596,11 +573,9 @@ class SystemdUnit:
     def inspect(self, name: str) -> Optional[Dict[str, Any]]:
         out = self._output(['systemctl', 'show', '--timestamp=unix', name] + ['-p' + key for key in self.SHOW],
                            'systemctl show %s' % name)
-        return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line), self._command(name))
-
-    def _command(self, name: str) -> List[str]:
-        rc, out, _err = self.run(['systemctl', 'cat', name])
-        return unit_command(out) if rc == 0 else []
+        rc, unit, _err = self.run(['systemctl', 'cat', name])
+        return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line),
+                         unit_command(unit) if rc == 0 else [])
 
     def logs(self,
              name: str,
@@ -622,23 +597,13 @@ def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Opti
     if show.get('LoadState') == 'not-found' and not show.get('FragmentPath'):
         return None
     active, sub = show.get('ActiveState', ''), show.get('SubState', '')
-    if sub == 'auto-restart':
-        status = 'restarting'
-    elif active in ('active', 'activating', 'reloading'):
-        status = 'running'
-    else:
-        status = 'exited'
+    status = ('restarting' if sub == 'auto-restart' else
+              'running' if active in ('active', 'activating', 'reloading') else 'exited')
     started = show.get('ExecMainStartTimestamp', '')
-    started_at = ''
-    if started.startswith('@'):
-        started_at = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(started[1:])))
-    try:
-        restarts = int(show.get('NRestarts') or 0)
-    except ValueError:
-        restarts = 0
+    started_at = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(started[1:]))) if started.startswith('@') else ''
     return {'State': {'Status': status, 'Restarting': status == 'restarting', 'ExitCode': show.get('ExecMainStatus'),
                       'StartedAt': started_at},
-            'RestartCount': restarts, 'Config': {'Tty': False, 'Cmd': list(command or [])}}
+            'RestartCount': int(show.get('NRestarts') or 0), 'Config': {'Tty': False, 'Cmd': list(command or [])}}
 
 
 # ------------------------------------------------------------------ at the node read
@@ -694,7 +659,6 @@ def check_serving(entries: List[Dict[str, Any]],
             result = Watch(probe_for(entry), params).run()
         except (OSError, ValueError) as exc:
             result = {'state': 'error', 'task': 'Check %s' % entry['name'], 'error': str(exc)}
-        out[entry['name']] = dict((key, result.get(key)) for key in
-                                  ('state', 'task', 'error', 'models'))
-        out[entry['name']]['digest'] = seen['digest']
+        out[entry['name']] = dict({key: result.get(key) for key in ('state', 'task', 'error', 'models')},
+                                  digest=seen['digest'])
     return out
