@@ -168,10 +168,12 @@ def balancer_leftovers(request, planned, node):
 def node_query(request, planned, settings=None):
     """The node_facts arguments for this plan (paths, npu-smi, driver file, containers, ports; with the source
     install method the install's and the units' facts instead of the instances' containers)."""
-    query = _node_query(npu_settings(request, planned) if settings is None else settings)
+    settings = npu_settings(request, planned) if settings is None else settings
+    query = _node_query(settings)
     install = planned.get('install') or {}
     if install.get('method') == SOURCE:
-        query['containers'] = []
+        # No instance container; the containers of the other components that bind ports (the balancer) still.
+        query['containers'] = [bind['container'] for bind in settings.get('binds') or [] if bind['container']]
         query['source'] = source_query(install, planned.get('services') or {},
                                        preload_paths(configured_profile(planned.get('configs')).get('environment')))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'system', 'source']
