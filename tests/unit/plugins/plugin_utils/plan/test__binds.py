@@ -20,8 +20,8 @@ PORTS = st.integers(min_value=1025, max_value=60000)
           max_examples=int(os.environ.get('ASCEND_HYPOTHESIS_EXAMPLES', '60')) // 20 or 1)
 @given(count=st.integers(min_value=1, max_value=2), first=PORTS, balancer=st.sampled_from([None, True, False]),
        balancer_port=PORTS, metrics_port=PORTS, method=st.sampled_from(['image', 'source']))
-def test_every_port_the_plan_binds_is_one_the_node_read_looks_at(count, first, balancer, balancer_port, metrics_port,
-                                                                  method):
+def test_every_port_the_plan_binds_is_one_the_node_read_looks_at(count, first, balancer, balancer_port,
+                                                                 metrics_port, method):
     user = {'vllm_serve_instances': [{'name': 'i%d' % n, 'chips': [n], 'port': first + n} for n in range(count)],
             'balancer_port': balancer_port, 'balancer_metrics_port': metrics_port, 'vllm_serve_install_method': method}
     if method == 'source':
