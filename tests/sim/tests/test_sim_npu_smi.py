@@ -18,13 +18,20 @@ render = sim.npu_smi_tool().render_info
 node = sim.node_tool()
 
 
-def collection_parser():
-    """The collection's own npu-smi parser (plugins/module_utils/node/npu_smi.py: stdlib only)."""
+def collection_module():
+    """The collection's own npu-smi module (plugins/module_utils/node/npu_smi.py: stdlib only), loaded by path."""
     path = REPO / "plugins" / "module_utils" / "node" / "npu_smi.py"
     spec = importlib.util.spec_from_file_location("ascend_vllm_npu_smi", path)
     mod = importlib.util.module_from_spec(spec)
+    # Registered first, as an import would: its dataclass reads its own module's namespace.
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
-    return mod.parse_npu_smi_info
+    return mod
+
+
+def collection_parser():
+    """The collection's own npu-smi parser."""
+    return collection_module().parse_npu_smi_info
 
 
 def chip(c, d, temp, used, total, hugepages=(0, 0), processes=()):
@@ -240,11 +247,7 @@ def test_standin_reports_kv_cache_from_the_chip_it_sees(tmp_path):
 
 def collection_board_parser():
     """The collection's own board-view parser (plugins/module_utils/node/npu_smi.py)."""
-    path = REPO / "plugins" / "module_utils" / "node" / "npu_smi.py"
-    spec = importlib.util.spec_from_file_location("ascend_vllm_npu_smi_board", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.parse_board_info
+    return collection_module().parse_board_info
 
 
 # The lines (and their order) of a public `npu-smi info -t board -i ID` of an Atlas 300I Duo.
