@@ -6,7 +6,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import importlib.util
 import os
 
 import pytest
@@ -15,16 +14,8 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_s
     SPEC_LABEL, container_spec, devices, mounts, spec_digest)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile, profile_names
 
-
-def _load_sim_guide():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'sim', 'sim_guide.py')
-    spec = importlib.util.spec_from_file_location('ascend_vllm_tests_sim_guide_spec', path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SIM_GUIDE = _load_sim_guide()
+# tests/sim/sim_guide.py, loaded once by the platform tests.
+from test_platforms import SIM_GUIDE  # noqa: E402  pylint: disable=import-error
 
 
 def _guide(platform):

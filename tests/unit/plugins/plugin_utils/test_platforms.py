@@ -27,7 +27,8 @@ def _load_sim_guide():
     return module
 
 
-GUIDE = _load_sim_guide().GUIDE_DOCKER_RUN
+SIM_GUIDE = _load_sim_guide()
+GUIDE = SIM_GUIDE.GUIDE_DOCKER_RUN
 
 FIELDS = {
     'description': str, 'os_family': str, 'privileged': bool, 'shm_size': str, 'npu_smi_path': str,
