@@ -21,7 +21,15 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if ! docker info >/dev/null 2>&1; then
   mkdir -p /var/log
-  nohup dockerd >/var/log/dockerd.log 2>&1 &
+  # dockerd outlives this script: it must not inherit our descriptors beyond stdio, or a lock the
+  # caller holds (flock /tmp/ascend-docker.lock make images) stays held for as long as dockerd runs.
+  (
+    for path in /proc/"$BASHPID"/fd/*; do
+      fd=${path##*/}
+      if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null; fi
+    done
+    exec setsid nohup dockerd >/var/log/dockerd.log 2>&1
+  ) &
   for _ in $(seq 1 60); do
     docker info >/dev/null 2>&1 && break
     sleep 1

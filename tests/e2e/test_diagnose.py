@@ -27,8 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "sim"))
 import sim  # noqa: E402  pylint: disable=wrong-import-position
 
-NODE = "diag-duo"
-GONE = "diag-gone"
+# ASCEND_E2E_PREFIX keeps the nodes apart from other runs on the same engine.
+_PREFIX = os.environ["ASCEND_E2E_PREFIX"] + "-" if os.environ.get("ASCEND_E2E_PREFIX") else ""
+NODE = _PREFIX + "diag-duo"
+GONE = _PREFIX + "diag-gone"
 NAME = "vllm-ascend"
 CRASH = "RuntimeError: diag-test refuses to start"
 API_KEY = "sk-diag-" + secrets.token_hex(12)
