@@ -39,18 +39,6 @@ Format = collections.namedtuple('Format', ['kind', 'example', 'instead'])
 FORMATS = dict((name, Format(entry['kind'], entry.get('example'), entry.get('instead')))
                for name, entry in _data.load('formats')['entries'].items())
 
-# Path variables judged elsewhere (their own messages) or that live on the controller, where a relative
-# path is taken from the directory ansible-playbook runs in.
-PATHS_ELSEWHERE = {
-    'vllm_serve_model_cache_dir': 'node: serve/_instances.py',
-    'image_pull_archive_dir': 'node: contracts/_image_ref.py',
-    'eval_aisbench_venv': 'controller',
-    'eval_aisbench_tokenizer': 'controller',
-}
-# The suffixes a variable of each kind is named with: a new one without an entry fails a unit test.
-NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_image', 'digest': '_digest',
-         'tag': '_tag'}
-
 
 def _match(pattern: str, value: Any) -> bool:
     return isinstance(value, str) and re.match(pattern, value) is not None

@@ -40,8 +40,6 @@ BOUNDS = dict((name, Bounds(entry['bounds']['kind'], entry['bounds'].get('minimu
                             entry['bounds']['fix']))
               for name, entry in _ENTRIES.items() if entry.get('bounds'))
 
-OPTION_NAMES = tuple(option.name for option in OPTIONS)
-
 # vllm_config options an instance entry of ascend_vllm_instances may set; each
 # also has a scalar role variable vllm_serve_<option>.  Host-level ones
 # (platform, host, image_tag, derived visible_chips / chip_free_memory_mb) are
