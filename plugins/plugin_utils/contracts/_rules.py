@@ -398,8 +398,8 @@ def rule_capture_sizes(ctx: Context) -> None:
     """Rule 3 (part): tokens per graph n*(k+1), and advice against max_num_seqs."""
     batch, k, seqs = ctx.batch, ctx.k, ctx.seqs
     if batch is not None and k is not None:
-        # Multiples of k+1 at or below the largest: a fixed point of
-        # vllm_adjust_for_spec_decode, so vLLM never rewrites the list.
+        # Multiples of k+1 at or below the largest: a fixed point of vLLM's
+        # adjust_cudagraph_sizes_for_spec_decode, so vLLM never rewrites the list.
         ctx.sizes = capture_sizes(batch, k)
         if seqs is not None:
             if ctx.sizes[-1] < seqs * (k + 1):
