@@ -150,11 +150,6 @@ def labels(instance, model, platform, port, extra=None):
     return out
 
 
-def published_ports(port, address=''):
-    """The guide's ``-p PORT:PORT``, on one host address when given (an IPv6 one in brackets)."""
-    return [port_mapping(address, port)]
-
-
 # The container_run variables besides the spec's inputs that reach docker_container.
 _RUN_SETTINGS = ('container_run_image', 'container_run_command', 'container_run_restart_policy',
                  'container_run_stop_timeout', 'container_run_log_max_size', 'container_run_log_max_file')
@@ -170,7 +165,8 @@ def _spec(profile, inputs):
                            inputs.get('container_run_image_arch')),
         'labels': labels(inputs.get('container_run_instance'), inputs.get('container_run_model'),
                          inputs.get('container_run_platform'), port, inputs.get('container_run_labels')),
-        'published_ports': published_ports(port, inputs.get('container_run_publish_address') or ''),
+        # The guide's -p PORT:PORT, on one host address when given (an IPv6 one in brackets).
+        'published_ports': [port_mapping(inputs.get('container_run_publish_address') or '', port)],
         'shm_size': profile['shm_size'],
         'privileged': is_true(profile.get('privileged', False)),
     }

@@ -67,6 +67,7 @@ class Context(object):
                           if isinstance(key, str) and isinstance(value, str) and value)
         self.violations: List[Dict[str, Any]] = []
         self.warnings: List[str] = []
+        self.warn = self.warnings.append
         self.result: Dict[str, Any] = {
             'argv': None, 'command': None, 'env': None, 'api_key_env': None, 'settings': None,
             'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.warnings,
@@ -88,9 +89,6 @@ class Context(object):
 
     def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
         self.violations.append({'variable': self.name_of(option), 'value': value, 'rule': rule, 'fix': fix})
-
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
 
     def model_platform(self) -> Optional[str]:
         """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
@@ -313,14 +311,12 @@ def rule_speculative(ctx: Context) -> None:
     req, name_of = ctx.req, ctx.name_of
     k = bounded(ctx, 'num_speculative_tokens', req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
                 else ctx.guide.get('num_speculative_tokens', 1))
-    if k is None:
-        pass
-    elif k > 0 and ctx.model and ctx.model['mtp_num_layers'] < 1:
+    if k and ctx.model and ctx.model['mtp_num_layers'] < 1:
         ctx.violation('num_speculative_tokens', k,
                       '%s has no MTP head, so MTP speculative decoding cannot run' % ctx.model['name'],
                       'set %s: 0' % name_of('num_speculative_tokens'))
         k = None
-    elif k > 1:
+    elif k and k > 1:
         ctx.warn('num_speculative_tokens is %d; the guide recommends 1 (guide 5.1)' % k)
     if k and req['speculative_method'] not in SPECULATIVE_METHODS:
         ctx.violation('speculative_method', req['speculative_method'],
@@ -467,11 +463,9 @@ def rule_names(ctx: Context) -> None:
     host = req['host']
     fix = ('set %s to an address: 0.0.0.0 (every interface, for a published port) or 127.0.0.1 (guide 5.1)'
            % name_of('host'))
-    if not isinstance(host, str) or not host.strip():
-        ctx.violation('host', host, 'host must be a non-empty address', fix)
-        host = None
-    elif listen_host_problem(host):
-        ctx.violation('host', host, listen_host_problem(host), fix)
+    problem = listen_host_problem(host) if isinstance(host, str) and host.strip() else 'host must be a non-empty address'
+    if problem:
+        ctx.violation('host', host, problem, fix)
         host = None
     ctx.host = host
     model_path = req['model_path'] if req['model_path'] is not None else req['model']
@@ -525,12 +519,11 @@ def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
 def rule_extra_args(ctx: Context) -> None:
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
     name_of = ctx.name_of
-    extra = ctx.req['extra_args'] if ctx.req['extra_args'] is not None else []
-    if not isinstance(extra, list) or not all(isinstance(item, str) for item in extra):
-        ctx.violation('extra_args', extra, 'extra_args must be a list of strings',
+    given = ctx.req['extra_args'] if ctx.req['extra_args'] is not None else []
+    if not isinstance(given, list) or not all(isinstance(item, str) for item in given):
+        ctx.violation('extra_args', given, 'extra_args must be a list of strings',
                       'set %s to a list such as ["--enable-prefix-caching"]' % name_of('extra_args'))
         return
-    given = extra
     extra, unsplit = split_extra_args(given)
     # A secret on the command line shows in ps, docker inspect and every printed command:
     # refused with its value hidden, before any other rule could print the list.
@@ -699,10 +692,7 @@ def _parser_registry(ctx: Context) -> Optional[Dict[str, Any]]:
     tag = ctx.req['image_tag']
     vllm = image_vllm(tag)
     registry = registry_for(vllm) if vllm else None
-    if registry is not None:
-        registry['vllm'] = vllm
-        registry['image_tag'] = tag
-    return registry
+    return dict(registry, vllm=vllm, image_tag=tag) if registry is not None else None
 
 
 def rule_chat_parsers(ctx: Context) -> None:

@@ -63,15 +63,9 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
     params = model['num_parameters']
     if isinstance(params, float) and params.is_integer():
         model['num_parameters'] = int(params)
-    for key in _POSITIVE_INT_FIELDS:
-        if not _data.is_kind(model[key], 'int') or model[key] < 1:
-            bad.append((key, model[key], 'a positive integer'))
-    for key in _NON_NEGATIVE_INT_FIELDS:
-        if not _data.is_kind(model[key], 'int') or model[key] < 0:
-            bad.append((key, model[key], 'an integer >= 0'))
-    for key in _BOOL_FIELDS:
-        if not isinstance(model[key], bool):
-            bad.append((key, model[key], 'true or false'))
+    for keys, least, what in ((_POSITIVE_INT_FIELDS, 1, 'a positive integer'), (_NON_NEGATIVE_INT_FIELDS, 0, 'an integer >= 0')):
+        bad.extend((key, model[key], what) for key in keys if not _data.is_kind(model[key], 'int') or model[key] < least)
+    bad.extend((key, model[key], 'true or false') for key in _BOOL_FIELDS if not isinstance(model[key], bool))
     for key in ('min_image_tag', 'guide_min_image_tag'):
         if key in model and not (isinstance(model[key], str) and model[key].startswith('v')):
             bad.append((key, model[key], 'an image tag such as v0.23.0rc1-310p'))

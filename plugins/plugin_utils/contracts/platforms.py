@@ -86,11 +86,7 @@ def _apply_overrides(name: str, profile: Dict[str, Any], overrides: Any) -> Dict
             if bad:
                 raise ValueError('unknown key(s) %s in platform override %s; valid keys: %s'
                                  % (', '.join(bad), key, ', '.join(sorted(reference))))
-            merged = dict(reference)
-            merged.update(copy.deepcopy(value))
-            profile[key] = merged
-        else:
-            profile[key] = copy.deepcopy(value)
+        profile[key] = {**reference, **copy.deepcopy(value)} if isinstance(reference, dict) else copy.deepcopy(value)
     return profile
 
 

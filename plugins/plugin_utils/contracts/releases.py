@@ -84,12 +84,7 @@ def release_of_tag(tag: Any) -> Optional[str]:
 
 def recorded_tags() -> List[str]:
     """Every image tag of every record, oldest record first."""
-    out: List[str] = []
-    for name in names():
-        for tag in RELEASES[name]['images'].values():
-            if tag not in out:
-                out.append(tag)
-    return out
+    return list(dict.fromkeys(tag for name in names() for tag in RELEASES[name]['images'].values()))
 
 
 def not_checked(record: Dict[str, Any]) -> List[str]:

@@ -83,10 +83,8 @@ def parse_driver_version(text: Any) -> Tuple[int, int, int, int, Tuple[int, ...]
         raise ValueError('driver version %r is not MAJOR.MINOR.PATCH or MAJOR.MINOR.rcN (e.g. 25.2.0, 25.0.rc1.1)'
                          % (text,))
     major, minor, rc, rc_n, patch, rest = match.groups()
-    extra = tuple(int(part) for part in rest.split('.') if part)
-    if rc:
-        return (int(major), int(minor), 0, int(rc_n), extra)
-    return (int(major), int(minor), 1, int(patch), extra)
+    return (int(major), int(minor), 0 if rc else 1, int(rc_n if rc else patch),
+            tuple(int(part) for part in rest.split('.') if part))
 
 
 def _hdk(release: str) -> Tuple[int, int, Optional[Tuple[int, int]]]:
