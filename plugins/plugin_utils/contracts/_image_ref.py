@@ -265,10 +265,9 @@ def failure_message(host, refs, errors, inputs, tag):
     answered "not found" from every registry is a wrong reference, not the network.
     """
     # The balancer's HAProxy image names its own variables (``inputs['names']``, plan/_host.balancer_image).
-    names = dict({'image': 'vllm-ascend image', 'image_pull_tag': 'image_pull_tag',
-                  'image_pull_registries': 'image_pull_registries', 'image_pull_archive': 'image_pull_archive',
-                  'image_pull_digest': 'image_pull_digest', 'image_pull_image': 'image_pull_image'},
-                 **(inputs.get('names') or {}))
+    names = {**{name: name for name in ('image_pull_tag', 'image_pull_registries', 'image_pull_archive',
+                                        'image_pull_digest', 'image_pull_image')},
+             'image': 'vllm-ascend image', **(inputs.get('names') or {})}
     missing = [e['ref'] for e in errors if e.get('missing')]
     parts = []
     for index, ref in enumerate(refs):

@@ -355,20 +355,18 @@ def rule_batch_sizes(ctx: Context) -> None:
     if batch_raw is None:
         ctx.batch = default_batch_sizes(tp, (ctx.model or {}).get('tp_cudagraph_batch_sizes')) if tp is not None else None
         return
+    fix = 'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1))
     if not isinstance(batch_raw, list) or not batch_raw:
-        ctx.violation('cudagraph_batch_sizes', batch_raw,
-                      'cudagraph_batch_sizes must be a non-empty list of requests per graph',
-                      'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1)))
+        ctx.violation('cudagraph_batch_sizes', batch_raw, 'cudagraph_batch_sizes must be a non-empty list of requests '
+                      'per graph', fix)
         return
     converted = [_to_int(item) for item in batch_raw]
     wrong = [item for item, value in zip(batch_raw, converted) if value is None or value < 1]
     if wrong:
-        ctx.violation('cudagraph_batch_sizes', batch_raw,
-                      'every size must be a positive integer (requests per graph); bad: %s'
-                      % ', '.join(repr(item) for item in wrong),
-                      'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1)))
+        ctx.violation('cudagraph_batch_sizes', batch_raw, 'every size must be a positive integer (requests per graph); '
+                      'bad: %s' % ', '.join(repr(item) for item in wrong), fix)
         return
-    ctx.batch = sorted(set(value for value in converted if value is not None))
+    ctx.batch = sorted(set(converted))
 
 
 def rule_batch_sizes_with_tp(ctx: Context) -> None:
@@ -637,9 +635,8 @@ def _model_id(ctx: Context) -> str:
 def rule_memory_fit(ctx: Context) -> None:
     """Rule 7: weights, mask, GDN state and one KV cache fit the chip; the free memory suffices."""
     ints = ctx.ints
-    if not (ctx.model and ctx.tp is not None and ctx.k is not None and ctx.seqs is not None
-            and ctx.length is not None and ctx.util is not None and ints['chip_memory_mb'] is not None
-            and ints['memory_reserve_mb'] is not None):
+    if not ctx.model or None in (ctx.tp, ctx.k, ctx.seqs, ctx.length, ctx.util, ints['chip_memory_mb'],
+                                 ints['memory_reserve_mb']):
         return
     # A TP size that does not divide the heads (rule_tp_divides_heads reports it) has no memory
     # plan: a chip's share of the heads can be zero.

@@ -45,6 +45,7 @@ DEFAULT_VERSION = '0.23.0'
 _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vllm_flags')
 _TYPES = {'int': 'int', 'float': 'float', 'human_readable_int': 'hint'}
 _JSON_TYPES = ('parse_dataclass', 'loads', 'union_dict_and_str')
+_NARGS_KINDS = {0: 'flag', '+': 'values', '*': 'values', '?': 'optional'}
 # FlexibleArgumentParser.parse_args rewrites "-O3" / "-O.key=v" into --compilation-config before
 # argparse sees them (vllm/utils/argparse_utils.py), so "-O" is no option string of the parser.
 _PREPROCESSED_ALIASES = {'-O': '--compilation-config'}
@@ -65,9 +66,7 @@ class FlagTable(object):
         for option in data['options']:
             name, kind = _name_and_kind(option)
             self.flags[name] = kind
-            for alias in option['option_strings']:
-                if not alias.startswith('--'):
-                    self.aliases[alias] = name
+            self.aliases.update((alias, name) for alias in option['option_strings'] if not alias.startswith('--'))
             base, nullable = _base_type(option['type'])
             if base in _TYPES:
                 self.value_type[name] = _TYPES[base]
@@ -92,16 +91,10 @@ def _name_and_kind(option: Dict[str, Any]) -> Tuple[str, str]:
     if action == 'BooleanOptionalAction':
         kind = 'switch'
         strings = [s for s in strings if not s.startswith('--no-')] or strings
-    elif nargs == 0:
-        kind = 'flag'
-    elif nargs in ('+', '*'):
-        kind = 'values'
-    elif nargs == '?':
-        kind = 'optional'
-    elif any(name in (option['type'] or '') for name in _JSON_TYPES):
-        kind = 'json'
+    elif nargs in _NARGS_KINDS:
+        kind = _NARGS_KINDS[nargs]
     elif nargs is None:
-        kind = 'value'
+        kind = 'json' if any(name in (option['type'] or '') for name in _JSON_TYPES) else 'value'
     else:
         raise ValueError('%s: nargs %r is not a kind this collection knows' % (strings, nargs))
     long = [s for s in strings if s.startswith('--')]

@@ -59,10 +59,10 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
             % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)),
             missing=missing)
     bad: List[Any] = []
-    # YAML may give the parameter count as 2.27e9; accept an integral float.
-    params = model['num_parameters']
-    if isinstance(params, float) and params.is_integer():
-        model['num_parameters'] = int(params)
+    # YAML may give a parameter or byte count as 2.27e9; accept an integral float.
+    for key in ('num_parameters', 'weight_bytes'):
+        if isinstance(model.get(key), float) and model[key].is_integer():
+            model[key] = int(model[key])
     for keys, least, what in ((_POSITIVE_INT_FIELDS, 1, 'a positive integer'), (_NON_NEGATIVE_INT_FIELDS, 0, 'an integer >= 0')):
         bad.extend((key, model[key], what) for key in keys if not _data.is_kind(model[key], 'int') or model[key] < least)
     bad.extend((key, model[key], 'true or false') for key in _BOOL_FIELDS if not isinstance(model[key], bool))
@@ -93,8 +93,6 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
 def _optional_problems(model: Dict[str, Any]) -> List[Any]:
     bad: List[Any] = []
     weight_bytes = model.get('weight_bytes')
-    if isinstance(weight_bytes, float) and weight_bytes.is_integer():
-        model['weight_bytes'] = weight_bytes = int(weight_bytes)
     if weight_bytes is not None and (not _data.is_kind(weight_bytes, 'int') or weight_bytes < 1):
         bad.append(('weight_bytes', weight_bytes, 'a positive integer (bytes of one copy of the weights)'))
     quantization = model.get('quantization')
