@@ -46,14 +46,6 @@ def _items(value):
     return list(value) if isinstance(value, (list, tuple, dict)) else []
 
 
-def _registry_problems(registries):
-    if not registries:
-        return [_problem('image_pull_registries=[]: no registry to pull from',
-                         'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
-                         'the image offline with image_pull_archive')]
-    return [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
-
-
 def _archive_problems(inputs, controller_isfile):
     archive = inputs.get('image_pull_archive')
     on_node = is_true(inputs.get('image_pull_archive_on_node', False))
@@ -84,8 +76,13 @@ def image_problems(inputs, controller_isfile):
     pulling = len(_str(inputs.get('image_pull_archive'))) == 0
     image = inputs.get('image_pull_image') or ''
     out = []
-    if pulling and not image:
-        out += _registry_problems(_items(inputs.get('image_pull_registries')))
+    registries = _items(inputs.get('image_pull_registries'))
+    if pulling and not image and not registries:
+        out.append(_problem('image_pull_registries=[]: no registry to pull from',
+                            'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
+                            'the image offline with image_pull_archive'))
+    elif pulling and not image:
+        out += [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
     for name, empty_ok in (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True)):
         found = format_problem(name, inputs.get(name), empty_ok)
         if found is not None:

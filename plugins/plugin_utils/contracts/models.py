@@ -34,12 +34,8 @@ class ModelSpecError(ValueError):
     ``unknown_model``: the model name when it is not in the catalog and no spec describes it.
     """
 
-    def __init__(self,
-                 message: str,
-                 unknown: Optional[List[str]] = None,
-                 missing: Optional[List[str]] = None,
-                 bad: Optional[List[Any]] = None,
-                 unknown_model: Optional[str] = None) -> None:
+    def __init__(self, message: str, unknown: Optional[List[str]] = None, missing: Optional[List[str]] = None,
+                 bad: Optional[List[Any]] = None, unknown_model: Optional[str] = None) -> None:
         super(ModelSpecError, self).__init__(message)
         self.unknown = list(unknown or [])
         self.missing = list(missing or [])

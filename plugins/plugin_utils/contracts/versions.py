@@ -167,10 +167,7 @@ def firmware_in_range(firmware: str, ranges: List[Tuple[str, str]]) -> bool:
     return any(start <= _cut(firmware, start, end) <= end for start, end in ranges)
 
 
-def firmware_verdict(firmware: Any,
-                     driver_version: Any,
-                     fw_ranges_text: Any,
-                     compatibility: Any = None) -> Dict[str, Any]:
+def firmware_verdict(firmware: Any, driver_version: Any, fw_ranges_text: Any, compatibility: Any = None) -> Dict[str, Any]:
     """Judge a card's firmware against the driver on the node.
 
     ``compatibility`` is npu-smi's own ``Compatibility`` (OK, NOK, UNKNOWN, NOT SUPPORT or None when
