@@ -18,9 +18,7 @@ DEFAULT_BATCH_SIZES_TP = [1, 8]
 
 def default_batch_sizes(tensor_parallel_size: int, tp_sizes: Optional[List[int]] = None) -> List[int]:
     """Requests per graph when none are given: the guide's, or ``tp_sizes`` (the model's) at TP > 1."""
-    if tensor_parallel_size == 1:
-        return list(DEFAULT_BATCH_SIZES_TP1)
-    return list(tp_sizes or DEFAULT_BATCH_SIZES_TP)
+    return list(DEFAULT_BATCH_SIZES_TP1 if tensor_parallel_size == 1 else tp_sizes or DEFAULT_BATCH_SIZES_TP)
 
 
 def capture_sizes(batch_sizes: List[int], num_speculative_tokens: int) -> List[int]:

@@ -134,11 +134,8 @@ def candidates(inputs, tag):
         return [image]
     repository = _str(inputs.get('image_pull_repository'))
     digest = inputs.get('image_pull_digest') or ''
-    refs = []
-    for registry in _items(inputs.get('image_pull_registries')):
-        base = _str(registry).rstrip('/') + '/' + repository
-        refs.append(base + ('@' + digest if digest else ':' + tag))
-    return refs
+    return ['%s/%s%s' % (_str(registry).rstrip('/'), repository, '@' + digest if digest else ':' + tag)
+            for registry in _items(inputs.get('image_pull_registries'))]
 
 
 def judge(inputs, profile_suffix, controller_isfile):

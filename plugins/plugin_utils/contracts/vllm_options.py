@@ -59,12 +59,7 @@ def argument_spec():
     """The vllm_config argument spec (AnsibleModule / ArgumentSpecValidator)."""
     spec = {}
     for option in OPTIONS:
-        entry = {'type': option.type}
-        for key in ('elements', 'no_log', 'default'):
-            value = getattr(option, key)
-            if value is not None:
-                entry[key] = copy.deepcopy(value)
-        if option.required:
-            entry['required'] = True
-        spec[option.name] = entry
+        keys = ('elements', 'no_log', 'default') + (('required',) if option.required else ())
+        spec[option.name] = dict({key: copy.deepcopy(getattr(option, key)) for key in keys
+                                  if getattr(option, key) is not None}, type=option.type)
     return spec
