@@ -130,11 +130,12 @@ def _within(bounds: Bounds, value: Any) -> bool:
     return bounds.maximum is None or value <= bounds.maximum
 
 
-def bounded(ctx: Context, option: str, raw: Any, required: bool = True) -> Any:
-    """The value of ``option`` read from ``raw`` within its BOUNDS (vllm_options), or None with a violation
-    naming the user's variable, the value, the range and the fix. ``raw`` None is a violation only when
-    ``required``."""
+def bounded(ctx: Context, option: str, default: Any = None, required: bool = True) -> Any:
+    """The request's ``option`` (``default`` when it is unset) within its BOUNDS (vllm_options), or None with a
+    violation naming the user's variable, the value, the range and the fix. No value at all is a violation only
+    when ``required``."""
     bounds = BOUNDS[option]
+    raw = ctx.req[option] if ctx.req[option] is not None else default
     if raw is None and not required:
         return None
     value = {'bool': _to_bool, 'int': _to_int, 'float': _to_float}[bounds.kind](raw)
@@ -271,7 +272,7 @@ def rule_tensor_parallel_size(ctx: Context) -> None:
                       'tensor_parallel_size must be a positive integer',
                       'set %s to one of %s' % (name_of('tensor_parallel_size'), ctx.allowed_tp([1, 2])))
         tp = None
-    ctx.visible = bounded(ctx, 'visible_chips', req['visible_chips'], required=False)
+    ctx.visible = bounded(ctx, 'visible_chips', required=False)
     ctx.tp = tp
     if tp is None:
         return
@@ -309,8 +310,7 @@ def rule_tp_divides_heads(ctx: Context) -> None:
 def rule_speculative(ctx: Context) -> None:
     """Rule 9 (part): MTP speculative decoding needs an MTP head and the MTP method."""
     req, name_of = ctx.req, ctx.name_of
-    k = bounded(ctx, 'num_speculative_tokens', req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
-                else ctx.guide.get('num_speculative_tokens', 1))
+    k = bounded(ctx, 'num_speculative_tokens', ctx.guide.get('num_speculative_tokens', 1))
     if k and ctx.model and ctx.model['mtp_num_layers'] < 1:
         ctx.violation('num_speculative_tokens', k,
                       '%s has no MTP head, so MTP speculative decoding cannot run' % ctx.model['name'],
@@ -329,9 +329,7 @@ def rule_speculative(ctx: Context) -> None:
 
 def rule_max_num_seqs(ctx: Context) -> None:
     """Rule 9 (part): max_num_seqs, the model's guide default when unset."""
-    req = ctx.req
-    seqs_raw = req['max_num_seqs'] if req['max_num_seqs'] is not None else ctx.guide.get('max_num_seqs', 32)
-    ctx.seqs = bounded(ctx, 'max_num_seqs', seqs_raw)
+    ctx.seqs = bounded(ctx, 'max_num_seqs', ctx.guide.get('max_num_seqs', 32))
 
 
 def rule_cudagraph_mode(ctx: Context) -> None:
@@ -350,7 +348,7 @@ def rule_cudagraph_mode(ctx: Context) -> None:
 def rule_batch_sizes(ctx: Context) -> None:
     """Rule 3 (part): cudagraph_trim and the requests-per-graph list, or the TP default."""
     req, name_of, tp = ctx.req, ctx.name_of, ctx.tp
-    ctx.trim = bool(bounded(ctx, 'cudagraph_trim', req['cudagraph_trim']))
+    ctx.trim = bool(bounded(ctx, 'cudagraph_trim'))
     batch_raw = req['cudagraph_batch_sizes']
     if batch_raw is None:
         ctx.batch = default_batch_sizes(tp, (ctx.model or {}).get('tp_cudagraph_batch_sizes')) if tp is not None else None
@@ -437,11 +435,8 @@ def rule_max_model_len(ctx: Context) -> None:
 
 def rule_utilization_and_port(ctx: Context) -> None:
     """Rule 9 (part): gpu_memory_utilization in (0, 1] and a port."""
-    req = ctx.req
-    util_raw = (req['gpu_memory_utilization'] if req['gpu_memory_utilization'] is not None
-                else ctx.guide.get('gpu_memory_utilization', 0.9))
-    ctx.util = bounded(ctx, 'gpu_memory_utilization', util_raw)
-    ctx.port = bounded(ctx, 'port', req['port'])
+    ctx.util = bounded(ctx, 'gpu_memory_utilization', ctx.guide.get('gpu_memory_utilization', 0.9))
+    ctx.port = bounded(ctx, 'port')
 
 
 def rule_names(ctx: Context) -> None:
@@ -477,7 +472,7 @@ def rule_names(ctx: Context) -> None:
 def rule_switches(ctx: Context) -> None:
     """Rule 9 (part): the boolean switches."""
     for option in ('trust_remote_code', 'use_modelscope', 'offline'):
-        ctx.bools[option] = bounded(ctx, option, ctx.req[option])
+        ctx.bools[option] = bounded(ctx, option)
     if ctx.bools['offline'] and isinstance(ctx.model_path, str) and not ctx.model_path.startswith('/'):
         # HF_HUB_OFFLINE=1 (and no network) leaves vLLM nothing to fetch a model id with.
         ctx.violation('model_path', ctx.model_path,
@@ -491,8 +486,7 @@ def rule_memory_figures(ctx: Context) -> None:
     """Chip memory, free memory and the reserve are non-negative MiB counts."""
     nominal = ctx.profile['chip_memory_mb'] if ctx.profile else None
     for option, fallback in (('chip_memory_mb', nominal), ('chip_free_memory_mb', None), ('memory_reserve_mb', 2048)):
-        ctx.ints[option] = bounded(ctx, option, ctx.req[option] if ctx.req[option] is not None else fallback,
-                                   required=False)
+        ctx.ints[option] = bounded(ctx, option, fallback, required=False)
 
 
 def image_vllm(tag: Any) -> Optional[str]:
@@ -722,10 +716,8 @@ def rule_chat_parsers(ctx: Context) -> None:
                           % (flag, ctx.name_of('extra_args'), ctx.name_of(option)))
             refused = True
             continue
-        if in_extra is not None:
-            name, where = in_extra, 'extra_args'
-        else:
-            name, where = (own if wanted == AUTO else None if wanted == NONE else wanted), option
+        name, where = ((in_extra, 'extra_args') if in_extra is not None
+                       else (own if wanted == AUTO else None if wanted == NONE else wanted, option))
         if name is not None and _parser_problem(ctx, kind, option, flag, what, name, own, where, registry):
             refused = True
             continue
