@@ -93,10 +93,8 @@ class Context(object):
     def model_platform(self) -> Optional[str]:
         """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
         allowed = (self.model or {}).get('allowed_tp') or {}
-        for name in (self.req['platform'], (self.profile or {}).get('based_on')):
-            if isinstance(name, str) and name in allowed:
-                return name
-        return None
+        return next((name for name in (self.req['platform'], (self.profile or {}).get('based_on'))
+                     if isinstance(name, str) and name in allowed), None)
 
     def allowed_tp(self, fallback: List[int]) -> List[int]:
         """TP sizes: the model's own on this platform (its tutorial's), else the platform's."""
@@ -108,8 +106,6 @@ class Context(object):
     def tp_source(self) -> str:
         return self.model['source'] if self.model_platform() and self.model.get('source') else 'guide 5.1'
 
-
-# --------------------------------------------------------------------------- bounds
 
 def _phrase(bounds: Bounds) -> str:
     """What a value of ``bounds`` must be, as the violation says it."""
@@ -146,8 +142,6 @@ def bounded(ctx: Context, option: str, default: Any = None, required: bool = Tru
     return None
 
 
-# --------------------------------------------------------------------------- fixes
-
 def _fix_for_fit(ctx: Context, mem: Dict[str, Any]) -> str:
     tp, util, name_of = ctx.tp, ctx.util, ctx.name_of
     parts = []
@@ -183,8 +177,6 @@ def _model_fix(exc: ModelSpecError, model: Any, model_var: str, spec_var: str) -
                 % (model, ', '.join(model_names()), spec_var, ', '.join(exc.missing)))
     return 'in %s: %s' % (spec_var, '; '.join('give %s %s' % (key, expected) for key, _value, expected in exc.bad))
 
-
-# --------------------------------------------------------------------------- rules
 
 def rule_platform(ctx: Context) -> None:
     """The platform profile: the rule source for TP, devices and the image suffix."""
