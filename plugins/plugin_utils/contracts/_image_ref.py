@@ -83,11 +83,9 @@ def image_problems(inputs, controller_isfile):
                             'the image offline with image_pull_archive'))
     elif pulling and not image:
         out += [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
-    for name, empty_ok in (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True)):
-        found = format_problem(name, inputs.get(name), empty_ok)
-        if found is not None:
-            out.append(dict(found, check='image'))
-    out += [dict(found, check='image') for found in range_problems(inputs, 'image_pull_')]
+    found = [format_problem(name, inputs.get(name), empty_ok) for name, empty_ok in
+             (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True))]
+    out += [dict(problem, check='image') for problem in found + range_problems(inputs, 'image_pull_') if problem]
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
     if to_bool(inputs.get('image_pull_offline')) and inputs.get('image_pull_policy') == 'always':

@@ -62,9 +62,8 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
     for keys, least, what in ((_POSITIVE_INT_FIELDS, 1, 'a positive integer'), (_NON_NEGATIVE_INT_FIELDS, 0, 'an integer >= 0')):
         bad.extend((key, model[key], what) for key in keys if not _data.is_kind(model[key], 'int') or model[key] < least)
     bad.extend((key, model[key], 'true or false') for key in _BOOL_FIELDS if not isinstance(model[key], bool))
-    for key in ('min_image_tag', 'guide_min_image_tag'):
-        if key in model and not (isinstance(model[key], str) and model[key].startswith('v')):
-            bad.append((key, model[key], 'an image tag such as v0.23.0rc1-310p'))
+    bad.extend((key, model[key], 'an image tag such as v0.23.0rc1-310p') for key in ('min_image_tag', 'guide_min_image_tag')
+               if key in model and not (isinstance(model[key], str) and model[key].startswith('v')))
     bad.extend(_optional_problems(model))
     if not bad and model['num_hidden_layers'] < model['full_attention_interval']:
         # Without one full-attention layer there is no KV cache to plan.
