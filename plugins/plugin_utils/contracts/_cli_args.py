@@ -259,7 +259,6 @@ def parser_flags(words: List[str]) -> Dict[str, Any]:
     return found
 
 
-
 def _enables_npugraph_ex(args: List[str]) -> bool:
     for index, token in enumerate(args):
         if _flag_name(token) != '--additional-config':
