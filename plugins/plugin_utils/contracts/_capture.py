@@ -16,39 +16,9 @@ DEFAULT_BATCH_SIZES_TP1 = [1, 2, 4, 8]
 DEFAULT_BATCH_SIZES_TP = [1, 8]
 
 
-def _round_up(value: int, multiple: int) -> int:
-    return ((value + multiple - 1) // multiple) * multiple
-
-
-def vllm_adjust_for_spec_decode(sizes: List[int],
-                                num_speculative_tokens: int,
-                                max_capture_size: Optional[int] = None) -> List[int]:
-    """What vLLM does to a capture-size list when speculative decoding is on.
-
-    Mirrors ``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``
-    (vllm/config/compilation.py, without sequence parallelism): every size is
-    rounded up to a multiple of k+1, sizes that end above the largest capture
-    size are dropped, the rest de-duplicated and sorted.  ``max_capture_size``
-    defaults to the largest size given, as vLLM's does for an explicit list.
-    """
-    multiple_of = num_speculative_tokens + 1
-    if not sizes or multiple_of <= 1:
-        return list(sizes)
-    largest = max(sizes) if max_capture_size is None else max_capture_size
-    rounded = sorted(set(_round_up(size, multiple_of) for size in sizes
-                         if _round_up(size, multiple_of) <= largest))
-    if not rounded and multiple_of <= largest:
-        rounded = [multiple_of]
-    if not rounded:
-        raise ValueError('No valid cudagraph sizes after rounding to multiple of %d' % multiple_of)
-    return rounded
-
-
 def default_batch_sizes(tensor_parallel_size: int, tp_sizes: Optional[List[int]] = None) -> List[int]:
     """Requests per graph when none are given: the guide's, or ``tp_sizes`` (the model's) at TP > 1."""
-    if tensor_parallel_size == 1:
-        return list(DEFAULT_BATCH_SIZES_TP1)
-    return list(tp_sizes or DEFAULT_BATCH_SIZES_TP)
+    return list(DEFAULT_BATCH_SIZES_TP1 if tensor_parallel_size == 1 else tp_sizes or DEFAULT_BATCH_SIZES_TP)
 
 
 def capture_sizes(batch_sizes: List[int], num_speculative_tokens: int) -> List[int]:

@@ -99,10 +99,11 @@ def _known_flag(word: str, table: FlagTable) -> Tuple[Optional[str], bool]:
     return None, False
 
 
-_VALUE_WORDS = {
-    'int': ('an integer', 'int'),
-    'float': ('a number', 'float'),
-    'hint': ('an integer or a size such as 8192, 8k or 8K', 'human_readable_int'),
+# {value type: (what a value must be, the name of vLLM's conversion, the conversion)}.
+_VALUE_TYPES = {
+    'int': ('an integer', 'int', int),
+    'float': ('a number', 'float', float),
+    'hint': ('an integer or a size such as 8192, 8k or 8K', 'human_readable_int', parse_human_int),
 }
 
 
@@ -110,18 +111,11 @@ def _value_problem(flag: str, value: str, table: FlagTable) -> Optional[Tuple[st
     """(problem, fix) when vLLM's conversion of this flag's value would fail, else None."""
     kind = table.value_type.get(flag)
     try:
-        if flag in table.nullable and value in ('', 'None'):
-            converted: Any = None  # vLLM's optional_type reads "" and "None" as None
-        elif kind == 'int':
-            converted = int(value)
-        elif kind == 'float':
-            converted = float(value)
-        elif kind == 'hint':
-            converted = parse_human_int(value)
-        else:
-            converted = value
+        # vLLM's optional_type reads "" and "None" as None.
+        converted = (None if flag in table.nullable and value in ('', 'None')
+                     else _VALUE_TYPES[kind][2](value) if kind in _VALUE_TYPES else value)
     except ValueError:
-        what, convert = _VALUE_WORDS[kind]
+        what, convert, _convert = _VALUE_TYPES[kind]
         return ('%s takes %s, not %r (vLLM stops with "argument %s: invalid %s value")' % (flag, what, value, flag,
                                                                                            convert),
                 'give %s %s, e.g. %s' % (flag, what, '8192' if kind == 'hint' else '1'))
@@ -246,23 +240,22 @@ def _value(words: List[str], index: int, default: str = '') -> str:
     return inline if has_value else (words[index + 1] if index + 1 < len(words) else default)
 
 
+# {flag: (what parser_flags reports it as, what it says; None: the flag's value)}.
+_PARSER_WORDS = {'--reasoning-parser': ('reasoning', None), '--tool-call-parser': ('tool_call', None),
+                 '--enable-auto-tool-choice': ('auto_tool_choice', True),
+                 '--no-enable-auto-tool-choice': ('auto_tool_choice', False)}
+
+
 def parser_flags(words: List[str]) -> Dict[str, Any]:
     """What argv words say about the chat parsers: {'reasoning': name or None, 'tool_call': name or None,
     'auto_tool_choice': True, False or None (not given)}; the last word wins, as in vLLM's argparse.
 
     ``--flag value``, ``--flag=value`` and underscores (vLLM's parser turns them into dashes)."""
     found: Dict[str, Any] = {'reasoning': None, 'tool_call': None, 'auto_tool_choice': None}
-    names = {'--reasoning-parser': 'reasoning', '--tool-call-parser': 'tool_call'}
     for index, word in enumerate(words):
-        if not word.startswith('--'):
-            continue
-        name = word.split('=', 1)[0].replace('_', '-')
-        if name in names:
-            found[names[name]] = _value(words, index)
-        elif name == '--enable-auto-tool-choice':
-            found['auto_tool_choice'] = True
-        elif name == '--no-enable-auto-tool-choice':
-            found['auto_tool_choice'] = False
+        key, said = _PARSER_WORDS.get(word.split('=', 1)[0].replace('_', '-'), (None, None))
+        if key and word.startswith('--'):
+            found[key] = _value(words, index) if said is None else said
     return found
 
 

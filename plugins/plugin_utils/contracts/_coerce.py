@@ -40,16 +40,12 @@ def _to_int(value: Any) -> Optional[int]:
 
 
 def _to_float(value: Any) -> Optional[float]:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
+    try:
+        return float(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        return None
 
 
 def parse_human_int(value: Any) -> int:

@@ -102,10 +102,9 @@ def environment(command_env, env, profile_env=None, image_env=None, image_arch=N
     .bashrc, ``${NAME}`` expanded against the image's ENV), then vllm_config's, then the user's.
     """
     known = image_env_dict(image_env)
-    merged = dict((key, expand(value, known, image_arch)) for key, value in (profile_env or {}).items())
-    merged.update(command_env or {})
-    merged.update(env or {})
-    return dict((key, str(value)) for key, value in merged.items())
+    merged = {**{key: expand(value, known, image_arch) for key, value in (profile_env or {}).items()},
+              **(command_env or {}), **(env or {})}
+    return {key: str(value) for key, value in merged.items()}
 
 
 def label_problems(extra: Any) -> List[str]:
@@ -139,20 +138,14 @@ def label_problems(extra: Any) -> List[str]:
 
 def labels(instance, model, platform, port, extra=None):
     """The labels preflight, verify and teardown find our containers by; the user's merged over them."""
-    out = {
+    return {
         MANAGED_LABEL: MANAGED_VALUE,
         INSTANCE_LABEL: str(instance),
         'ascend.vllm.model': str(model),
         'ascend.vllm.platform': str(platform),
         'ascend.vllm.port': str(port),
+        **(extra or {}),
     }
-    out.update(extra or {})
-    return out
-
-
-def published_ports(port, address=''):
-    """The guide's ``-p PORT:PORT``, on one host address when given (an IPv6 one in brackets)."""
-    return [port_mapping(address, port)]
 
 
 # The container_run variables besides the spec's inputs that reach docker_container.
@@ -170,7 +163,8 @@ def _spec(profile, inputs):
                            inputs.get('container_run_image_arch')),
         'labels': labels(inputs.get('container_run_instance'), inputs.get('container_run_model'),
                          inputs.get('container_run_platform'), port, inputs.get('container_run_labels')),
-        'published_ports': published_ports(port, inputs.get('container_run_publish_address') or ''),
+        # The guide's -p PORT:PORT, on one host address when given (an IPv6 one in brackets).
+        'published_ports': [port_mapping(inputs.get('container_run_publish_address') or '', port)],
         'shm_size': profile['shm_size'],
         'privileged': is_true(profile.get('privileged', False)),
     }

@@ -39,17 +39,16 @@ Format = collections.namedtuple('Format', ['kind', 'example', 'instead'])
 FORMATS = dict((name, Format(entry['kind'], entry.get('example'), entry.get('instead')))
                for name, entry in _data.load('formats')['entries'].items())
 
-# Path variables judged elsewhere (their own messages) or that live on the controller, where a relative
-# path is taken from the directory ansible-playbook runs in.
-PATHS_ELSEWHERE = {
-    'vllm_serve_model_cache_dir': 'node: serve/_instances.py',
-    'image_pull_archive_dir': 'node: contracts/_image_ref.py',
-    'eval_aisbench_venv': 'controller',
-    'eval_aisbench_tokenizer': 'controller',
+# {kind: (its grammar, what a value that breaks it is not, the fix)}; registries and datasets have their own checks.
+_GRAMMARS = {
+    'repository': (REPOSITORY_RE, 'a repository path', 'set {name} to lower-case path components, e.g. {example}'),
+    'digest': (DIGEST_RE, 'a digest',
+               'set {name} to sha256: and 64 hex digits (`docker images --digests` shows it), or "" to pull by tag'),
+    'image': (REFERENCE_RE, 'an image reference', 'write it as registry/repository:tag, e.g. {example}{instead}'),
+    'node path': (r'^/', 'an absolute path on the node', 'set {name} to an absolute path on the node, e.g. {example}'),
+    'tag': (TAG_RE, 'an image tag',
+            'set {name} to letters, digits, _, . and - (at most 128, not starting with . or -), e.g. {example}'),
 }
-# The suffixes a variable of each kind is named with: a new one without an entry fails a unit test.
-NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_image', 'digest': '_digest',
-         'tag': '_tag'}
 
 
 def _match(pattern: str, value: Any) -> bool:
@@ -62,10 +61,8 @@ def registry_problems(name: str, registries: Any) -> List[Dict[str, str]]:
     for index, registry in enumerate(registries if isinstance(registries, (list, tuple)) else []):
         if _match(REGISTRY_RE, registry):
             continue
-        if isinstance(registry, str) and registry.strip():
-            example = re.sub(r'^[a-zA-Z]+://', '', registry).strip().split(' ')[0]
-        else:
-            example = 'quay.io'
+        example = (re.sub(r'^[a-zA-Z]+://', '', registry).strip().split(' ')[0]
+                   if isinstance(registry, str) and registry.strip() else 'quay.io')
         out.append({'msg': '%s[%d]=%s is not a registry address' % (name, index, _show(registry)),
                     'fix': 'write each registry as host[:port][/path] without a scheme, one registry per list '
                            'item, e.g. ' + example})
@@ -92,22 +89,10 @@ def format_problem(name: str, value: Any, empty_ok: bool = True) -> Optional[Dic
     if spec.kind == 'dataset':
         found = [unknown_dataset(name, item) for item in (value if isinstance(value, (list, tuple)) else [])]
         return next((item for item in found if item is not None), None)
-    if spec.kind == 'repository' and not _match(REPOSITORY_RE, value):
-        return {'msg': '%s=%s is not a repository path' % (name, _show(value)),
-                'fix': 'set %s to lower-case path components, e.g. %s' % (name, spec.example)}
-    if spec.kind == 'digest' and not _match(DIGEST_RE, value):
-        return {'msg': '%s=%s is not a digest' % (name, _show(value)),
-                'fix': 'set %s to sha256: and 64 hex digits (`docker images --digests` shows it), or "" to pull by '
-                       'tag' % name}
-    if spec.kind == 'image' and not _match(REFERENCE_RE, value):
-        return {'msg': '%s=%s is not an image reference' % (name, _show(value)),
-                'fix': 'write it as registry/repository:tag, e.g. %s%s' % (
-                    spec.example, ', or "" to use %s' % spec.instead if spec.instead else '')}
-    if spec.kind == 'node path' and not (isinstance(value, str) and value.startswith('/')):
-        return {'msg': '%s=%s is not an absolute path on the node' % (name, _show(value)),
-                'fix': 'set %s to an absolute path on the node, e.g. %s' % (name, spec.example)}
-    if spec.kind == 'tag' and not _match(TAG_RE, str(value)):
-        return {'msg': '%s=%s is not an image tag' % (name, _show(value)),
-                'fix': 'set %s to letters, digits, _, . and - (at most 128, not starting with . or -), e.g. %s'
-                       % (name, spec.example)}
-    return None
+    grammar, what, fix = _GRAMMARS.get(spec.kind, (None, None, None))
+    # A tag YAML read as a number (0.23) is judged by its digits.
+    if grammar is None or _match(grammar, str(value) if spec.kind == 'tag' else value):
+        return None
+    return {'msg': '%s=%s is not %s' % (name, _show(value), what),
+            'fix': fix.format(name=name, example=spec.example,
+                              instead=', or "" to use %s' % spec.instead if spec.instead else '')}

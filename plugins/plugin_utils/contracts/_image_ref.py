@@ -46,14 +46,6 @@ def _items(value):
     return list(value) if isinstance(value, (list, tuple, dict)) else []
 
 
-def _registry_problems(registries):
-    if not registries:
-        return [_problem('image_pull_registries=[]: no registry to pull from',
-                         'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
-                         'the image offline with image_pull_archive')]
-    return [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
-
-
 def _archive_problems(inputs, controller_isfile):
     archive = inputs.get('image_pull_archive')
     on_node = is_true(inputs.get('image_pull_archive_on_node', False))
@@ -84,13 +76,16 @@ def image_problems(inputs, controller_isfile):
     pulling = len(_str(inputs.get('image_pull_archive'))) == 0
     image = inputs.get('image_pull_image') or ''
     out = []
-    if pulling and not image:
-        out += _registry_problems(_items(inputs.get('image_pull_registries')))
-    for name, empty_ok in (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True)):
-        found = format_problem(name, inputs.get(name), empty_ok)
-        if found is not None:
-            out.append(dict(found, check='image'))
-    out += [dict(found, check='image') for found in range_problems(inputs, 'image_pull_')]
+    registries = _items(inputs.get('image_pull_registries'))
+    if pulling and not image and not registries:
+        out.append(_problem('image_pull_registries=[]: no registry to pull from',
+                            'list at least one registry, e.g. [quay.io, m.daocloud.io/quay.io] (guide 4.1), or load '
+                            'the image offline with image_pull_archive'))
+    elif pulling and not image:
+        out += [dict(found, check='image') for found in registry_problems('image_pull_registries', registries)]
+    found = [format_problem(name, inputs.get(name), empty_ok) for name, empty_ok in
+             (('image_pull_repository', False), ('image_pull_digest', True), ('image_pull_image', True))]
+    out += [dict(problem, check='image') for problem in found + range_problems(inputs, 'image_pull_') if problem]
     if not pulling:
         out += _archive_problems(inputs, controller_isfile)
     if to_bool(inputs.get('image_pull_offline')) and inputs.get('image_pull_policy') == 'always':
@@ -137,11 +132,8 @@ def candidates(inputs, tag):
         return [image]
     repository = _str(inputs.get('image_pull_repository'))
     digest = inputs.get('image_pull_digest') or ''
-    refs = []
-    for registry in _items(inputs.get('image_pull_registries')):
-        base = _str(registry).rstrip('/') + '/' + repository
-        refs.append(base + ('@' + digest if digest else ':' + tag))
-    return refs
+    return ['%s/%s%s' % (_str(registry).rstrip('/'), repository, '@' + digest if digest else ':' + tag)
+            for registry in _items(inputs.get('image_pull_registries'))]
 
 
 def judge(inputs, profile_suffix, controller_isfile):
@@ -265,10 +257,9 @@ def failure_message(host, refs, errors, inputs, tag):
     answered "not found" from every registry is a wrong reference, not the network.
     """
     # The balancer's HAProxy image names its own variables (``inputs['names']``, plan/_host.balancer_image).
-    names = dict({'image': 'vllm-ascend image', 'image_pull_tag': 'image_pull_tag',
-                  'image_pull_registries': 'image_pull_registries', 'image_pull_archive': 'image_pull_archive',
-                  'image_pull_digest': 'image_pull_digest', 'image_pull_image': 'image_pull_image'},
-                 **(inputs.get('names') or {}))
+    names = {**{name: name for name in ('image_pull_tag', 'image_pull_registries', 'image_pull_archive',
+                                        'image_pull_digest', 'image_pull_image')},
+             'image': 'vllm-ascend image', **(inputs.get('names') or {})}
     missing = [e['ref'] for e in errors if e.get('missing')]
     parts = []
     for index, ref in enumerate(refs):

@@ -30,14 +30,10 @@ def attention_layers(model: Dict[str, Any], num_speculative_tokens: int) -> int:
     return full_attention_layers(model) + (model['mtp_num_layers'] if num_speculative_tokens > 0 else 0)
 
 
-def kv_heads_per_rank(model: Dict[str, Any], tensor_parallel_size: int) -> int:
-    # vLLM replicates KV heads when TP > kv heads (ModelConfig.get_num_kv_heads).
-    return max(1, model['num_key_value_heads'] // tensor_parallel_size)
-
-
 def attention_bytes_per_token_per_layer(model: Dict[str, Any], tensor_parallel_size: int) -> int:
-    # K and V, fp16 (vLLM AttentionSpec.real_page_size_bytes with block_size 1).
-    return 2 * kv_heads_per_rank(model, tensor_parallel_size) * model['head_dim'] * 2
+    # K and V, fp16 (vLLM AttentionSpec.real_page_size_bytes with block_size 1), of the KV heads one rank
+    # holds: vLLM replicates them when TP > kv heads (ModelConfig.get_num_kv_heads).
+    return 2 * max(1, model['num_key_value_heads'] // tensor_parallel_size) * model['head_dim'] * 2
 
 
 def gdn_state_bytes_per_layer(model: Dict[str, Any], tensor_parallel_size: int, num_speculative_tokens: int) -> int:
@@ -122,9 +118,7 @@ def attention_mask_mb(max_model_len: int) -> float:
 
 
 def _num_blocks(budget_mb: float, layout: Dict[str, int]) -> int:
-    if budget_mb <= 0:
-        return 0
-    return int(budget_mb * MIB) // layout['block_bytes']
+    return int(budget_mb * MIB) // layout['block_bytes'] if budget_mb > 0 else 0
 
 
 def _mib(nbytes: int) -> float:

@@ -85,10 +85,5 @@ def range_problem(name, value):
 def range_problems(values, prefix=''):
     """{check: settings, msg, fix} for every variable of ``values`` (a mapping) whose name starts with
     ``prefix`` and lies outside its range."""
-    out = []
-    for name in sorted(RANGES):
-        if name.startswith(prefix) and name in values:
-            problem = range_problem(name, values[name])
-            if problem is not None:
-                out.append(dict(problem, check='settings'))
-    return out
+    found = (range_problem(name, values[name]) for name in sorted(RANGES) if name.startswith(prefix) and name in values)
+    return [dict(problem, check='settings') for problem in found if problem is not None]

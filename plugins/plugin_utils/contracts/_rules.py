@@ -67,6 +67,7 @@ class Context(object):
                           if isinstance(key, str) and isinstance(value, str) and value)
         self.violations: List[Dict[str, Any]] = []
         self.warnings: List[str] = []
+        self.warn = self.warnings.append
         self.result: Dict[str, Any] = {
             'argv': None, 'command': None, 'env': None, 'api_key_env': None, 'settings': None,
             'cudagraph_capture_sizes': None, 'memory': None, 'warnings': self.warnings,
@@ -89,16 +90,11 @@ class Context(object):
     def violation(self, option: str, value: Any, rule: str, fix: str) -> None:
         self.violations.append({'variable': self.name_of(option), 'value': value, 'rule': rule, 'fix': fix})
 
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
-
     def model_platform(self) -> Optional[str]:
         """The platform the model's ``allowed_tp`` knows this profile as (itself or its based_on), or None."""
         allowed = (self.model or {}).get('allowed_tp') or {}
-        for name in (self.req['platform'], (self.profile or {}).get('based_on')):
-            if isinstance(name, str) and name in allowed:
-                return name
-        return None
+        return next((name for name in (self.req['platform'], (self.profile or {}).get('based_on'))
+                     if isinstance(name, str) and name in allowed), None)
 
     def allowed_tp(self, fallback: List[int]) -> List[int]:
         """TP sizes: the model's own on this platform (its tutorial's), else the platform's."""
@@ -110,8 +106,6 @@ class Context(object):
     def tp_source(self) -> str:
         return self.model['source'] if self.model_platform() and self.model.get('source') else 'guide 5.1'
 
-
-# --------------------------------------------------------------------------- bounds
 
 def _phrase(bounds: Bounds) -> str:
     """What a value of ``bounds`` must be, as the violation says it."""
@@ -132,11 +126,12 @@ def _within(bounds: Bounds, value: Any) -> bool:
     return bounds.maximum is None or value <= bounds.maximum
 
 
-def bounded(ctx: Context, option: str, raw: Any, required: bool = True) -> Any:
-    """The value of ``option`` read from ``raw`` within its BOUNDS (vllm_options), or None with a violation
-    naming the user's variable, the value, the range and the fix. ``raw`` None is a violation only when
-    ``required``."""
+def bounded(ctx: Context, option: str, default: Any = None, required: bool = True) -> Any:
+    """The request's ``option`` (``default`` when it is unset) within its BOUNDS (vllm_options), or None with a
+    violation naming the user's variable, the value, the range and the fix. No value at all is a violation only
+    when ``required``."""
     bounds = BOUNDS[option]
+    raw = ctx.req[option] if ctx.req[option] is not None else default
     if raw is None and not required:
         return None
     value = {'bool': _to_bool, 'int': _to_int, 'float': _to_float}[bounds.kind](raw)
@@ -146,8 +141,6 @@ def bounded(ctx: Context, option: str, raw: Any, required: bool = True) -> Any:
                   'set %s%s' % (ctx.name_of(option), bounds.fix))
     return None
 
-
-# --------------------------------------------------------------------------- fixes
 
 def _fix_for_fit(ctx: Context, mem: Dict[str, Any]) -> str:
     tp, util, name_of = ctx.tp, ctx.util, ctx.name_of
@@ -184,8 +177,6 @@ def _model_fix(exc: ModelSpecError, model: Any, model_var: str, spec_var: str) -
                 % (model, ', '.join(model_names()), spec_var, ', '.join(exc.missing)))
     return 'in %s: %s' % (spec_var, '; '.join('give %s %s' % (key, expected) for key, _value, expected in exc.bad))
 
-
-# --------------------------------------------------------------------------- rules
 
 def rule_platform(ctx: Context) -> None:
     """The platform profile: the rule source for TP, devices and the image suffix."""
@@ -273,7 +264,7 @@ def rule_tensor_parallel_size(ctx: Context) -> None:
                       'tensor_parallel_size must be a positive integer',
                       'set %s to one of %s' % (name_of('tensor_parallel_size'), ctx.allowed_tp([1, 2])))
         tp = None
-    ctx.visible = bounded(ctx, 'visible_chips', req['visible_chips'], required=False)
+    ctx.visible = bounded(ctx, 'visible_chips', required=False)
     ctx.tp = tp
     if tp is None:
         return
@@ -311,16 +302,13 @@ def rule_tp_divides_heads(ctx: Context) -> None:
 def rule_speculative(ctx: Context) -> None:
     """Rule 9 (part): MTP speculative decoding needs an MTP head and the MTP method."""
     req, name_of = ctx.req, ctx.name_of
-    k = bounded(ctx, 'num_speculative_tokens', req['num_speculative_tokens'] if req['num_speculative_tokens'] is not None
-                else ctx.guide.get('num_speculative_tokens', 1))
-    if k is None:
-        pass
-    elif k > 0 and ctx.model and ctx.model['mtp_num_layers'] < 1:
+    k = bounded(ctx, 'num_speculative_tokens', ctx.guide.get('num_speculative_tokens', 1))
+    if k and ctx.model and ctx.model['mtp_num_layers'] < 1:
         ctx.violation('num_speculative_tokens', k,
                       '%s has no MTP head, so MTP speculative decoding cannot run' % ctx.model['name'],
                       'set %s: 0' % name_of('num_speculative_tokens'))
         k = None
-    elif k > 1:
+    elif k and k > 1:
         ctx.warn('num_speculative_tokens is %d; the guide recommends 1 (guide 5.1)' % k)
     if k and req['speculative_method'] not in SPECULATIVE_METHODS:
         ctx.violation('speculative_method', req['speculative_method'],
@@ -333,9 +321,7 @@ def rule_speculative(ctx: Context) -> None:
 
 def rule_max_num_seqs(ctx: Context) -> None:
     """Rule 9 (part): max_num_seqs, the model's guide default when unset."""
-    req = ctx.req
-    seqs_raw = req['max_num_seqs'] if req['max_num_seqs'] is not None else ctx.guide.get('max_num_seqs', 32)
-    ctx.seqs = bounded(ctx, 'max_num_seqs', seqs_raw)
+    ctx.seqs = bounded(ctx, 'max_num_seqs', ctx.guide.get('max_num_seqs', 32))
 
 
 def rule_cudagraph_mode(ctx: Context) -> None:
@@ -354,25 +340,23 @@ def rule_cudagraph_mode(ctx: Context) -> None:
 def rule_batch_sizes(ctx: Context) -> None:
     """Rule 3 (part): cudagraph_trim and the requests-per-graph list, or the TP default."""
     req, name_of, tp = ctx.req, ctx.name_of, ctx.tp
-    ctx.trim = bool(bounded(ctx, 'cudagraph_trim', req['cudagraph_trim']))
+    ctx.trim = bool(bounded(ctx, 'cudagraph_trim'))
     batch_raw = req['cudagraph_batch_sizes']
     if batch_raw is None:
         ctx.batch = default_batch_sizes(tp, (ctx.model or {}).get('tp_cudagraph_batch_sizes')) if tp is not None else None
         return
+    fix = 'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1))
     if not isinstance(batch_raw, list) or not batch_raw:
-        ctx.violation('cudagraph_batch_sizes', batch_raw,
-                      'cudagraph_batch_sizes must be a non-empty list of requests per graph',
-                      'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1)))
+        ctx.violation('cudagraph_batch_sizes', batch_raw, 'cudagraph_batch_sizes must be a non-empty list of requests '
+                      'per graph', fix)
         return
     converted = [_to_int(item) for item in batch_raw]
     wrong = [item for item, value in zip(batch_raw, converted) if value is None or value < 1]
     if wrong:
-        ctx.violation('cudagraph_batch_sizes', batch_raw,
-                      'every size must be a positive integer (requests per graph); bad: %s'
-                      % ', '.join(repr(item) for item in wrong),
-                      'set %s: %s' % (name_of('cudagraph_batch_sizes'), default_batch_sizes(tp or 1)))
+        ctx.violation('cudagraph_batch_sizes', batch_raw, 'every size must be a positive integer (requests per graph); '
+                      'bad: %s' % ', '.join(repr(item) for item in wrong), fix)
         return
-    ctx.batch = sorted(set(value for value in converted if value is not None))
+    ctx.batch = sorted(set(converted))
 
 
 def rule_batch_sizes_with_tp(ctx: Context) -> None:
@@ -398,8 +382,8 @@ def rule_capture_sizes(ctx: Context) -> None:
     """Rule 3 (part): tokens per graph n*(k+1), and advice against max_num_seqs."""
     batch, k, seqs = ctx.batch, ctx.k, ctx.seqs
     if batch is not None and k is not None:
-        # Multiples of k+1 at or below the largest: a fixed point of
-        # vllm_adjust_for_spec_decode, so vLLM never rewrites the list.
+        # Multiples of k+1 at or below the largest: a fixed point of vLLM's
+        # adjust_cudagraph_sizes_for_spec_decode, so vLLM never rewrites the list.
         ctx.sizes = capture_sizes(batch, k)
         if seqs is not None:
             if ctx.sizes[-1] < seqs * (k + 1):
@@ -443,11 +427,8 @@ def rule_max_model_len(ctx: Context) -> None:
 
 def rule_utilization_and_port(ctx: Context) -> None:
     """Rule 9 (part): gpu_memory_utilization in (0, 1] and a port."""
-    req = ctx.req
-    util_raw = (req['gpu_memory_utilization'] if req['gpu_memory_utilization'] is not None
-                else ctx.guide.get('gpu_memory_utilization', 0.9))
-    ctx.util = bounded(ctx, 'gpu_memory_utilization', util_raw)
-    ctx.port = bounded(ctx, 'port', req['port'])
+    ctx.util = bounded(ctx, 'gpu_memory_utilization', ctx.guide.get('gpu_memory_utilization', 0.9))
+    ctx.port = bounded(ctx, 'port')
 
 
 def rule_names(ctx: Context) -> None:
@@ -467,11 +448,9 @@ def rule_names(ctx: Context) -> None:
     host = req['host']
     fix = ('set %s to an address: 0.0.0.0 (every interface, for a published port) or 127.0.0.1 (guide 5.1)'
            % name_of('host'))
-    if not isinstance(host, str) or not host.strip():
-        ctx.violation('host', host, 'host must be a non-empty address', fix)
-        host = None
-    elif listen_host_problem(host):
-        ctx.violation('host', host, listen_host_problem(host), fix)
+    problem = listen_host_problem(host) if isinstance(host, str) and host.strip() else 'host must be a non-empty address'
+    if problem:
+        ctx.violation('host', host, problem, fix)
         host = None
     ctx.host = host
     model_path = req['model_path'] if req['model_path'] is not None else req['model']
@@ -485,7 +464,7 @@ def rule_names(ctx: Context) -> None:
 def rule_switches(ctx: Context) -> None:
     """Rule 9 (part): the boolean switches."""
     for option in ('trust_remote_code', 'use_modelscope', 'offline'):
-        ctx.bools[option] = bounded(ctx, option, ctx.req[option])
+        ctx.bools[option] = bounded(ctx, option)
     if ctx.bools['offline'] and isinstance(ctx.model_path, str) and not ctx.model_path.startswith('/'):
         # HF_HUB_OFFLINE=1 (and no network) leaves vLLM nothing to fetch a model id with.
         ctx.violation('model_path', ctx.model_path,
@@ -499,8 +478,7 @@ def rule_memory_figures(ctx: Context) -> None:
     """Chip memory, free memory and the reserve are non-negative MiB counts."""
     nominal = ctx.profile['chip_memory_mb'] if ctx.profile else None
     for option, fallback in (('chip_memory_mb', nominal), ('chip_free_memory_mb', None), ('memory_reserve_mb', 2048)):
-        ctx.ints[option] = bounded(ctx, option, ctx.req[option] if ctx.req[option] is not None else fallback,
-                                   required=False)
+        ctx.ints[option] = bounded(ctx, option, fallback, required=False)
 
 
 def image_vllm(tag: Any) -> Optional[str]:
@@ -525,12 +503,11 @@ def flag_table_version(tag: Any) -> Tuple[str, Optional[str]]:
 def rule_extra_args(ctx: Context) -> None:
     """Rule 5: extra arguments never repeat a managed flag nor turn enable_npugraph_ex on."""
     name_of = ctx.name_of
-    extra = ctx.req['extra_args'] if ctx.req['extra_args'] is not None else []
-    if not isinstance(extra, list) or not all(isinstance(item, str) for item in extra):
-        ctx.violation('extra_args', extra, 'extra_args must be a list of strings',
+    given = ctx.req['extra_args'] if ctx.req['extra_args'] is not None else []
+    if not isinstance(given, list) or not all(isinstance(item, str) for item in given):
+        ctx.violation('extra_args', given, 'extra_args must be a list of strings',
                       'set %s to a list such as ["--enable-prefix-caching"]' % name_of('extra_args'))
         return
-    given = extra
     extra, unsplit = split_extra_args(given)
     # A secret on the command line shows in ps, docker inspect and every printed command:
     # refused with its value hidden, before any other rule could print the list.
@@ -644,9 +621,8 @@ def _model_id(ctx: Context) -> str:
 def rule_memory_fit(ctx: Context) -> None:
     """Rule 7: weights, mask, GDN state and one KV cache fit the chip; the free memory suffices."""
     ints = ctx.ints
-    if not (ctx.model and ctx.tp is not None and ctx.k is not None and ctx.seqs is not None
-            and ctx.length is not None and ctx.util is not None and ints['chip_memory_mb'] is not None
-            and ints['memory_reserve_mb'] is not None):
+    if not ctx.model or None in (ctx.tp, ctx.k, ctx.seqs, ctx.length, ctx.util, ints['chip_memory_mb'],
+                                 ints['memory_reserve_mb']):
         return
     # A TP size that does not divide the heads (rule_tp_divides_heads reports it) has no memory
     # plan: a chip's share of the heads can be zero.
@@ -699,10 +675,7 @@ def _parser_registry(ctx: Context) -> Optional[Dict[str, Any]]:
     tag = ctx.req['image_tag']
     vllm = image_vllm(tag)
     registry = registry_for(vllm) if vllm else None
-    if registry is not None:
-        registry['vllm'] = vllm
-        registry['image_tag'] = tag
-    return registry
+    return dict(registry, vllm=vllm, image_tag=tag) if registry is not None else None
 
 
 def rule_chat_parsers(ctx: Context) -> None:
@@ -735,10 +708,8 @@ def rule_chat_parsers(ctx: Context) -> None:
                           % (flag, ctx.name_of('extra_args'), ctx.name_of(option)))
             refused = True
             continue
-        if in_extra is not None:
-            name, where = in_extra, 'extra_args'
-        else:
-            name, where = (own if wanted == AUTO else None if wanted == NONE else wanted), option
+        name, where = ((in_extra, 'extra_args') if in_extra is not None
+                       else (own if wanted == AUTO else None if wanted == NONE else wanted, option))
         if name is not None and _parser_problem(ctx, kind, option, flag, what, name, own, where, registry):
             refused = True
             continue

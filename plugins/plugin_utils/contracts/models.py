@@ -34,12 +34,8 @@ class ModelSpecError(ValueError):
     ``unknown_model``: the model name when it is not in the catalog and no spec describes it.
     """
 
-    def __init__(self,
-                 message: str,
-                 unknown: Optional[List[str]] = None,
-                 missing: Optional[List[str]] = None,
-                 bad: Optional[List[Any]] = None,
-                 unknown_model: Optional[str] = None) -> None:
+    def __init__(self, message: str, unknown: Optional[List[str]] = None, missing: Optional[List[str]] = None,
+                 bad: Optional[List[Any]] = None, unknown_model: Optional[str] = None) -> None:
         super(ModelSpecError, self).__init__(message)
         self.unknown = list(unknown or [])
         self.missing = list(missing or [])
@@ -59,22 +55,15 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
             % (name, ', '.join(missing), ', '.join(model_names()), ', '.join(REQUIRED_FIELDS)),
             missing=missing)
     bad: List[Any] = []
-    # YAML may give the parameter count as 2.27e9; accept an integral float.
-    params = model['num_parameters']
-    if isinstance(params, float) and params.is_integer():
-        model['num_parameters'] = int(params)
-    for key in _POSITIVE_INT_FIELDS:
-        if not _data.is_kind(model[key], 'int') or model[key] < 1:
-            bad.append((key, model[key], 'a positive integer'))
-    for key in _NON_NEGATIVE_INT_FIELDS:
-        if not _data.is_kind(model[key], 'int') or model[key] < 0:
-            bad.append((key, model[key], 'an integer >= 0'))
-    for key in _BOOL_FIELDS:
-        if not isinstance(model[key], bool):
-            bad.append((key, model[key], 'true or false'))
-    for key in ('min_image_tag', 'guide_min_image_tag'):
-        if key in model and not (isinstance(model[key], str) and model[key].startswith('v')):
-            bad.append((key, model[key], 'an image tag such as v0.23.0rc1-310p'))
+    # YAML may give a parameter or byte count as 2.27e9; accept an integral float.
+    for key in ('num_parameters', 'weight_bytes'):
+        if isinstance(model.get(key), float) and model[key].is_integer():
+            model[key] = int(model[key])
+    for keys, least, what in ((_POSITIVE_INT_FIELDS, 1, 'a positive integer'), (_NON_NEGATIVE_INT_FIELDS, 0, 'an integer >= 0')):
+        bad.extend((key, model[key], what) for key in keys if not _data.is_kind(model[key], 'int') or model[key] < least)
+    bad.extend((key, model[key], 'true or false') for key in _BOOL_FIELDS if not isinstance(model[key], bool))
+    bad.extend((key, model[key], 'an image tag such as v0.23.0rc1-310p') for key in ('min_image_tag', 'guide_min_image_tag')
+               if key in model and not (isinstance(model[key], str) and model[key].startswith('v')))
     bad.extend(_optional_problems(model))
     if not bad and model['num_hidden_layers'] < model['full_attention_interval']:
         # Without one full-attention layer there is no KV cache to plan.
@@ -99,8 +88,6 @@ def _validate(name: str, model: Dict[str, Any]) -> Dict[str, Any]:
 def _optional_problems(model: Dict[str, Any]) -> List[Any]:
     bad: List[Any] = []
     weight_bytes = model.get('weight_bytes')
-    if isinstance(weight_bytes, float) and weight_bytes.is_integer():
-        model['weight_bytes'] = weight_bytes = int(weight_bytes)
     if weight_bytes is not None and (not _data.is_kind(weight_bytes, 'int') or weight_bytes < 1):
         bad.append(('weight_bytes', weight_bytes, 'a positive integer (bytes of one copy of the weights)'))
     quantization = model.get('quantization')

@@ -86,11 +86,7 @@ def _apply_overrides(name: str, profile: Dict[str, Any], overrides: Any) -> Dict
             if bad:
                 raise ValueError('unknown key(s) %s in platform override %s; valid keys: %s'
                                  % (', '.join(bad), key, ', '.join(sorted(reference))))
-            merged = dict(reference)
-            merged.update(copy.deepcopy(value))
-            profile[key] = merged
-        else:
-            profile[key] = copy.deepcopy(value)
+        profile[key] = {**reference, **copy.deepcopy(value)} if isinstance(reference, dict) else copy.deepcopy(value)
     return profile
 
 
@@ -158,8 +154,7 @@ def profile_from_spec(name: str, spec: Any) -> Dict[str, Any]:
     return spec
 
 
-def resolve_profile(name: Any,
-                    overrides: Any = None,
+def resolve_profile(name: Any, overrides: Any = None,
                     spec: Any = None) -> Tuple[Optional[Dict[str, Any]], Optional[Tuple[str, Any, str, Any]]]:
     """(profile, None), or (None, (option, value, error, base profile)) for the first thing that is wrong.
 
@@ -191,8 +186,8 @@ def overrides_fix(reference: Dict[str, Any], overrides: Any, variable: str) -> s
         if key not in reference:
             parts.append('%s is not a profile field%s' % (key, did_you_mean(key, sorted(reference))))
         elif isinstance(reference[key], dict) and isinstance(overrides[key], dict):
-            for sub in [] if key in OPEN_DICT_FIELDS else sorted(set(overrides[key]) - set(reference[key])):
-                parts.append('%s.%s is not a field%s' % (key, sub, did_you_mean(sub, sorted(reference[key]))))
+            parts.extend('%s.%s is not a field%s' % (key, sub, did_you_mean(sub, sorted(reference[key])))
+                         for sub in ([] if key in OPEN_DICT_FIELDS else sorted(set(overrides[key]) - set(reference[key]))))
         elif type(reference[key]) is not type(overrides[key]) and not (
                 isinstance(reference[key], str) and isinstance(overrides[key], str)):
             parts.append('give %s a %s like the profile value %s' % (

@@ -84,12 +84,7 @@ def release_of_tag(tag: Any) -> Optional[str]:
 
 def recorded_tags() -> List[str]:
     """Every image tag of every record, oldest record first."""
-    out: List[str] = []
-    for name in names():
-        for tag in RELEASES[name]['images'].values():
-            if tag not in out:
-                out.append(tag)
-    return out
+    return list(dict.fromkeys(tag for name in names() for tag in RELEASES[name]['images'].values()))
 
 
 def not_checked(record: Dict[str, Any]) -> List[str]:
@@ -105,29 +100,26 @@ def choose(tag: Any, assume: Any = '') -> Dict[str, Any]:
     checked; else a problem naming the tags that have a record. ``assume`` naming no record is
     a problem too.
     """
-    tag = str(tag or '')
+    tag, assume = str(tag or ''), str(assume or '')
     own = release_of_tag(tag)
-    assume = str(assume or '')
     problems: List[Dict[str, str]] = []
     if assume and assume not in RELEASES:
         problems.append({'check': 'release', 'variable': 'image_pull_assume_release',
                          'msg': 'image_pull_assume_release=%s names no release record' % assume,
                          'fix': 'set image_pull_assume_release to one of %s, or "" (docs/versions.md)'
                                 % ', '.join(names())})
-        return {'release': None, 'record': None, 'assumed': False, 'problems': problems, 'not_checked': []}
-    if own is not None:
-        record = get(own)
-        return {'release': own, 'record': record, 'assumed': False, 'problems': problems,
-                'not_checked': not_checked(record)}
-    if assume:
-        record = get(assume)
-        lines = ['image %s has no release record: every fact of %s (versions, HDK, container line, serve defaults, '
-                 'models, vLLM flags) is assumed, not read for it' % (tag, assume)] + not_checked(record)
-        return {'release': assume, 'record': record, 'assumed': True, 'problems': problems, 'not_checked': lines}
-    problems.append({'check': 'release', 'variable': 'image_pull_tag',
-                     'msg': 'image tag %s has no release record, so nothing about it (driver, CANN, container line, '
-                            'models, vLLM flags) can be checked' % (tag or '""'),
-                     'fix': 'set image_pull_tag to a recorded release (%s; tags %s), or set '
-                            'image_pull_assume_release to the record to assume for it (docs/versions.md)'
-                            % (', '.join(names()), ', '.join(recorded_tags()))})
-    return {'release': None, 'record': None, 'assumed': False, 'problems': problems, 'not_checked': []}
+    release = None if problems else own or assume or None
+    record = get(release)
+    lines = not_checked(record) if record else []
+    if record and own is None:
+        lines.insert(0, 'image %s has no release record: every fact of %s (versions, HDK, container line, serve '
+                        'defaults, models, vLLM flags) is assumed, not read for it' % (tag, assume))
+    if not record and not problems:
+        problems.append({'check': 'release', 'variable': 'image_pull_tag',
+                         'msg': 'image tag %s has no release record, so nothing about it (driver, CANN, container '
+                                'line, models, vLLM flags) can be checked' % (tag or '""'),
+                         'fix': 'set image_pull_tag to a recorded release (%s; tags %s), or set '
+                                'image_pull_assume_release to the record to assume for it (docs/versions.md)'
+                                % (', '.join(names()), ', '.join(recorded_tags()))})
+    return {'release': release, 'record': record, 'assumed': bool(record) and own is None, 'problems': problems,
+            'not_checked': lines}

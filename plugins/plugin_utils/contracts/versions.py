@@ -83,10 +83,8 @@ def parse_driver_version(text: Any) -> Tuple[int, int, int, int, Tuple[int, ...]
         raise ValueError('driver version %r is not MAJOR.MINOR.PATCH or MAJOR.MINOR.rcN (e.g. 25.2.0, 25.0.rc1.1)'
                          % (text,))
     major, minor, rc, rc_n, patch, rest = match.groups()
-    extra = tuple(int(part) for part in rest.split('.') if part)
-    if rc:
-        return (int(major), int(minor), 0, int(rc_n), extra)
-    return (int(major), int(minor), 1, int(patch), extra)
+    return (int(major), int(minor), 0 if rc else 1, int(rc_n if rc else patch),
+            tuple(int(part) for part in rest.split('.') if part))
 
 
 def _hdk(release: str) -> Tuple[int, int, Optional[Tuple[int, int]]]:
@@ -169,10 +167,7 @@ def firmware_in_range(firmware: str, ranges: List[Tuple[str, str]]) -> bool:
     return any(start <= _cut(firmware, start, end) <= end for start, end in ranges)
 
 
-def firmware_verdict(firmware: Any,
-                     driver_version: Any,
-                     fw_ranges_text: Any,
-                     compatibility: Any = None) -> Dict[str, Any]:
+def firmware_verdict(firmware: Any, driver_version: Any, fw_ranges_text: Any, compatibility: Any = None) -> Dict[str, Any]:
     """Judge a card's firmware against the driver on the node.
 
     ``compatibility`` is npu-smi's own ``Compatibility`` (OK, NOK, UNKNOWN, NOT SUPPORT or None when

@@ -40,8 +40,6 @@ BOUNDS = dict((name, Bounds(entry['bounds']['kind'], entry['bounds'].get('minimu
                             entry['bounds']['fix']))
               for name, entry in _ENTRIES.items() if entry.get('bounds'))
 
-OPTION_NAMES = tuple(option.name for option in OPTIONS)
-
 # vllm_config options an instance entry of ascend_vllm_instances may set; each
 # also has a scalar role variable vllm_serve_<option>.  Host-level ones
 # (platform, host, image_tag, derived visible_chips / chip_free_memory_mb) are
@@ -61,12 +59,7 @@ def argument_spec():
     """The vllm_config argument spec (AnsibleModule / ArgumentSpecValidator)."""
     spec = {}
     for option in OPTIONS:
-        entry = {'type': option.type}
-        for key in ('elements', 'no_log', 'default'):
-            value = getattr(option, key)
-            if value is not None:
-                entry[key] = copy.deepcopy(value)
-        if option.required:
-            entry['required'] = True
-        spec[option.name] = entry
+        keys = ('elements', 'no_log', 'default') + (('required',) if option.required else ())
+        spec[option.name] = dict({key: copy.deepcopy(getattr(option, key)) for key in keys
+                                  if getattr(option, key) is not None}, type=option.type)
     return spec

@@ -35,6 +35,9 @@ def _documented():
     return yaml.safe_load(vllm_config.DOCUMENTATION)['options']
 
 
+OPTION_NAMES = [option.name for option in vllm_options.OPTIONS]
+
+
 # ---------------------------------------------------------------- guide_defaults through the module
 
 # Every guide default of the catalog changed, so an argspec default standing in for
@@ -79,7 +82,7 @@ def test_the_catalog_guide_values_still_apply_when_nothing_is_set(monkeypatch):
 
 def test_planner_defaults_are_the_table():
     assert planner.DEFAULTS == vllm_options.defaults()
-    assert sorted(planner.DEFAULTS) == sorted(vllm_options.OPTION_NAMES)
+    assert sorted(planner.DEFAULTS) == sorted(OPTION_NAMES)
 
 
 # max_model_len has a guide default too, but the user must set it: the planner reports it missing.
@@ -91,7 +94,7 @@ def test_options_with_a_model_guide_default_are_unset_in_the_argspec(option):
 
 
 def test_documentation_lists_the_table_options():
-    assert sorted(_documented()) == sorted(vllm_options.OPTION_NAMES)
+    assert sorted(_documented()) == sorted(OPTION_NAMES)
 
 
 @pytest.mark.parametrize('option', vllm_options.OPTIONS, ids=lambda option: option.name)
@@ -106,7 +109,7 @@ def test_documentation_matches_the_table(option):
 
 
 def test_instance_options():
-    assert set(vllm_options.INSTANCE_OPTIONS) <= set(vllm_options.OPTION_NAMES)
+    assert set(vllm_options.INSTANCE_OPTIONS) <= set(OPTION_NAMES)
     assert not set(vllm_options.INSTANCE_OPTIONS) & set(vllm_options.INSTANCE_KEYS)
     # Host-level options an instance may not set.
     for name in ('platform', 'host', 'port', 'image_tag', 'visible_chips', 'chip_free_memory_mb', 'var_prefix'):

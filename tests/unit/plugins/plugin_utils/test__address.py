@@ -22,7 +22,6 @@ try:  # community.docker 5 made its module_utils private (_module_container); 4.
 except ImportError:
     from ansible_collections.community.docker.plugins.module_utils.module_container.base import _preprocess_ports
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import published_ports
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._metrics import metrics_targets
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import (
     port_mapping, reach_address, url, with_urls)
@@ -81,7 +80,7 @@ def test_the_url_reaches_the_published_address(address, port):
     ('2001:db8::5', '[2001:db8::5]:8080:8080', 'http://[2001:db8::5]:8080'),
 ])
 def test_the_forms_an_operator_writes(address, mapping, target):
-    assert published_ports(8080, address) == [mapping]
+    assert port_mapping(address, 8080) == mapping
     assert url(address, 8080) == target
 
 
@@ -89,7 +88,7 @@ def test_the_unbracketed_form_docker_refuses_is_never_built():
     # What 0.1.0 built for an IPv6 publish address, and community.docker's answer to it.
     with pytest.raises(_Refused, match='square brackets'):
         docker_binds(':::8080:8080')
-    assert published_ports(8080, '::') != [':::8080:8080']
+    assert port_mapping('::', 8080) != ':::8080:8080'
 
 
 def test_every_planned_instance_carries_its_url():

@@ -12,8 +12,7 @@ import shlex
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._capture import (
-    capture_sizes, vllm_adjust_for_spec_decode)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._capture import capture_sizes
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import format_utilization, parse_human_int
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import image_sort_key, parse_image_tag
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._memory import cache_layout
@@ -27,6 +26,33 @@ PLATFORMS = ['atlas_300i_duo', 'atlas_200i_pro', 'atlas_200i_pro_openeuler']
 
 # Not in the guide's command: the parsers of the Qwen3.5 model cards, on by default (contracts/models.py).
 MODEL_CARD_PARSERS = ['--reasoning-parser', 'qwen3', '--enable-auto-tool-choice', '--tool-call-parser', 'qwen3_coder']
+
+
+def _round_up(value, multiple):
+    return ((value + multiple - 1) // multiple) * multiple
+
+
+def vllm_adjust_for_spec_decode(sizes, num_speculative_tokens, max_capture_size=None):
+    """What vLLM does to a capture-size list when speculative decoding is on: the oracle the planner's
+    capture sizes are checked against.
+
+    Mirrors ``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``
+    (vllm/config/compilation.py, without sequence parallelism): every size is
+    rounded up to a multiple of k+1, sizes that end above the largest capture
+    size are dropped, the rest de-duplicated and sorted.  ``max_capture_size``
+    defaults to the largest size given, as vLLM's does for an explicit list.
+    """
+    multiple_of = num_speculative_tokens + 1
+    if not sizes or multiple_of <= 1:
+        return list(sizes)
+    largest = max(sizes) if max_capture_size is None else max_capture_size
+    rounded = sorted(set(_round_up(size, multiple_of) for size in sizes
+                         if _round_up(size, multiple_of) <= largest))
+    if not rounded and multiple_of <= largest:
+        rounded = [multiple_of]
+    if not rounded:
+        raise ValueError('No valid cudagraph sizes after rounding to multiple of %d' % multiple_of)
+    return rounded
 
 
 def guide_argv(model_path, parsers=True):

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import HIDDEN
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import DATASETS, RUNNERS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import arrived
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import FORMATS, NAMED, PATHS_ELSEWHERE
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._formats import FORMATS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import PORT, RANGES
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import (
     report_dir_problems, setting_problems)
@@ -273,6 +273,19 @@ def test_an_unknown_dataset_is_refused_in_preflight_with_the_eval_roles_words():
     (role,) = dataset_problems(['gsm8k', 'mmlu'], {'gsm8k': '/'})[-1:]
     assert (found['msg'], found['fix']) == (role['msg'], role['fix']) == (
         "eval_datasets: unknown dataset 'mmlu'", 'use one of: %s (the datasets eval_datasets names)' % ', '.join(DATASETS))
+
+
+# The suffixes a variable of each kind is named with: a new one without an entry in contracts/_formats.py fails.
+NAMED = {'registry': '_registries', 'repository': '_repository', 'image': '_image', 'digest': '_digest',
+         'tag': '_tag'}
+# Path variables judged elsewhere (their own messages) or that live on the controller, where a relative
+# path is taken from the directory ansible-playbook runs in.
+PATHS_ELSEWHERE = {
+    'vllm_serve_model_cache_dir': 'node: serve/_instances.py',
+    'image_pull_archive_dir': 'node: contracts/_image_ref.py',
+    'eval_aisbench_venv': 'controller',
+    'eval_aisbench_tokenizer': 'controller',
+}
 
 
 def test_every_variable_that_names_an_image_has_a_format():
