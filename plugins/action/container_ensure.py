@@ -107,9 +107,6 @@ class _Run(object):
 class ActionModule(ActionBase):
     """The container of one instance: started (created, updated, kept and replaced), stopped, absent or restored."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
     _VALID_ARGS = frozenset(('inputs',))
 
     def run(self, tmp=None, task_vars=None):

@@ -134,10 +134,7 @@ def _host_vars_names(loader, inventory, entry):
 class ActionModule(ActionBase):
     """The request and the plan of the task's host."""
 
-    TRANSFERS_FILES = False
     _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
     _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def _read_node(self, request, planned, settings, task_vars):

@@ -56,9 +56,6 @@ def settings(args):
 class ActionModule(ActionBase):
     """Try each candidate, each up to ``retries`` times, until one is pulled."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
     _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def _module(self, name, args, task_vars):

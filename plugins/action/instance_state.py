@@ -28,10 +28,6 @@ def _given(args, *names):
 class ActionModule(ActionBase):
     """Dispatch one step to the module of the instance's runtime and return its result."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
-
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         checked, failed = task_args(self, INSTANCE_STATE, required_if=INSTANCE_STATE_REQUIRED_IF)

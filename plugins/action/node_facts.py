@@ -41,8 +41,6 @@ def checks_problem(checks, args):
 class ActionModule(ActionBase):
     """node_facts on the node; with ``checks``, the npu_check read and verdict."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):

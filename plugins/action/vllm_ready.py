@@ -34,9 +34,6 @@ display = Display()
 class ActionModule(ActionBase):
     """Wait for a vLLM container in module runs of at most ``report_after`` seconds, printing progress."""
 
-    _supports_check_mode = True
-    _supports_async = False
-
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
