@@ -194,18 +194,15 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        try:
-            checked, failed = task_args(self, ARGUMENT_SPEC)
-            if failed:
-                return failed
-            if self._task.args.get('candidates') is None and self._task.args.get('inputs') is not None:
-                return self._from_inputs(checked.validated_parameters, task_vars)
-            conf, problem = settings(checked.validated_parameters)
-            if problem:
-                return {'failed': True, 'changed': False, 'msg': problem}
-            return self._ensure(conf, task_vars)
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        checked, failed = task_args(self, ARGUMENT_SPEC)
+        if failed:
+            return failed
+        if self._task.args.get('candidates') is None and self._task.args.get('inputs') is not None:
+            return self._from_inputs(checked.validated_parameters, task_vars)
+        conf, problem = settings(checked.validated_parameters)
+        if problem:
+            return {'failed': True, 'changed': False, 'msg': problem}
+        return self._ensure(conf, task_vars)
 
     def _suffix(self, task_vars):
         """(image tag suffix, None) -- the platform profile's unless image_pull_tag_suffix is set -- or

@@ -66,11 +66,8 @@ class ActionModule(ActionBase):
                                        _number(args.get('timeout'), 1800), result.get('log_tail'),
                                        hide_log=bool(self._task.no_log)), stderr=True)
 
-        try:
-            every = _number(args.get('report_after'), 0)
-            result = call(0) if every <= 0 else wait_ready(call, show, _number(args.get('timeout'), 1800), every)
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        every = _number(args.get('report_after'), 0)
+        result = call(0) if every <= 0 else wait_ready(call, show, _number(args.get('timeout'), 1800), every)
         # Every outcome carries the same keys, a failure before the watch (a bad option) too.
         for key, empty in (('state', 'error'), ('task', ''), ('error', result.get('msg') or ''), ('log_tail', []),
                            ('completion', ''), ('chat', ''), ('models', [])):
