@@ -101,11 +101,11 @@ class ActionModule(ActionBase):
 
     def _attempt(self, ref, conf, task_vars):
         """The pull's own result (docker_image_pull's return values, or its failure)."""
+        args = {'name': ref, 'pull': conf['policy']}
         if self._task.check_mode:
             # docker_image_pull only asks the Engine in check mode: nothing to wait for.
-            return self._module('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']}, task_vars)
-        job = self._background('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']},
-                               conf['timeout'], task_vars)
+            return self._module('community.docker.docker_image_pull', args, task_vars)
+        job = self._background('community.docker.docker_image_pull', args, conf['timeout'], task_vars)
         return self._watch(job, {'name': ref}, pull_line, ref, conf, task_vars,
                            ('the pull of %s' % ref, 'the pull job of %s' % ref))
 
@@ -307,18 +307,16 @@ class ActionModule(ActionBase):
                 # One line per attempt, and one per failure with the Engine's words, at every verbosity.
                 display.display('%s: Pull %s (attempt %d/%d)' % (host, ref, attempt, conf['retries']), stderr=True)
                 answer = self._attempt(ref, conf, task_vars)
-                if answer.get('failed'):
-                    display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
-                        host, ref, attempt, conf['retries'],
-                        ' '.join(to_text(answer.get('msg', 'failed')).split())[:400]), stderr=True)
                 if not answer.get('failed'):
                     image = answer.get('image') or {}
                     # The pulled image's own configuration, so that container_run need not read it again.
                     config = dict(inspect_config(image), image=ref) if image.get('Id') else None
                     return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
                             'config': config, 'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
-                errors.append(dict(classify_failure(to_text(answer.get('msg', 'failed'))), ref=ref,
-                                   attempt=attempt))
+                msg = to_text(answer.get('msg', 'failed'))
+                display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
+                    host, ref, attempt, conf['retries'], ' '.join(msg.split())[:400]), stderr=True)
+                errors.append(dict(classify_failure(msg), ref=ref, attempt=attempt))
                 if errors[-1]['missing']:
                     # "Not found" is the registry's final answer: asking again only costs the delays.
                     break
