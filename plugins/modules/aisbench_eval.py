@@ -190,10 +190,8 @@ def write_all(module, result, files):
         write(module, result, path, text)
 
 
-def accuracy(module, result, entry, target, base):
+def accuracy(module, entry, config, base):
     params = module.params
-    files, config = accuracy_files(params, entry, target, base)
-    write_all(module, result, files)
     what = '%s/%s accuracy' % (params['where'], entry['name'])
     ais_bench(module, [config, '-w', os.path.join(base, 'accuracy'), '--dump-eval-details'], what, base)
     run = latest_run(os.path.join(base, 'accuracy'))
@@ -205,10 +203,8 @@ def accuracy(module, result, entry, target, base):
     return scores, run
 
 
-def performance(module, result, entry, target, base):
+def performance(module, entry, config, base):
     params = module.params
-    files, config = performance_files(params, entry, target, base)
-    write_all(module, result, files)
     what = '%s/%s performance' % (params['where'], entry['name'])
     ais_bench(module, [config, '-m', 'perf', '-w', os.path.join(base, 'performance'), '--max-num-workers', '1'],
               what, base)
@@ -225,20 +221,18 @@ def evaluate(module, result, entry):
     base = os.path.abspath(os.path.join(params['workdir'], str(entry['name'])))
     target = {'host': params['host'], 'port': entry['port'], 'served': entry.get('served'),
               'model': entry.get('model')}
-    if module.check_mode:
-        # Nothing written or sent: the files a run would write, for --diff.
-        if params['dataset_dirs']:
-            write_all(module, result, accuracy_files(params, entry, target, base)[0])
-        if params['concurrency']:
-            write_all(module, result, performance_files(params, entry, target, base)[0])
-        return entry
-    os.makedirs(base, exist_ok=True)
+    if not module.check_mode:
+        os.makedirs(base, exist_ok=True)
     out = dict(entry, accuracy={}, performance=[], aisbench={})
-    if params['dataset_dirs']:
-        out['accuracy'], out['aisbench']['accuracy'] = accuracy(module, result, entry, target, base)
-    if params['concurrency']:
-        out['performance'], out['aisbench']['performance'] = performance(module, result, entry, target, base)
-    return out
+    for kind, wanted, files_of, run in (('accuracy', params['dataset_dirs'], accuracy_files, accuracy),
+                                        ('performance', params['concurrency'], performance_files, performance)):
+        if wanted:
+            files, config = files_of(params, entry, target, base)
+            write_all(module, result, files)
+            if not module.check_mode:
+                out[kind], out['aisbench'][kind] = run(module, entry, config, base)
+    # Check mode writes and sends nothing: the entry as given, and (for --diff) the files a run would write.
+    return entry if module.check_mode else out
 
 
 def main():
