@@ -164,8 +164,7 @@ def _read(path):
 
 def _write(module, path, text, mode):
     directory = os.path.dirname(path)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
+    os.makedirs(directory, 0o755, exist_ok=True)
     descriptor, temp = tempfile.mkstemp(dir=directory, prefix='.ascend-vllm-')
     with os.fdopen(descriptor, 'wb') as handle:
         handle.write(text.encode('utf-8'))
