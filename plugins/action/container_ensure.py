@@ -111,7 +111,6 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         try:
             try:
                 _checked, args = self.validate_argument_spec(ARGUMENT_SPEC)

@@ -193,7 +193,6 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         checked, failed = task_args(self, ARGUMENT_SPEC)
         if failed:
             return failed

@@ -45,7 +45,6 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         args = dict(self._task.args)
         if 'checks' not in args:
             # As ansible.builtin.normal runs any module: the task's own arguments, async when asked.

@@ -36,7 +36,6 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         args = dict(self._task.args)
         # The plan's smoke settings of the instance, one dict (module_utils/serve/_ready.SMOKE_KEYS): the task's
         # own options win.
