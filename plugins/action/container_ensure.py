@@ -107,8 +107,6 @@ class _Run(object):
 class ActionModule(ActionBase):
     """The container of one instance: started (created, updated, kept and replaced), stopped, absent or restored."""
 
-    _VALID_ARGS = frozenset(('inputs',))
-
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         try:

@@ -56,8 +56,6 @@ def settings(args):
 class ActionModule(ActionBase):
     """Try each candidate, each up to ``retries`` times, until one is pulled."""
 
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
-
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
 
