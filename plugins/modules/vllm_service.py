@@ -257,16 +257,14 @@ def restored(module, params, result):
         module.fail_json(msg='no kept unit %s%s to put back' % (unit_path, PREVIOUS_SUFFIX))
     result['changed'] = True
     env_path = _env_file_of(kept)
-    _diff(module, result, unit_path, _read(unit_path), kept)
-    _diff(module, result, unit_path + PREVIOUS_SUFFIX, kept, None)
-    if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX):
-        _diff(module, result, env_path, _read(env_path), _read(env_path + PREVIOUS_SUFFIX), env=True)
-        _diff(module, result, env_path + PREVIOUS_SUFFIX, _read(env_path + PREVIOUS_SUFFIX), None, env=True)
+    files = [(unit_path, False)] + ([(env_path, True)] if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX) else [])
+    for path, env in files:
+        _diff(module, result, path, _read(path), _read(path + PREVIOUS_SUFFIX), env=env)
+        _diff(module, result, path + PREVIOUS_SUFFIX, _read(path + PREVIOUS_SUFFIX), None, env=env)
     if module.check_mode:
         return
-    os.rename(unit_path + PREVIOUS_SUFFIX, unit_path)
-    if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX):
-        os.rename(env_path + PREVIOUS_SUFFIX, env_path)
+    for path, _env in files:
+        os.rename(path + PREVIOUS_SUFFIX, path)
     _systemctl(module, 'daemon-reload')
     _systemctl(module, 'restart', params['name'])
     result.update(restarted=True, active=_active(module, params['name']))
