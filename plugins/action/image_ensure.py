@@ -28,7 +28,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms im
 from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import (
     copy_line, load_line, pull_line, while_running)
-from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import change, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import inspect_config
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 from ansible_collections.ascend.vllm.plugins.modules.image_ensure import ARGUMENT_SPEC
@@ -137,10 +137,8 @@ class ActionModule(ActionBase):
     def _present(self, candidates, task_vars):
         """The first candidate the node has (docker_image_info), or None."""
         found = self._module('community.docker.docker_image_info', {'name': candidates}, task_vars)
-        names = set()
-        for image in found.get('images') or []:
-            names.update(image.get('RepoTags') or [])
-            names.update(image.get('RepoDigests') or [])
+        names = set(name for image in found.get('images') or []
+                    for name in (image.get('RepoTags') or []) + (image.get('RepoDigests') or []))
         return next((ref for ref in candidates if ref in names), None)
 
     def _load(self, conf, task_vars):
@@ -185,9 +183,8 @@ class ActionModule(ActionBase):
         before = ARCHIVE_SHOWN % found['size'] if found.get('exists') and found.get('isreg') else None
         cleanup = boolean(self._task.args.get('archive_cleanup', True), strict=False)
         after = None if cleanup else ARCHIVE_SHOWN % os.path.getsize(self._find_needle('files', archive))
-        result = {}
-        add(result, True, path, before, after)
-        return result
+        entry = change(path, before, after)
+        return {'diff': [entry]} if entry else {}
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
