@@ -163,8 +163,7 @@ class ActionModule(ActionBase):
         args = self._task.args
         given = args.get('given')
         given = given['plan'] if (isinstance(given, dict) and isinstance(given.get('plan'), dict)
-                                  and not given.get('failed') and not given.get('skipped')
-                                  and not given.get('unreachable')) else None
+                                  and not any(given.get(key) for key in ('failed', 'skipped', 'unreachable'))) else None
         reading = boolean(args.get('read_node', False), strict=False)
         if given is not None and not (reading and given.get('stage') == 'plan' and not given.get('problems')):
             # This run's plan (preflight's, judged against the node): kept, not made again.
