@@ -199,18 +199,18 @@ class ActionModule(ActionBase):
         return self._ensure(conf, task_vars)
 
     def _suffix(self, task_vars):
-        """(image tag suffix, None) -- the platform profile's unless image_pull_tag_suffix is set -- or
-        (None, the message that stops the run)."""
+        """The image tag suffix: the platform profile's, None when image_pull_tag_suffix is set; a ValueError
+        (the message that stops the run) without a profile."""
         args = self._task.args
         if (args.get('inputs') or {}).get('image_pull_tag_suffix') is not None:
-            return None, None
+            return None
         verdict = profile_verdict(args.get('platform') or '', args.get('platform_overrides') or {},
                                   args.get('platform_spec') or None)
         if verdict['profile'] is None:
             problem = verdict['problems'][0]
-            return None, ('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'
-                          % (task_vars.get('inventory_hostname', '?'), problem['msg'], problem['fix']))
-        return verdict['profile'].get('image_tag_suffix') or '', None
+            raise ValueError('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'
+                             % (task_vars.get('inventory_hostname', '?'), problem['msg'], problem['fix']))
+        return verdict['profile'].get('image_tag_suffix') or ''
 
     def _node_images(self, task_vars):
         """The images on the node: ``node_images`` when the caller read them, else one docker_host_info.
@@ -233,11 +233,8 @@ class ActionModule(ActionBase):
         """The image_pull role's whole phase: judge the inputs, look at the node, then pull, load or remove."""
         inputs = dict(args.get('inputs') or {})
         host = task_vars.get('inventory_hostname', '?')
-        suffix, problem = self._suffix(task_vars)
-        if problem:
-            return {'failed': True, 'changed': False, 'msg': problem, 'stage': 'inputs'}
         try:
-            resolved = resolve(inputs, suffix, os.path.isfile, self._node_images(task_vars),
+            resolved = resolve(inputs, self._suffix(task_vars), os.path.isfile, self._node_images(task_vars),
                                self._archive_isreg(inputs, task_vars))
         except ValueError as exc:
             return {'failed': True, 'changed': False, 'msg': str(exc), 'stage': 'inputs'}
