@@ -129,18 +129,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbe
     stand_in_tokenizer, textvqa_files)
 
 
-def write(module, result, path, text):
-    """Write a file only its owner reads (the configs may hold the API key); with --diff, show it before and after
-    (the key hidden)."""
-    secrets = [module.params['api_key'] or '']
-    before = hide(current(path), secrets) if module._diff else None  # pylint: disable=protected-access
-    if not module.check_mode:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as handle:
-            handle.write(text)
-    add(result, module._diff, path, before, hide(described(text), secrets))  # pylint: disable=protected-access
-
-
 def ais_bench(module, args, what, cwd):
     """Run ais_bench in cwd (it writes a tmp/ folder there); fail naming what it was doing and its last lines."""
     cmd = [os.path.join(module.params['venv'], 'bin', 'ais_bench')] + args
@@ -184,10 +172,17 @@ def performance_files(params, entry, target, base):
 
 
 def write_all(module, result, files):
+    """Write each (path, text) of ``files`` only its owner reads (the configs may hold the API key); with --diff,
+    show it before and after (the key hidden)."""
+    secrets = [module.params['api_key'] or '']
     for path, text in files:
+        before = hide(current(path), secrets) if module._diff else None  # pylint: disable=protected-access
         if not module.check_mode:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-        write(module, result, path, text)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, 'w') as handle:
+                handle.write(text)
+        add(result, module._diff, path, before, hide(described(text), secrets))  # pylint: disable=protected-access
 
 
 def accuracy(module, entry, config, base):
