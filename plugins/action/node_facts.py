@@ -77,6 +77,4 @@ class ActionModule(ActionBase):
                 out['unreachable'] = True
             return out
         verdict = node_verdict(node, dict(settings, drop=drop or {}, memory_again=memory_again or {}))
-        out = dict(node, **verdict)
-        out['changed'] = bool(drop and drop['changed'])
-        return out
+        return dict(node, changed=bool(drop and drop['changed']), **verdict)

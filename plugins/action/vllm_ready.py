@@ -56,9 +56,8 @@ class ActionModule(ActionBase):
                     'outcome': dict(ready_outcome('not_started', True, 'none'), message='')}
 
         def call(waited):
-            module_args = dict(args, waited=waited) if waited else args
-            return self._execute_module(module_name='ascend.vllm.vllm_ready', module_args=module_args,
-                                        task_vars=task_vars)
+            return self._execute_module(module_name='ascend.vllm.vllm_ready', task_vars=task_vars,
+                                        module_args=dict(args, waited=waited) if waited else args)
 
         def show(result):
             display.display(ready_line(host, str(args.get('name')), result.get('waited') or 0,
