@@ -44,8 +44,6 @@ class ActionModule(ControllerAction):
         if out['problems']:
             # The message says it all; the datasets read so far would only bury it.
             return {'failed': True, 'changed': False, 'msg': message, 'problems': out['problems']}
-        out['changed'] = False
         # The judged values the role's later tasks use (secrets stay in their variables).
-        out['settings'] = dict((name, value) for name, value in settings.items()
-                               if name in by_spec and not by_spec[name].get('no_log'))
-        return out
+        return dict(out, changed=False, settings=dict((name, value) for name, value in settings.items()
+                                                      if name in by_spec and not by_spec[name].get('no_log')))

@@ -83,8 +83,7 @@ def read_request(task_vars, templar, loader, names):
     hostvars = task_vars['hostvars']
     raw = hostvars.raw_get(host)
     _specs, defaults = _roles(loader)
-    layered = dict(defaults)
-    layered.update(task_vars)
+    layered = dict(defaults, **task_vars)
     user = set(raw) | set(name for name in task_vars if name not in defaults and name not in raw)
     manager = getattr(hostvars, '_variable_manager', None)
     extra_vars = getattr(manager, 'extra_vars', None) or {}

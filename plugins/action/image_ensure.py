@@ -77,7 +77,6 @@ class ActionModule(ActionBase):
         The local connection copies with sendfile at explicit offsets, which leave the descriptor's at 0: there the
         copy's own size (the node is this machine) is how much has been sent.
         """
-        host = task_vars.get('inventory_hostname', '?')
         local = getattr(self._connection, 'transport', None) in ('local', 'ansible.builtin.local', 'ansible.legacy.local')
 
         def look():
@@ -86,7 +85,7 @@ class ActionModule(ActionBase):
             return dict(progress, read=written) if written is not None else progress
 
         def show(progress, elapsed):
-            display.display(copy_line(host, source, path, progress, elapsed), stderr=True)
+            display.display(copy_line(task_vars.get('inventory_hostname', '?'), source, path, progress, elapsed), stderr=True)
 
         return while_running(lambda: self._transfer_file(source, path), look, show, conf['report_after'])
 

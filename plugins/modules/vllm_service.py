@@ -168,7 +168,7 @@ def _write(module, path, text, mode):
     descriptor, temp = tempfile.mkstemp(dir=directory, prefix='.ascend-vllm-')
     with os.fdopen(descriptor, 'wb') as handle:
         handle.write(text.encode('utf-8'))
-    os.chmod(temp, mode)
+    # atomic_move gives the file the mode of the one it replaces (or the umask's): the file's own is set after it.
     module.atomic_move(temp, path)
     os.chmod(path, mode)
 
@@ -203,10 +203,8 @@ def _active(module, name):
 
 
 def _env_file_of(text):
-    for line in (text or '').splitlines():
-        if line.startswith('EnvironmentFile='):
-            return line.split('=', 1)[1].lstrip('-').strip()
-    return ''
+    return next((line.split('=', 1)[1].lstrip('-').strip() for line in (text or '').splitlines()
+                 if line.startswith('EnvironmentFile=')), '')
 
 
 def started(module, params, result):
