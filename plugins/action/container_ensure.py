@@ -107,14 +107,8 @@ class _Run(object):
 class ActionModule(ActionBase):
     """The container of one instance: started (created, updated, kept and replaced), stopped, absent or restored."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
-    _VALID_ARGS = frozenset(('inputs',))
-
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         try:
             try:
                 _checked, args = self.validate_argument_spec(ARGUMENT_SPEC)
@@ -183,13 +177,9 @@ class ActionModule(ActionBase):
         image's .bashrc does ("${LD_LIBRARY_PATH}", docs/image-contract.md); container_run_image_config spares
         the look when a preflight read it of the same image."""
         inputs = run.inputs
-        given = given_image_facts(inputs)
-        if given is not None:
-            env, arch = given
-        else:
-            env, arch = image_facts(run.need('look', 'image_info', 'community.docker.docker_image_info',
-                                             {'name': inputs['container_run_image']},
-                                             'could not read the image %s' % inputs['container_run_image']))
+        env, arch = given_image_facts(inputs) or image_facts(run.need(
+            'look', 'image_info', 'community.docker.docker_image_info', {'name': inputs['container_run_image']},
+            'could not read the image %s' % inputs['container_run_image']))
         spec = container_spec(inputs['container_run_profile'],
                               dict(inputs, container_run_image_env=env, container_run_image_arch=arch))
         run.secrets = sorted(set(run.secrets) | set(spec['secret_values']))

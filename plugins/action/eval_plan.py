@@ -11,25 +11,15 @@ controller. No node is contacted.
 
 from __future__ import annotations
 
-import os
-
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.ascend.vllm.plugins.plugin_utils.evaluation._eval_inputs import eval_inputs
-from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged, role_argument_specs, value_specs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged
+from ansible_collections.ascend.vllm.plugins.action.host_plan import role_value_specs
 
 PREFIX = 'eval_'
-ROLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'roles')
-_CACHE = {}
-
-
-def _value_specs():
-    """{variable: argument spec} of the roles, read once per controller process (as host_plan reads them)."""
-    if 'value_specs' not in _CACHE:
-        _CACHE['value_specs'] = value_specs(role_argument_specs(ROLES_DIR))
-    return _CACHE['value_specs']
 
 
 class ActionModule(ControllerAction):
@@ -39,7 +29,7 @@ class ActionModule(ControllerAction):
         host = task_vars.get('inventory_hostname', 'localhost')
         templar = self._templar.copy_with_new_env(available_variables=task_vars)
         settings = {}
-        by_spec = _value_specs()
+        by_spec = role_value_specs()
         for name in sorted(task_vars):
             if str(name).startswith(PREFIX):
                 try:
@@ -54,8 +44,6 @@ class ActionModule(ControllerAction):
         if out['problems']:
             # The message says it all; the datasets read so far would only bury it.
             return {'failed': True, 'changed': False, 'msg': message, 'problems': out['problems']}
-        out['changed'] = False
         # The judged values the role's later tasks use (secrets stay in their variables).
-        out['settings'] = dict((name, value) for name, value in settings.items()
-                               if name in by_spec and not by_spec[name].get('no_log'))
-        return out
+        return dict(out, changed=False, settings=dict((name, value) for name, value in settings.items()
+                                                      if name in by_spec and not by_spec[name].get('no_log')))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+# ansible-core tags values loaded from files with where they were written (diagnostics only).
+from ansible._internal._datatag._tags import Origin
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -27,11 +29,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import node
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report._plan import plan_lines
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request, origin_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._vars import judged, role_argument_specs, value_specs
-
-try:  # ansible-core >= 2.19 tags values loaded from files with where they were written (diagnostics only).
-    from ansible._internal._datatag._tags import Origin
-except ImportError:  # pragma: no cover - older cores: the report names variables without files
-    Origin = None
 
 ROLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'roles')
 _CACHE = {}
@@ -55,6 +52,13 @@ def _roles(loader):
     return _CACHE['roles']
 
 
+def role_value_specs():
+    """{variable: argument spec} of the roles, read once per controller process (eval_plan's too)."""
+    if 'value_specs' not in _CACHE:
+        _CACHE['value_specs'] = value_specs(role_argument_specs(ROLES_DIR))
+    return _CACHE['value_specs']
+
+
 def variable_names(specs, defaults):
     """Every variable the roles read: their defaults and the options of every entry point."""
     names = set(defaults)
@@ -67,7 +71,7 @@ def variable_names(specs, defaults):
 def _origin(value, name, extra_vars):
     if name in extra_vars:
         return 'extra vars'
-    tag = Origin.get_tag(value) if Origin is not None else None
+    tag = Origin.get_tag(value)
     if tag is None or not (tag.path or tag.description):
         return ''
     return origin_text(tag.path, tag.line_num, os.getcwd()) if tag.path else to_text(tag.description)
@@ -79,14 +83,13 @@ def read_request(task_vars, templar, loader, names):
     hostvars = task_vars['hostvars']
     raw = hostvars.raw_get(host)
     _specs, defaults = _roles(loader)
-    layered = dict(defaults)
-    layered.update(task_vars)
+    layered = dict(defaults, **task_vars)
     user = set(raw) | set(name for name in task_vars if name not in defaults and name not in raw)
     manager = getattr(hostvars, '_variable_manager', None)
     extra_vars = getattr(manager, 'extra_vars', None) or {}
     env = templar.copy_with_new_env(available_variables=layered)
 
-    by_spec = _CACHE['value_specs']
+    by_spec = role_value_specs()
 
     def resolve(name):
         try:
@@ -114,8 +117,6 @@ def _host_vars_names(loader, inventory, entry):
     if entry is None or inventory is None:
         return set()
     plugin = vars_loader.get('ansible.builtin.host_group_vars')
-    if plugin is None:  # pragma: no cover - the plugin ships with ansible-core
-        return set()
     paths = set()
     for source in getattr(inventory, '_sources', None) or []:
         source = to_text(source)
@@ -134,10 +135,7 @@ def _host_vars_names(loader, inventory, entry):
 class ActionModule(ActionBase):
     """The request and the plan of the task's host."""
 
-    TRANSFERS_FILES = False
     _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
     _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
     def _read_node(self, request, planned, settings, task_vars):
@@ -164,8 +162,7 @@ class ActionModule(ActionBase):
         args = self._task.args
         given = args.get('given')
         given = given['plan'] if (isinstance(given, dict) and isinstance(given.get('plan'), dict)
-                                  and not given.get('failed') and not given.get('skipped')
-                                  and not given.get('unreachable')) else None
+                                  and not any(given.get(key) for key in ('failed', 'skipped', 'unreachable'))) else None
         reading = boolean(args.get('read_node', False), strict=False)
         if given is not None and not (reading and given.get('stage') == 'plan' and not given.get('problems')):
             # This run's plan (preflight's, judged against the node): kept, not made again.

@@ -16,16 +16,9 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action imp
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._targets import targets_problems
 
 
-def _matched(inventory, groups, pattern, limits):
-    """The hosts ``pattern`` matches: the inventory's answer, or (no inventory at hand) the union of the
-    groups and hosts a plain ``a:b:c`` pattern names."""
-    if inventory is not None:
-        hosts = inventory.get_hosts(pattern, ignore_limits=not limits, ignore_restrictions=True)
-        return sorted(host.name for host in hosts)
-    names = set()
-    for part in pattern.replace(',', ':').split(':'):
-        names.update(groups.get(part) or ([part] if part in (groups.get('all') or ()) else []))
-    return sorted(names)
+def _matched(inventory, pattern, limits):
+    """The hosts ``pattern`` matches: the inventory's answer."""
+    return sorted(host.name for host in inventory.get_hosts(pattern, ignore_limits=not limits, ignore_restrictions=True))
 
 
 class ActionModule(ControllerAction):
@@ -37,13 +30,11 @@ class ActionModule(ControllerAction):
         args = checked.validated_parameters
         groups = dict((name, list(hosts)) for name, hosts in (task_vars.get('groups') or {}).items())
         # The inventory itself, for Ansible's own pattern matching (host_plan reads host_vars through it too).
-        inventory = getattr(task_vars.get('hostvars'), '_inventory', None)
-        pattern = args['pattern']
-        verdict = targets_problems(groups, args['platform_groups'], pattern,
-                                   _matched(inventory, groups, pattern, True), args['given'],
-                                   _matched(inventory, groups, pattern, False))
-        out = {'changed': False, 'hosts': _matched(inventory, groups, pattern, True),
-               'problems': verdict['problems'], 'lookalikes': verdict['lookalikes']}
+        inventory = task_vars['hostvars']._inventory
+        hosts = _matched(inventory, args['pattern'], True)
+        verdict = targets_problems(groups, args['platform_groups'], args['pattern'], hosts, args['given'],
+                                   _matched(inventory, args['pattern'], False))
+        out = {'changed': False, 'hosts': hosts, 'problems': verdict['problems'], 'lookalikes': verdict['lookalikes']}
         if verdict['problems']:
             return dict(out, failed=True, msg=report('hosts', 'this run', verdict['problems'],
                                                      'no play of ascend.vllm runs'))

@@ -28,7 +28,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms im
 from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.report._progress import (
     copy_line, load_line, pull_line, while_running)
-from ansible_collections.ascend.vllm.plugins.module_utils._diff import add, file_size
+from ansible_collections.ascend.vllm.plugins.module_utils._diff import change, file_size
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import inspect_config
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import archive_read
 from ansible_collections.ascend.vllm.plugins.modules.image_ensure import ARGUMENT_SPEC
@@ -56,11 +56,6 @@ def settings(args):
 class ActionModule(ActionBase):
     """Try each candidate, each up to ``retries`` times, until one is pulled."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
-
     def _module(self, name, args, task_vars):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
 
@@ -82,7 +77,6 @@ class ActionModule(ActionBase):
         The local connection copies with sendfile at explicit offsets, which leave the descriptor's at 0: there the
         copy's own size (the node is this machine) is how much has been sent.
         """
-        host = task_vars.get('inventory_hostname', '?')
         local = getattr(self._connection, 'transport', None) in ('local', 'ansible.builtin.local', 'ansible.legacy.local')
 
         def look():
@@ -91,7 +85,7 @@ class ActionModule(ActionBase):
             return dict(progress, read=written) if written is not None else progress
 
         def show(progress, elapsed):
-            display.display(copy_line(host, source, path, progress, elapsed), stderr=True)
+            display.display(copy_line(task_vars.get('inventory_hostname', '?'), source, path, progress, elapsed), stderr=True)
 
         return while_running(lambda: self._transfer_file(source, path), look, show, conf['report_after'])
 
@@ -104,11 +98,11 @@ class ActionModule(ActionBase):
 
     def _attempt(self, ref, conf, task_vars):
         """The pull's own result (docker_image_pull's return values, or its failure)."""
+        args = {'name': ref, 'pull': conf['policy']}
         if self._task.check_mode:
             # docker_image_pull only asks the Engine in check mode: nothing to wait for.
-            return self._module('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']}, task_vars)
-        job = self._background('community.docker.docker_image_pull', {'name': ref, 'pull': conf['policy']},
-                               conf['timeout'], task_vars)
+            return self._module('community.docker.docker_image_pull', args, task_vars)
+        job = self._background('community.docker.docker_image_pull', args, conf['timeout'], task_vars)
         return self._watch(job, {'name': ref}, pull_line, ref, conf, task_vars,
                            ('the pull of %s' % ref, 'the pull job of %s' % ref))
 
@@ -142,10 +136,8 @@ class ActionModule(ActionBase):
     def _present(self, candidates, task_vars):
         """The first candidate the node has (docker_image_info), or None."""
         found = self._module('community.docker.docker_image_info', {'name': candidates}, task_vars)
-        names = set()
-        for image in found.get('images') or []:
-            names.update(image.get('RepoTags') or [])
-            names.update(image.get('RepoDigests') or [])
+        names = set(name for image in found.get('images') or []
+                    for name in (image.get('RepoTags') or []) + (image.get('RepoDigests') or []))
         return next((ref for ref in candidates if ref in names), None)
 
     def _load(self, conf, task_vars):
@@ -190,39 +182,34 @@ class ActionModule(ActionBase):
         before = ARCHIVE_SHOWN % found['size'] if found.get('exists') and found.get('isreg') else None
         cleanup = boolean(self._task.args.get('archive_cleanup', True), strict=False)
         after = None if cleanup else ARCHIVE_SHOWN % os.path.getsize(self._find_needle('files', archive))
-        result = {}
-        add(result, True, path, before, after)
-        return result
+        entry = change(path, before, after)
+        return {'diff': [entry]} if entry else {}
 
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
-        try:
-            checked, failed = task_args(self, ARGUMENT_SPEC)
-            if failed:
-                return failed
-            if self._task.args.get('candidates') is None and self._task.args.get('inputs') is not None:
-                return self._from_inputs(checked.validated_parameters, task_vars)
-            conf, problem = settings(checked.validated_parameters)
-            if problem:
-                return {'failed': True, 'changed': False, 'msg': problem}
-            return self._ensure(conf, task_vars)
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        checked, failed = task_args(self, ARGUMENT_SPEC)
+        if failed:
+            return failed
+        if self._task.args.get('candidates') is None and self._task.args.get('inputs') is not None:
+            return self._from_inputs(checked.validated_parameters, task_vars)
+        conf, problem = settings(checked.validated_parameters)
+        if problem:
+            return {'failed': True, 'changed': False, 'msg': problem}
+        return self._ensure(conf, task_vars)
 
     def _suffix(self, task_vars):
-        """(image tag suffix, None) -- the platform profile's unless image_pull_tag_suffix is set -- or
-        (None, the message that stops the run)."""
+        """The image tag suffix: the platform profile's, None when image_pull_tag_suffix is set; a ValueError
+        (the message that stops the run) without a profile."""
         args = self._task.args
         if (args.get('inputs') or {}).get('image_pull_tag_suffix') is not None:
-            return None, None
+            return None
         verdict = profile_verdict(args.get('platform') or '', args.get('platform_overrides') or {},
                                   args.get('platform_spec') or None)
         if verdict['profile'] is None:
             problem = verdict['problems'][0]
-            return None, ('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'
-                          % (task_vars.get('inventory_hostname', '?'), problem['msg'], problem['fix']))
-        return verdict['profile'].get('image_tag_suffix') or '', None
+            raise ValueError('No platform profile for %s, so no image tag suffix: [platform] %s. Fix: %s.'
+                             % (task_vars.get('inventory_hostname', '?'), problem['msg'], problem['fix']))
+        return verdict['profile'].get('image_tag_suffix') or ''
 
     def _node_images(self, task_vars):
         """The images on the node: ``node_images`` when the caller read them, else one docker_host_info.
@@ -245,11 +232,8 @@ class ActionModule(ActionBase):
         """The image_pull role's whole phase: judge the inputs, look at the node, then pull, load or remove."""
         inputs = dict(args.get('inputs') or {})
         host = task_vars.get('inventory_hostname', '?')
-        suffix, problem = self._suffix(task_vars)
-        if problem:
-            return {'failed': True, 'changed': False, 'msg': problem, 'stage': 'inputs'}
         try:
-            resolved = resolve(inputs, suffix, os.path.isfile, self._node_images(task_vars),
+            resolved = resolve(inputs, self._suffix(task_vars), os.path.isfile, self._node_images(task_vars),
                                self._archive_isreg(inputs, task_vars))
         except ValueError as exc:
             return {'failed': True, 'changed': False, 'msg': str(exc), 'stage': 'inputs'}
@@ -313,18 +297,16 @@ class ActionModule(ActionBase):
                 # One line per attempt, and one per failure with the Engine's words, at every verbosity.
                 display.display('%s: Pull %s (attempt %d/%d)' % (host, ref, attempt, conf['retries']), stderr=True)
                 answer = self._attempt(ref, conf, task_vars)
-                if answer.get('failed'):
-                    display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
-                        host, ref, attempt, conf['retries'],
-                        ' '.join(to_text(answer.get('msg', 'failed')).split())[:400]), stderr=True)
                 if not answer.get('failed'):
                     image = answer.get('image') or {}
                     # The pulled image's own configuration, so that container_run need not read it again.
                     config = dict(inspect_config(image), image=ref) if image.get('Id') else None
                     return {'changed': bool(answer.get('changed')), 'ref': ref, 'id': image.get('Id'),
                             'config': config, 'errors': errors, 'seconds': round(time.monotonic() - start, 3)}
-                errors.append(dict(classify_failure(to_text(answer.get('msg', 'failed'))), ref=ref,
-                                   attempt=attempt))
+                msg = to_text(answer.get('msg', 'failed'))
+                display.display('%s: Pull %s (attempt %d/%d) failed: %s' % (
+                    host, ref, attempt, conf['retries'], ' '.join(msg.split())[:400]), stderr=True)
+                errors.append(dict(classify_failure(msg), ref=ref, attempt=attempt))
                 if errors[-1]['missing']:
                     # "Not found" is the registry's final answer: asking again only costs the delays.
                     break

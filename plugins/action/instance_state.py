@@ -28,10 +28,6 @@ def _given(args, *names):
 class ActionModule(ActionBase):
     """Dispatch one step to the module of the instance's runtime and return its result."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = False
-
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
         checked, failed = task_args(self, INSTANCE_STATE, required_if=INSTANCE_STATE_REQUIRED_IF)
@@ -48,10 +44,7 @@ class ActionModule(ActionBase):
             module_args = _given(args, 'names', 'all_managed', 'stop_timeout', 'wait')
         else:
             return self._container_run(args, task_vars)
-        try:
-            return self._execute_module(module_name=module, module_args=module_args, task_vars=task_vars)
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return self._execute_module(module_name=module, module_args=module_args, task_vars=task_vars)
 
     def _container_run(self, args, task_vars):
         """The container_run role's one task (ascend.vllm.container_ensure) for the step's state."""

@@ -41,32 +41,22 @@ def checks_problem(checks, args):
 class ActionModule(ActionBase):
     """node_facts on the node; with ``checks``, the npu_check read and verdict."""
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        task_vars = task_vars or {}
         args = dict(self._task.args)
         if 'checks' not in args:
             # As ansible.builtin.normal runs any module: the task's own arguments, async when asked.
             wrap_async = self._task.async_val and not self._connection.has_native_async
-            result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
-            if not wrap_async:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
-            return result
+            return merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
         checks = args.pop('checks')
         problem = checks_problem(checks, args)
         if problem is None and self._task.async_val:
             problem = 'with checks, node_facts runs several modules in turn: it cannot run async'
         if problem:
             return dict(result, failed=True, changed=False, msg='node_facts: ' + problem)
-        try:
-            return dict(result, **self._check(checks, args, task_vars))
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return dict(result, **self._check(checks, args, task_vars))
 
     def _check(self, checks, args, task_vars):
         host = task_vars.get('inventory_hostname', '?')
@@ -87,6 +77,4 @@ class ActionModule(ActionBase):
                 out['unreachable'] = True
             return out
         verdict = node_verdict(node, dict(settings, drop=drop or {}, memory_again=memory_again or {}))
-        out = dict(node, **verdict)
-        out['changed'] = bool(drop and drop['changed'])
-        return out
+        return dict(node, changed=bool(drop and drop['changed']), **verdict)

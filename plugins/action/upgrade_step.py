@@ -35,12 +35,9 @@ class ActionModule(ControllerAction):
                                   args['name'], args['error'], args['service'])
         out = dict(outcome, changed=False)
         if outcome['put_back'] and args['backend'] and args['server']:
-            try:
-                back = self._execute_module(module_name='ascend.vllm.balancer_server', task_vars=task_vars,
-                                            module_args={'socket': args['socket'], 'backend': args['backend'],
-                                                         'server': args['server'], 'state': 'ready'})
-            finally:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
+            back = self._execute_module(module_name='ascend.vllm.balancer_server', task_vars=task_vars,
+                                        module_args={'socket': args['socket'], 'backend': args['backend'],
+                                                     'server': args['server'], 'state': 'ready'})
             if back.get('failed'):
                 return dict(out, failed=True, msg='%s Putting it back into the balancer failed: %s'
                             % (outcome['msg'] or '%s serves again.' % args['name'], back.get('msg')))

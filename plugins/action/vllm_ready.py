@@ -34,12 +34,8 @@ display = Display()
 class ActionModule(ActionBase):
     """Wait for a vLLM container in module runs of at most ``report_after`` seconds, printing progress."""
 
-    _supports_check_mode = True
-    _supports_async = False
-
     def run(self, tmp=None, task_vars=None):
         super(ActionModule, self).run(tmp, task_vars)
-        task_vars = task_vars or {}
         args = dict(self._task.args)
         # The plan's smoke settings of the instance, one dict (module_utils/serve/_ready.SMOKE_KEYS): the task's
         # own options win.
@@ -60,20 +56,16 @@ class ActionModule(ActionBase):
                     'outcome': dict(ready_outcome('not_started', True, 'none'), message='')}
 
         def call(waited):
-            module_args = dict(args, waited=waited) if waited else args
-            return self._execute_module(module_name='ascend.vllm.vllm_ready', module_args=module_args,
-                                        task_vars=task_vars)
+            return self._execute_module(module_name='ascend.vllm.vllm_ready', task_vars=task_vars,
+                                        module_args=dict(args, waited=waited) if waited else args)
 
         def show(result):
             display.display(ready_line(host, str(args.get('name')), result.get('waited') or 0,
                                        _number(args.get('timeout'), 1800), result.get('log_tail'),
                                        hide_log=bool(self._task.no_log)), stderr=True)
 
-        try:
-            every = _number(args.get('report_after'), 0)
-            result = call(0) if every <= 0 else wait_ready(call, show, _number(args.get('timeout'), 1800), every)
-        finally:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        every = _number(args.get('report_after'), 0)
+        result = call(0) if every <= 0 else wait_ready(call, show, _number(args.get('timeout'), 1800), every)
         # Every outcome carries the same keys, a failure before the watch (a bad option) too.
         for key, empty in (('state', 'error'), ('task', ''), ('error', result.get('msg') or ''), ('log_tail', []),
                            ('completion', ''), ('chat', ''), ('models', [])):

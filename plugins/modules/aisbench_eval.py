@@ -129,18 +129,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_aisbe
     stand_in_tokenizer, textvqa_files)
 
 
-def write(module, result, path, text):
-    """Write a file only its owner reads (the configs may hold the API key); with --diff, show it before and after
-    (the key hidden)."""
-    secrets = [module.params['api_key'] or '']
-    before = hide(current(path), secrets) if module._diff else None  # pylint: disable=protected-access
-    if not module.check_mode:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as handle:
-            handle.write(text)
-    add(result, module._diff, path, before, hide(described(text), secrets))  # pylint: disable=protected-access
-
-
 def ais_bench(module, args, what, cwd):
     """Run ais_bench in cwd (it writes a tmp/ folder there); fail naming what it was doing and its last lines."""
     cmd = [os.path.join(module.params['venv'], 'bin', 'ais_bench')] + args
@@ -184,16 +172,21 @@ def performance_files(params, entry, target, base):
 
 
 def write_all(module, result, files):
+    """Write each (path, text) of ``files`` only its owner reads (the configs may hold the API key); with --diff,
+    show it before and after (the key hidden)."""
+    secrets = [module.params['api_key'] or '']
     for path, text in files:
+        before = hide(current(path), secrets) if module._diff else None  # pylint: disable=protected-access
         if not module.check_mode:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-        write(module, result, path, text)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, 'w') as handle:
+                handle.write(text)
+        add(result, module._diff, path, before, hide(described(text), secrets))  # pylint: disable=protected-access
 
 
-def accuracy(module, result, entry, target, base):
+def accuracy(module, entry, config, base):
     params = module.params
-    files, config = accuracy_files(params, entry, target, base)
-    write_all(module, result, files)
     what = '%s/%s accuracy' % (params['where'], entry['name'])
     ais_bench(module, [config, '-w', os.path.join(base, 'accuracy'), '--dump-eval-details'], what, base)
     run = latest_run(os.path.join(base, 'accuracy'))
@@ -205,10 +198,8 @@ def accuracy(module, result, entry, target, base):
     return scores, run
 
 
-def performance(module, result, entry, target, base):
+def performance(module, entry, config, base):
     params = module.params
-    files, config = performance_files(params, entry, target, base)
-    write_all(module, result, files)
     what = '%s/%s performance' % (params['where'], entry['name'])
     ais_bench(module, [config, '-m', 'perf', '-w', os.path.join(base, 'performance'), '--max-num-workers', '1'],
               what, base)
@@ -225,20 +216,18 @@ def evaluate(module, result, entry):
     base = os.path.abspath(os.path.join(params['workdir'], str(entry['name'])))
     target = {'host': params['host'], 'port': entry['port'], 'served': entry.get('served'),
               'model': entry.get('model')}
-    if module.check_mode:
-        # Nothing written or sent: the files a run would write, for --diff.
-        if params['dataset_dirs']:
-            write_all(module, result, accuracy_files(params, entry, target, base)[0])
-        if params['concurrency']:
-            write_all(module, result, performance_files(params, entry, target, base)[0])
-        return entry
-    os.makedirs(base, exist_ok=True)
+    if not module.check_mode:
+        os.makedirs(base, exist_ok=True)
     out = dict(entry, accuracy={}, performance=[], aisbench={})
-    if params['dataset_dirs']:
-        out['accuracy'], out['aisbench']['accuracy'] = accuracy(module, result, entry, target, base)
-    if params['concurrency']:
-        out['performance'], out['aisbench']['performance'] = performance(module, result, entry, target, base)
-    return out
+    for kind, wanted, files_of, run in (('accuracy', params['dataset_dirs'], accuracy_files, accuracy),
+                                        ('performance', params['concurrency'], performance_files, performance)):
+        if wanted:
+            files, config = files_of(params, entry, target, base)
+            write_all(module, result, files)
+            if not module.check_mode:
+                out[kind], out['aisbench'][kind] = run(module, entry, config, base)
+    # Check mode writes and sends nothing: the entry as given, and (for --diff) the files a run would write.
+    return entry if module.check_mode else out
 
 
 def main():

@@ -147,9 +147,7 @@ def main():
         module.exit_json(why='no balancer admin socket at %s' % params['socket'], **result)
     rows = parse_stat(ask(params['socket'], 'show stat'))
     plan = drain_plan(rows, backend, server)
-    result.update(plan)
-    result['in_flight'] = in_flight(rows, backend, server)
-    result['up'] = is_up(rows, backend, server)
+    result.update(plan, in_flight=in_flight(rows, backend, server), up=is_up(rows, backend, server))
     if params['state'] == 'ready' and plan['found'] and not module.check_mode:
         _set(module, target, 'ready')
         result['changed'] = True

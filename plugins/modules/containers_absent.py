@@ -85,6 +85,7 @@ msg:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import (
     DockerApi, DockerError, engine_host, managed_containers, remove_container, top_pids,
 )
@@ -93,10 +94,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import 
 )
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import containers_to_remove
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._specs import CONTAINERS_ABSENT
-
-
-def _seconds(value):
-    return int(value) if float(value).is_integer() else value
 
 
 def remove(module, api):
@@ -133,7 +130,7 @@ def remove(module, api):
     if out['still_listed']:
         return dict(out, failed=True, msg=(
             'npu-smi still lists processes of the removed containers after %ss: %s. Fix: kill them (kill PID) '
-            'or reboot the node.' % (_seconds(params['wait']), out['still_listed'])))
+            'or reboot the node.' % (seconds_text(params['wait']), out['still_listed'])))
     return out
 
 

@@ -139,11 +139,8 @@ class Writer(object):
     (a new report shows as created; a plot as its size, or in check mode as a plot the run would draw)."""
 
     def __init__(self, module, path):
-        self.module, self.path = module, path
+        self.module, self.path, self.diff = module, path, module._diff  # pylint: disable=protected-access
         self.files, self.result = [], {}
-
-    def _show(self, name, before, after):
-        add(self.result, self.module._diff, os.path.join(self.path, name), before, after)  # pylint: disable=protected-access
 
     def text(self, name, text):
         full = os.path.join(self.path, name)
@@ -152,7 +149,7 @@ class Writer(object):
             with open(full, 'w') as handle:
                 handle.write(text)
             self.files.append(name)
-        self._show(name, before, described(text))
+        add(self.result, self.diff, full, before, described(text))
 
     def plots(self, names, draw):
         """``draw()`` writes the PNG files ``names`` (matplotlib)."""
@@ -161,9 +158,8 @@ class Writer(object):
             draw()
             self.files.extend(names)
         for name, before in zip(names, befores):
-            after = ('<%s the run would draw>\n' % PNG if self.module.check_mode
-                     else current(os.path.join(self.path, name), PNG))
-            self._show(name, before, after)
+            full = os.path.join(self.path, name)
+            add(self.result, self.diff, full, before, '<%s the run would draw>\n' % PNG if self.module.check_mode else current(full, PNG))
 
 
 def write_instances(writer, results, params, notes):

@@ -252,17 +252,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-# FALLBACK_PATHS and find_npu_smi stay importable from here (public since 0.1.0).
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (  # noqa: F401 pylint: disable=unused-import
-    FALLBACK_PATHS,
-    NpuSmiError,
-    find_npu_smi,
-    locate_npu_smi,
-    npu_facts_from,
-    read_until_gone,
-    run_npu_smi,
-    still_listed,
-)
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
+    NpuSmiError, locate_npu_smi, npu_facts_from, read_until_gone, run_npu_smi)
 
 
 def main():

@@ -451,13 +451,8 @@ def main():
             module.fail_json(msg='%s=%s: must be more than 0' % (option, params[option]))
     if params['log_lines'] < 0:
         module.fail_json(msg='log_lines=%d: must be 0 or more' % params['log_lines'])
-    if params['service']:
-        # The source install method: a systemd unit, its journal as the log.
-        path = 'systemd'
-        source = SystemdUnit(module.run_command)
-    else:
-        path = engine_host(params['docker_host'])
-        source = DockerApi(path, 30.0)
+    # The source install method: a systemd unit, its journal as the log.
+    source = SystemdUnit(module.run_command) if params['service'] else DockerApi(engine_host(params['docker_host']), 30.0)
     probe = NodeProbe(source, HttpClient(params['url'], bearer(params['api_key'])), params['name'])
     try:
         if params['served_model_name_from_command']:
@@ -465,7 +460,7 @@ def main():
         result = Watch(probe, params).run()
     except (IOError, OSError, ValueError) as exc:
         module.fail_json(msg='Watching %s through %s failed: %s' % (
-            params['name'], 'systemd' if params['service'] else 'the Docker API at ' + path, exc))
+            params['name'], 'systemd' if params['service'] else 'the Docker API at ' + engine_host(params['docker_host']), exc))
     result.update(log_file='', log_file_error='', served_model_name=params['served_model_name'])
     if result['state'] in SAVED_STATES and params['save_log_dir'] and not module.check_mode:
         try:

@@ -164,12 +164,11 @@ def _read(path):
 
 def _write(module, path, text, mode):
     directory = os.path.dirname(path)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
+    os.makedirs(directory, 0o755, exist_ok=True)
     descriptor, temp = tempfile.mkstemp(dir=directory, prefix='.ascend-vllm-')
     with os.fdopen(descriptor, 'wb') as handle:
         handle.write(text.encode('utf-8'))
-    os.chmod(temp, mode)
+    # atomic_move gives the file the mode of the one it replaces (or the umask's): the file's own is set after it.
     module.atomic_move(temp, path)
     os.chmod(path, mode)
 
@@ -204,10 +203,8 @@ def _active(module, name):
 
 
 def _env_file_of(text):
-    for line in (text or '').splitlines():
-        if line.startswith('EnvironmentFile='):
-            return line.split('=', 1)[1].lstrip('-').strip()
-    return ''
+    return next((line.split('=', 1)[1].lstrip('-').strip() for line in (text or '').splitlines()
+                 if line.startswith('EnvironmentFile=')), '')
 
 
 def started(module, params, result):
@@ -258,16 +255,14 @@ def restored(module, params, result):
         module.fail_json(msg='no kept unit %s%s to put back' % (unit_path, PREVIOUS_SUFFIX))
     result['changed'] = True
     env_path = _env_file_of(kept)
-    _diff(module, result, unit_path, _read(unit_path), kept)
-    _diff(module, result, unit_path + PREVIOUS_SUFFIX, kept, None)
-    if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX):
-        _diff(module, result, env_path, _read(env_path), _read(env_path + PREVIOUS_SUFFIX), env=True)
-        _diff(module, result, env_path + PREVIOUS_SUFFIX, _read(env_path + PREVIOUS_SUFFIX), None, env=True)
+    files = [(unit_path, False)] + ([(env_path, True)] if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX) else [])
+    for path, env in files:
+        _diff(module, result, path, _read(path), _read(path + PREVIOUS_SUFFIX), env=env)
+        _diff(module, result, path + PREVIOUS_SUFFIX, _read(path + PREVIOUS_SUFFIX), None, env=env)
     if module.check_mode:
         return
-    os.rename(unit_path + PREVIOUS_SUFFIX, unit_path)
-    if env_path and os.path.exists(env_path + PREVIOUS_SUFFIX):
-        os.rename(env_path + PREVIOUS_SUFFIX, env_path)
+    for path, _env in files:
+        os.rename(path + PREVIOUS_SUFFIX, path)
     _systemctl(module, 'daemon-reload')
     _systemctl(module, 'restart', params['name'])
     result.update(restarted=True, active=_active(module, params['name']))

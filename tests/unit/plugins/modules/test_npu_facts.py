@@ -184,15 +184,15 @@ def test_nonzero_rc_falls_back_to_stdout(tmp_path, missing_file):
     ('::{d}/b', '{d}/b/npu-smi'),
 ])
 def test_find_npu_smi_order(tmp_path, search_path, found):
-    if any(os.path.exists(p) for p in npu_facts.FALLBACK_PATHS):
+    if any(os.path.exists(p) for p in _node_npu.FALLBACK_PATHS):
         pytest.skip('this machine has a real npu-smi')
     for name in ('a', 'b'):
         (tmp_path / name).mkdir()
     fake_npu_smi(tmp_path / 'b')
-    path, searched = npu_facts.find_npu_smi(search_path.format(d=tmp_path))
+    path, searched = _node_npu.find_npu_smi(search_path.format(d=tmp_path))
     assert path == (found.format(d=tmp_path) if found else None)
-    assert searched[-2:] == list(npu_facts.FALLBACK_PATHS)
-    assert npu_facts.FALLBACK_PATHS == ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
+    assert searched[-2:] == list(_node_npu.FALLBACK_PATHS)
+    assert _node_npu.FALLBACK_PATHS == ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
 
 
 class _FakeTime(object):
@@ -214,18 +214,18 @@ def _facts(*pids):
 def test_read_until_gone_returns_as_soon_as_the_pids_left():
     fake = _FakeTime()
     reads = iter([_facts(11, 12, 99), _facts(12, 99), _facts(99)])
-    facts, held = npu_facts.read_until_gone(lambda: next(reads), [11, 12], 60, fake.clock, fake.sleep)
+    facts, held = _node_npu.read_until_gone(lambda: next(reads), [11, 12], 60, fake.clock, fake.sleep)
     assert held == [] and facts == _facts(99) and fake.now == 1.0
 
 
 def test_read_until_gone_gives_up_after_the_wait_naming_the_pids():
     fake = _FakeTime()
-    facts, held = npu_facts.read_until_gone(lambda: _facts(12, 11), [11, 12], 2, fake.clock, fake.sleep)
+    facts, held = _node_npu.read_until_gone(lambda: _facts(12, 11), [11, 12], 2, fake.clock, fake.sleep)
     assert held == [11, 12] and fake.now == 2.0
 
 
 def test_read_until_gone_reads_once_without_pids_or_wait():
     fake = _FakeTime()
-    assert npu_facts.read_until_gone(lambda: _facts(5), [], 60, fake.clock, fake.sleep) == (_facts(5), [])
-    assert npu_facts.read_until_gone(lambda: _facts(5), [5], 0, fake.clock, fake.sleep) == (_facts(5), [5])
+    assert _node_npu.read_until_gone(lambda: _facts(5), [], 60, fake.clock, fake.sleep) == (_facts(5), [])
+    assert _node_npu.read_until_gone(lambda: _facts(5), [5], 0, fake.clock, fake.sleep) == (_facts(5), [5])
     assert fake.now == 0.0
