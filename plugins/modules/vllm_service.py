@@ -163,12 +163,18 @@ def _read(path):
 
 
 def _write(module, path, text, mode):
+    """``path`` holds ``text`` with ``mode`` at every moment: atomic_move gives the new file the mode of the one
+    it replaces, or the umask's (0644) when there is none, so the file it replaces has ``mode`` first -- an
+    environment file with the API key was readable by every user between the move and a later chmod."""
     directory = os.path.dirname(path)
     os.makedirs(directory, 0o755, exist_ok=True)
+    if os.path.exists(path):
+        os.chmod(path, mode)
+    else:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
     descriptor, temp = tempfile.mkstemp(dir=directory, prefix='.ascend-vllm-')
     with os.fdopen(descriptor, 'wb') as handle:
         handle.write(text.encode('utf-8'))
-    # atomic_move gives the file the mode of the one it replaces (or the umask's): the file's own is set after it.
     module.atomic_move(temp, path)
     os.chmod(path, mode)
 

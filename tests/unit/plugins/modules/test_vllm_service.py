@@ -124,3 +124,21 @@ def test_only_the_secrets_are_hidden_from_the_output(node, monkeypatch):
     monkeypatch.setattr(basic.AnsibleModule, 'exit_json', exit_json)
     run(_args(node['root']))
     assert 'secret-one' in seen['no_log'] and '0' not in seen['no_log']
+
+
+def test_the_environment_file_is_never_readable_by_others(node, monkeypatch):
+    """The file with the API key has mode 0600 from the moment it holds the key: on the first start, and on a
+    change that replaces a file an older run left 0644."""
+    real_move = basic.AnsibleModule.atomic_move
+    modes = {}
+
+    def atomic_move(self, src, dest, *args, **kwargs):
+        real_move(self, src, dest, *args, **kwargs)
+        modes.setdefault(dest, []).append(os.stat(dest).st_mode & 0o777)
+
+    monkeypatch.setattr(basic.AnsibleModule, 'atomic_move', atomic_move)
+    args = _args(node['root'])
+    run(args)
+    os.chmod(args['env_file'], 0o644)
+    run(_args(node['root'], key='secret-two'))
+    assert modes[args['env_file']] == [0o600, 0o600]
