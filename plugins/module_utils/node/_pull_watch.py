@@ -203,15 +203,6 @@ def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
             'seconds': round(clock() - start, 3)}
 
 
-def read_file(path: str) -> Optional[str]:
-    """The file's text, None while it does not exist."""
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
 def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     """How far a `docker load` has read its archive: ``{archive, size, read}``.
 
@@ -234,26 +225,6 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     return {'archive': path, 'size': file_size(real), 'read': max(offsets) if offsets else None}
 
 
-class _FileObserver:
-    """watch_pull's observer of a file: nothing to start or stop, what the file says when asked."""
-
-    def __init__(self, path: str, proc: str = '/proc') -> None:
-        self.path, self.proc = path, proc
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-
-class ArchiveObserver(_FileObserver):
-    """watch_pull's observer for a `docker load`: the archive's read offset."""
-
-    def snapshot(self) -> Dict[str, Any]:
-        return archive_read(self.path, self.proc)
-
-
 def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
     """``{log, size, newest}``: a job's log file, its size and its last line that is not blank (None while the file
     does not exist or holds none). Only the last ``tail`` bytes are read; a carriage return ends a line too (pip's
@@ -270,8 +241,15 @@ def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
     return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
 
 
-class LogObserver(_FileObserver):
-    """watch_pull's observer for a job that writes a log: its newest line."""
+class FileObserver:
+    """watch_pull's observer of a file (``archive_read`` of a `docker load`'s archive, ``newest_line`` of a job's
+    log): nothing to start or stop, ``look()`` when asked."""
 
-    def snapshot(self) -> Dict[str, Any]:
-        return newest_line(self.path)
+    def __init__(self, look: Callable[[], Dict[str, Any]]) -> None:
+        self.snapshot = look
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
