@@ -38,8 +38,11 @@ def engine_host(docker_host: Any = None, environ: Any = None) -> str:
     return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
 
 
-class DockerError(Exception):
-    """The engine could not be reached or refused a request; ``status`` is the HTTP status or None."""
+class DockerError(OSError):
+    """The engine could not be reached or refused a request; ``status`` is the HTTP status or None.
+
+    An OSError, as a failed connection is: a caller that survives an engine or a file it cannot read catches both
+    at once (the readiness wait, the saved log)."""
 
     def __init__(self, msg, status=None):
         super().__init__(msg)

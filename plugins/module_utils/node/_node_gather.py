@@ -10,8 +10,7 @@ facts for the controller to judge (plugin_utils/judge/_node_problems.py).
 from __future__ import annotations
 
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry, _node_source
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
-    NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, npu_facts_from, read_npu, run_npu_smi
 
 SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses', 'units', 'system')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
@@ -65,5 +64,6 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
     if 'system' in subsets:
         out['system'] = _node_probe.system()
     if 'manifests' in subsets:
-        out['manifests'] = _node_registry.tag_digests(params.get('manifests') or [], params.get('registry_timeout', 10))
+        out['manifests'] = dict((ref, _node_registry.tag_digest(ref, params.get('registry_timeout', 10)))
+                                for ref in params.get('manifests') or [])
     return out

@@ -12,11 +12,7 @@ from __future__ import annotations
 import os
 import time
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
-    parse_board_info,
-    parse_npu_smi_info,
-    parse_version_info,
-)
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_board_info, parse_npu_smi_info, parse_version_info
 
 # Where the deployment guide mounts npu-smi: Atlas 300I DUO, then Atlas 200I Pro.
 FALLBACK_PATHS = ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')

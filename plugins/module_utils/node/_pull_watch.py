@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Iterable, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import file_size
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, error_detail
 
 from http.client import HTTPException
 from urllib.parse import urlencode
@@ -149,7 +149,7 @@ class PullObserver:
                 except ValueError:
                     continue
                 self._fold([event])
-        except (OSError, DockerError, HTTPException, ValueError, AttributeError) as exc:
+        except (OSError, HTTPException, ValueError, AttributeError) as exc:
             if not self.stopped:  # not ended by stop()
                 self._fold([{'error': str(exc)}])
 

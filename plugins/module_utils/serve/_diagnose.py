@@ -40,8 +40,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._diff import current, 
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, locate_npu_smi
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
-    parse_board_info, parse_npu_smi_info, parse_version_info)
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_board_info, parse_npu_smi_info, parse_version_info
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import UNIT_DIR, managed
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
@@ -67,11 +66,6 @@ MAX_TOTAL_BYTES = 32 * 1024 * 1024
 def npu_ids(text: str) -> List[int]:
     """The NPU ids ``npu-smi info`` lists (each card once), for ``npu-smi info -t board -i ID``."""
     return list(dict.fromkeys(chip['npu_id'] for chip in parse_npu_smi_info(text)['chips']))
-
-
-def container_name(summary: Dict[str, Any]) -> str:
-    names = [n.lstrip('/') for n in summary.get('Names') or []]
-    return names[0] if names else str(summary.get('Id', '?'))[:12]
 
 
 def safe_name(name: str) -> str:
@@ -192,8 +186,9 @@ class Collector:
             self.missing('docker', str(exc))
             return
         self.add('docker/engine.json', {'version': version}, 'GET /version')
-        self.add('docker/containers.json', [_node_docker.container_summary(c) for c in every], 'GET /containers/json?all=1')
-        names = sorted(container_name(c) for c in every if (c.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE)
+        summaries = [_node_docker.container_summary(c) for c in every]
+        self.add('docker/containers.json', summaries, 'GET /containers/json?all=1')
+        names = sorted(c['name'] for c in summaries if c['labels'].get(MANAGED_LABEL) == MANAGED_VALUE)
         self.summary['containers'] = names
         for name in names:
             self.container(name)
@@ -256,11 +251,8 @@ class Collector:
         if self.copied >= budget:
             self.manifest.append({'file': None, 'source': source, 'skipped': 'max_total_bytes reached'})
             return
-        try:
-            with open(path, 'rb') as handle:
-                data = handle.read()
-        except OSError as exc:
-            self.missing(source, str(exc))
+        data = self.read(source)
+        if data is None:
             return
         data, cut = tail_bytes(data, min(int(self.params.get('max_file_bytes') or MAX_FILE_BYTES),
                                          budget - self.copied))

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
 from urllib.request import ProxyHandler, Request, build_opener
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text, truncate
@@ -534,17 +534,11 @@ class NodeProbe:
         self.docker, self.http, self.name = docker, http, name
 
     def inspect(self) -> Optional[Dict[str, Any]]:
-        try:
-            return self.docker.inspect(self.name)
-        except DockerError as exc:
-            raise OSError(str(exc))
+        return self.docker.inspect(self.name)
 
     def logs(self, since: Optional[str] = None, tail: Optional[int] = None, timestamps: bool = False,
              tty: bool = False) -> str:
-        try:
-            return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
-        except DockerError as exc:
-            raise OSError(str(exc))
+        return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
 
     def get(self, path: str, timeout: float) -> Tuple[Optional[int], str]:
         return self.http.request(path, timeout=timeout)
