@@ -97,11 +97,8 @@ def image_digest(image: Optional[Dict[str, Any]], reference: Optional[str]) -> s
     return (named or [digests[0].digest if len(digests) == 1 else None])[0] or UNKNOWN
 
 
-def instance_provenance(name: str,
-                        container: Optional[str],
-                        inspect: Optional[Dict[str, Any]],
-                        image: Optional[Dict[str, Any]],
-                        cann: str) -> Dict[str, Any]:
+def instance_provenance(name: str, container: Optional[str], inspect: Optional[Dict[str, Any]],
+                        image: Optional[Dict[str, Any]], cann: str) -> Dict[str, Any]:
     """What one instance ran, from ``docker inspect`` of its container and of its image."""
     if not inspect:
         return {'instance': name, 'container': container or UNKNOWN, 'image': UNKNOWN, 'image_id': UNKNOWN,
@@ -115,9 +112,7 @@ def instance_provenance(name: str,
             'argv': masked_argv(argv) if argv else UNKNOWN, 'cann': cann or UNKNOWN}
 
 
-def node_provenance(hostname: Optional[str],
-                    driver_text: Optional[str],
-                    firmware_text: Optional[str]) -> Dict[str, str]:
+def node_provenance(hostname: Optional[str], driver_text: Optional[str], firmware_text: Optional[str]) -> Dict[str, str]:
     """The node's own part: its hostname, driver and firmware versions."""
     return {'hostname': hostname or UNKNOWN, 'driver': version_info(driver_text),
             'firmware': version_info(firmware_text)}

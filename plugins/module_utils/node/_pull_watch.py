@@ -176,11 +176,8 @@ class PullObserver:
                 pass
 
 
-def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
-               observer: Any,
-               seconds: float,
-               clock: Callable[[], float] = time.monotonic,
-               sleep: Callable[[float], None] = time.sleep,
+def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]], observer: Any, seconds: float,
+               clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                poll: float = POLL_INTERVAL) -> Dict[str, Any]:
     """Look at the job every ``poll`` seconds for at most ``seconds``: ``{finished, answer, progress, seconds}``.
 

@@ -83,12 +83,8 @@ def tail_bytes(data: bytes, limit: int) -> Tuple[bytes, bool]:
 class Collector:
     """One node's diagnostics: ``files`` (archive member -> bytes) and ``manifest`` (one line per source)."""
 
-    def __init__(self,
-                 params: Dict[str, Any],
-                 run_command: Callable[..., Tuple[int, str, str]],
-                 docker: Any = None,
-                 root: str = '/',
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, params: Dict[str, Any], run_command: Callable[..., Tuple[int, str, str]], docker: Any = None,
+                 root: str = '/', clock: Callable[[], float] = time.time) -> None:
         self.params, self.run_command, self.docker, self.root, self.clock = params, run_command, docker, root, clock
         self.secrets = [s for s in params.get('secrets') or [] if s]
         self.files: Dict[str, bytes] = {}

@@ -114,13 +114,8 @@ def judge_container(view: Optional[Dict[str, Any]], baseline: int) -> Optional[s
     return None
 
 
-def marker_error(state: str,
-                 view: Optional[Dict[str, Any]],
-                 baseline: int,
-                 name: str,
-                 timeout: float,
-                 marker: str = MARKER,
-                 service: bool = False) -> str:
+def marker_error(state: str, view: Optional[Dict[str, Any]], baseline: int, name: str, timeout: float,
+                 marker: str = MARKER, service: bool = False) -> str:
     """Why the wait for the startup line ended, in the words the role always used (a container's, or with
     ``service`` a systemd service's, serve/_words.py)."""
     said = words(service)
@@ -253,12 +248,8 @@ class Watch:
     monotonic clock in seconds; ``sleep`` waits.  ``params`` holds the module's options.
     """
 
-    def __init__(self,
-                 probe: Any,
-                 params: Dict[str, Any],
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep,
-                 wall: Callable[[], float] = time.time) -> None:
+    def __init__(self, probe: Any, params: Dict[str, Any], clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, wall: Callable[[], float] = time.time) -> None:
         self.probe, self.params, self.clock, self.sleep, self.wall = probe, params, clock, sleep, wall
         self.start, self.baseline = clock(), 0
         self.first: Optional[Dict[str, Any]] = None
@@ -511,10 +502,7 @@ class HttpClient:
         self.base_url, self.headers = base_url.rstrip('/'), dict(headers or {})
         self._opener = build_opener(ProxyHandler({}))
 
-    def request(self,
-                path: str,
-                body: Optional[Dict[str, Any]] = None,
-                timeout: float = 10.0) -> Tuple[Optional[int], str]:
+    def request(self, path: str, body: Optional[Dict[str, Any]] = None, timeout: float = 10.0) -> Tuple[Optional[int], str]:
         data = None if body is None else json.dumps(body).encode('utf-8')
         headers = dict(self.headers, **({} if body is None else {'Content-Type': 'application/json'}))
         try:
@@ -571,11 +559,7 @@ class SystemdUnit:
         return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line),
                          unit_command(unit) if rc == 0 else [])
 
-    def logs(self,
-             name: str,
-             since: Optional[str] = None,
-             tail: Optional[int] = None,
-             timestamps: bool = False,
+    def logs(self, name: str, since: Optional[str] = None, tail: Optional[int] = None, timestamps: bool = False,
              tty: bool = False) -> str:
         argv = ['journalctl', '--no-pager', '--quiet', '-u', name, '-o', 'short-iso-precise' if timestamps else 'cat']
         if since is not None:
@@ -628,8 +612,7 @@ def serving_probe(docker_host: str,
     return probe_for
 
 
-def check_serving(entries: List[Dict[str, Any]],
-                  found: Dict[str, Dict[str, Any]],
+def check_serving(entries: List[Dict[str, Any]], found: Dict[str, Dict[str, Any]],
                   probe_for: Callable[[Dict[str, Any]], Any]) -> Dict[str, Dict[str, Any]]:
     """Readiness, at the node read, of each instance already serving as the plan asks: ``GET /health`` and
     ``GET /v1/models`` only.  A read sends no inference request; the smoke tests are the phases' that start or
