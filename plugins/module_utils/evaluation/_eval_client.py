@@ -24,29 +24,23 @@ WORDS = ('alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo li
          'quebec romeo sierra tango uniform victor whiskey xray yankee zulu').split()
 
 
-def get_json(host, port, path, timeout=5.0, headers=None):
-    """(status, body) of a GET; status None with the error text when nothing answers."""
+def probe(host, port, timeout=5.0, headers=None):
+    """{'up', 'served', 'model', 'error'} from GET /v1/models."""
     try:
         conn = HTTPConnection(host, int(port), timeout=timeout)
-        conn.request('GET', path, headers=headers or {})
+        conn.request('GET', '/v1/models', headers=headers or {})
         resp = conn.getresponse()
         raw = resp.read()
         conn.close()
     except (OSError, ValueError) as exc:
-        return None, str(exc)
+        return {'up': False, 'served': None, 'model': None, 'error': str(exc)}
     try:
-        return resp.status, json.loads(raw or b'null')
-    except ValueError:
-        return resp.status, raw.decode('utf-8', 'replace')
-
-
-def probe(host, port, timeout=5.0, headers=None):
-    """{'up', 'served', 'model', 'error'} from GET /v1/models."""
-    status, body = get_json(host, port, '/v1/models', timeout, headers)
-    if status != 200 or not isinstance(body, dict) or not body.get('data'):
-        reason = body if status is None else 'GET /v1/models answered %s' % status
-        return {'up': False, 'served': None, 'model': None, 'error': str(reason)}
-    first = body['data'][0]
+        data = json.loads(raw or b'null').get('data') if resp.status == 200 else None
+    except (ValueError, AttributeError):
+        data = None
+    if not data:
+        return {'up': False, 'served': None, 'model': None, 'error': 'GET /v1/models answered %s' % resp.status}
+    first = data[0]
     return {'up': True, 'served': first.get('id'), 'model': first.get('root') or first.get('id'), 'error': None}
 
 

@@ -57,15 +57,10 @@ _RFC3339 = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d
 
 
 # ------------------------------------------------------------------ pure helpers
-def strip_prefix(line: str) -> str:
-    """A log line without vLLM's process and logger prefix."""
-    return _PROCESS_PREFIX.sub('', line, count=1)
-
-
 def find_cause(lines: List[str], limit: int = CAUSE_LIMIT) -> str:
     """The first exception line of the log (the root cause), or ''."""
     for line in lines:
-        text = strip_prefix(line)
+        text = _PROCESS_PREFIX.sub('', line, count=1)
         if _EXCEPTION_LINE.match(text) and not _NOT_A_CAUSE.match(text):
             return truncate(text, limit)
     return ''
@@ -257,6 +252,8 @@ class Watch:
         self.since: Optional[str] = None
         self.marker_seen = False
         self.health: Tuple[Optional[int], str] = (None, '')
+        self.marker = params.get('marker') or MARKER
+        self.marker_task = "Wait for '%s' in the log of %s" % (self.marker, params['name'])
 
     def elapsed(self) -> float:
         return self.clock() - self.start
@@ -306,7 +303,7 @@ class Watch:
         while True:
             state = judge_container(self.view, self.baseline)
             if state:
-                return self.finish(state, self.marker_task(), self.startup_error(state))
+                return self.finish(state, self.marker_task, self.startup_error(state))
             if not self.marker_seen:
                 self.marker_seen = self.look_for_marker()
             if self.marker_seen:
@@ -317,20 +314,14 @@ class Watch:
             if left <= 0:
                 return self.timed_out(timeout)
             if report and self.elapsed() >= report:
-                return self.finish('waiting', self.marker_task(), self.startup_error('timeout'))
+                return self.finish('waiting', self.marker_task, self.startup_error('timeout'))
             self.sleep(min(poll, left, report - self.elapsed()) if report else min(poll, left))
             self.view = container_view(self.probe.inspect())
-
-    def marker(self) -> str:
-        return self.params.get('marker') or MARKER
 
     def startup_error(self, state: str, view: Optional[Dict[str, Any]] = None) -> str:
         """``marker_error`` of this wait: why it ended before the startup line (``view``: the container now)."""
         return marker_error(state, view or self.view, self.baseline, self.params['name'], float(self.params['timeout']),
-                            self.marker(), self.params.get('service'))
-
-    def marker_task(self) -> str:
-        return "Wait for '%s' in the log of %s" % (self.marker(), self.params['name'])
+                            self.marker, self.params.get('service'))
 
     def look_for_marker(self) -> bool:
         """The marker in the log lines since the start; reads only what is new since the last look."""
@@ -339,12 +330,12 @@ class Watch:
         for line in text.splitlines():
             stamp, body = split_timestamp(line)
             self.since = stamp or self.since
-            found = found or self.marker() in body
+            found = found or self.marker in body
         return found
 
     def timed_out(self, timeout: float) -> Dict[str, Any]:
         if not self.marker_seen:
-            return self.finish('timeout', self.marker_task(), self.startup_error('timeout'))
+            return self.finish('timeout', self.marker_task, self.startup_error('timeout'))
         status, text = self.health
         return self.finish('timeout', 'Wait for /health to answer 200 at %s' % self.params['url'],
                            '/health answered %s, still not up after %ss' % (
@@ -418,7 +409,7 @@ class Watch:
             # A server that fails a check may have crashed meanwhile: look once more.
             view = self.view if state in ('ready', 'gone', 'crashed', 'exited') else container_view(self.probe.inspect())
             if view is not None and state != 'ready' and judge_container(view, self.baseline) == 'crashed':
-                if state in ('waiting', 'timeout') and task == self.marker_task():
+                if state in ('waiting', 'timeout') and task == self.marker_task:
                     # Seen only now, at the end of a wait for the startup line: say it crashed, not "not up yet".
                     result['error'] = self.startup_error('crashed', view)
                 state = result['state'] = 'crashed'
