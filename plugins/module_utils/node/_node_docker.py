@@ -34,8 +34,7 @@ def engine_host(docker_host: Any = None, environ: Any = None) -> str:
     The one connection policy of every module of this collection that asks the node's Engine
     (doc fragment ``ascend.vllm.docker_engine``), as the Docker CLI and community.docker resolve it.
     """
-    environ = os.environ if environ is None else environ
-    return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
+    return docker_host or (os.environ if environ is None else environ).get('DOCKER_HOST') or DEFAULT_HOST
 
 
 class DockerError(OSError):

@@ -22,6 +22,7 @@ figures of the progress line, never the pull.
 from __future__ import annotations
 
 import base64
+import contextlib
 import glob
 import json
 import os
@@ -167,13 +168,9 @@ class PullObserver:
         """Leave the pull: the Engine keeps it running for the job, which holds it too."""
         self.stopped = True
         connection, self.connection = self.connection, None
-        sock = getattr(connection, 'sock', None)
-        if sock is not None:
-            # Ends the reader's blocking read; the connection closes with the process.
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        # Ends the reader's blocking read (none when it has not connected yet); the connection closes with the process.
+        with contextlib.suppress(AttributeError, OSError):
+            connection.sock.shutdown(socket.SHUT_RDWR)
 
 
 def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]], observer: Any, seconds: float,

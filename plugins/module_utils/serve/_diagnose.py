@@ -75,9 +75,8 @@ def safe_name(name: str) -> str:
 
 def tail_bytes(data: bytes, limit: int) -> Tuple[bytes, bool]:
     """The last ``limit`` bytes (a log's end is where the failure is) and whether it was cut."""
-    if limit <= 0 or len(data) <= limit:
-        return data, False
-    return data[-limit:], True
+    cut = 0 < limit < len(data)
+    return data[-limit:] if cut else data, cut
 
 
 class Collector:
