@@ -9,6 +9,7 @@ controller's: plugin_utils/evaluation/_eval_inputs.py). The reference scores are
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -72,22 +73,24 @@ def gsm8k_reference_answer(answer):
     return str(answer).split('#### ')[1].replace(',', '')
 
 
+def jsonl_rows(directory, name, shape, row_of):
+    """(line number, ``row_of(row)``) of each row of DIRECTORY/NAME, a JSON Lines file (blank lines skipped);
+    ValueError naming the file and the line of a row that is not a ``shape``."""
+    with open(os.path.join(directory, name)) as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    item = row_of(json.loads(line))
+                except (ValueError, KeyError, TypeError, IndexError) as exc:
+                    raise ValueError('%s line %d: not a %s: %s' % (name, number, shape, exc))
+                yield number, item
+
+
 def load_gsm8k(path, limit=None):
     """[{'question', 'answer'}] from DIR/test.jsonl, answer already the gold number."""
-    items = []
-    with open(os.path.join(path, DATASETS['gsm8k']['file'])) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                items.append({'question': str(row['question']), 'answer': gsm8k_reference_answer(row['answer'])})
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
-                raise ValueError('%s line %d: not a gsm8k row ({"question", "answer"}): %s'
-                                 % (DATASETS['gsm8k']['file'], number, exc))
-            if limit and len(items) >= limit:
-                break
-    return items
+    rows = jsonl_rows(path, DATASETS['gsm8k']['file'], 'gsm8k row ({"question", "answer"})',
+                      lambda row: {'question': str(row['question']), 'answer': gsm8k_reference_answer(row['answer'])})
+    return [item for _number, item in itertools.islice(rows, limit or None)]
 
 
 # AISBench's gsm8k_gen_0_shot_cot_chat_prompt (ais_bench/benchmark/configs/datasets/gsm8k/): one HUMAN turn.
