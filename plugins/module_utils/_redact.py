@@ -117,9 +117,9 @@ def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:
         return data
 
 
-def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
+def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = (), shown_as: str = REDACTED) -> List[Any]:
     """A command line: the value of ``--api-key KEY`` / ``--api-key=KEY`` (any secret-named flag) and
-    every ``NAME=value`` word of a secret name; other words as ``redact_text`` leaves them."""
+    every ``NAME=value`` word of a secret name, shown as ``shown_as``; other words as ``redact_text`` leaves them."""
     out: List[Any] = []
     hide_next = False
     for arg in argv:
@@ -129,11 +129,11 @@ def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
         if not isinstance(arg, str):
             out.append(redact(arg, secrets))
         elif hide_next and not arg.startswith('--'):
-            out.append(REDACTED)
+            out.append(shown_as)
             named = False
         elif sep and secret_name(name):
             # --api-key=KEY, or an environment entry NAME=value
-            out.append(name + '=' + REDACTED)
+            out.append(name + '=' + shown_as)
         else:
             out.append(arg if named else redact_text(arg, secrets))
         # A secret-named flag without ``=``: its value is the next word.

@@ -13,6 +13,7 @@ import re
 import tarfile
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_argv
 
 from typing import Any, Dict, List, Optional
 
@@ -27,8 +28,7 @@ FIRMWARE_VERSION_FILE = '/usr/local/Ascend/firmware/version.info'
 CANN_FILES = ('{home}/{arch}-linux/ascend_toolkit_install.info', '{home}/version.cfg')
 # Docker's architecture names to the ones CANN's folders use.
 ARCH = {'amd64': 'x86_64', 'arm64': 'aarch64', 'x86_64': 'x86_64', 'aarch64': 'aarch64'}
-# Arguments whose value is a secret, masked in the recorded argv.
-SECRET_FLAGS = ('--api-key',)
+# What the recorded argv shows instead of a secret.
 MASK = '(hidden)'
 
 
@@ -56,13 +56,9 @@ def cann_version(install_info: Optional[str] = None, version_cfg: Optional[str] 
 
 
 def masked_argv(argv: List[str]) -> List[str]:
-    """The argv with the value of every secret flag (``--api-key K`` or ``--api-key=K``) hidden."""
-    out, hide = [], False
-    for arg in map(str, argv or []):
-        flag, sep, _value = arg.partition('=')
-        out.append(MASK if hide else (flag + '=' + MASK if sep and flag in SECRET_FLAGS else arg))
-        hide = not hide and arg in SECRET_FLAGS
-    return out
+    """The argv as text with the value of every secret flag (``--api-key K`` or ``--api-key=K``, module_utils/_redact.py)
+    hidden."""
+    return redact_argv([str(arg) for arg in argv or []], shown_as=MASK)
 
 
 def file_from_tar(data: bytes) -> Optional[str]:
