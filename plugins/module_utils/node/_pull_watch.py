@@ -145,11 +145,8 @@ class PullObserver:
                 self._fold([{'error': 'HTTP %d: %s' % (response.status, error_detail(text))}])
                 return
             for line in iter(response.readline, b''):
-                try:
-                    event = json.loads(line.decode('utf-8', 'replace'))
-                except ValueError:
-                    continue
-                self._fold([event])
+                with contextlib.suppress(ValueError):
+                    self._fold([json.loads(line.decode('utf-8', 'replace'))])
         except (OSError, HTTPException, ValueError, AttributeError) as exc:
             if not self.stopped:  # not ended by stop()
                 self._fold([{'error': str(exc)}])
