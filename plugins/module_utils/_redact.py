@@ -141,22 +141,18 @@ def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = (), shown_as: str 
     return out
 
 
-def redact(value: Any, secrets: Iterable[str] = ()) -> Any:
+def redact(value: Any, secrets: Iterable[str] = (), named: bool = False) -> Any:
     """A copy of plain data (docker inspect, the host plan) with every secret replaced.
 
-    Mappings: a secret-named key's scalar value goes; lists of strings are read as command
-    lines and environments (``redact_argv``); strings as text."""
+    Mappings: a secret-named key's value (``named``) goes when it is a scalar, and its list's scalars; lists of
+    strings are read as command lines and environments (``redact_argv``); strings as text."""
     secrets = known_secrets(secrets)
+    if named and isinstance(value, (list, tuple)):
+        return [REDACTED if _secret_scalar(v) else redact(v, secrets) for v in value]
+    if named and _secret_scalar(value):
+        return REDACTED
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if secret_name(key) and isinstance(item, (list, tuple)):
-                out[key] = [REDACTED if _secret_scalar(v) else redact(v, secrets) for v in item]
-            elif secret_name(key) and _secret_scalar(item):
-                out[key] = REDACTED
-            else:
-                out[key] = redact(item, secrets)
-        return out
+        return {key: redact(item, secrets, secret_name(key)) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         if all(isinstance(item, str) for item in value):
             return redact_argv(value, secrets)
