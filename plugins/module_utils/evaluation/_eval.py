@@ -67,7 +67,6 @@ def report_dir(path, cwd):
     return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
 
 
-# ----------------------------------------------------------------------------------------------- gsm8k
 def gsm8k_reference_answer(answer):
     """AISBench gsm8k_dataset_postprocess: the text after '#### ', commas removed."""
     return str(answer).split('#### ')[1].replace(',', '')
@@ -138,7 +137,6 @@ def gsm8k_score(items, replies):
             'details': details}
 
 
-# ----------------------------------------------------------------------------------------------- gate
 def gate(host, instance, dataset, score, reference, tolerance):
     """None when the score passes, else the failure message naming instance, score, reference and tolerance."""
     if reference is None or score >= reference - tolerance:
@@ -147,7 +145,6 @@ def gate(host, instance, dataset, score, reference, tolerance):
             % (host, instance, dataset, score, reference, tolerance, reference - tolerance))
 
 
-# ----------------------------------------------------------------------------------------------- performance
 def percentile(values, pct):
     """Linear-interpolated percentile (numpy's default), None for no values."""
     data = sorted(v for v in values if v is not None)
@@ -182,7 +179,6 @@ def level_summary(concurrency, records, duration):
     }
 
 
-# ----------------------------------------------------------------------------------------------- AISBench config
 # The guide's VLLMCustomAPIChat model entry (vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7), the one
 # copy: the report's config below and the AISBench runner's configs (_eval_aisbench) fill it in.
 AISBENCH_MODEL = '''\

@@ -70,7 +70,6 @@ def layout_problems(name, path):
     return []
 
 
-# ----------------------------------------------------------------------------------------------- textvqa
 def textvqa_rows(path):
     """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...}); an image path is
     absolute, or relative to the dataset directory (``os.path.join(path, image)`` is the file either way)."""
@@ -88,7 +87,6 @@ def textvqa_files(path):
     return {LAYOUT['textvqa'][0]: rows, LAYOUT['textvqa'][1]: annotations}
 
 
-# ----------------------------------------------------------------------------------------------- configs
 HEADER = '''\
 # Written by the ascend.vllm eval role (AISBench runner) for {where}.
 # The model block is the guide's VLLMCustomAPIChat config (vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7).
@@ -186,7 +184,6 @@ def stand_in_tokenizer():
             'tokenizer_config.json': json.dumps({'tokenizer_class': 'PreTrainedTokenizerFast', 'unk_token': '[UNK]'})}
 
 
-# ----------------------------------------------------------------------------------------------- outputs
 def latest_run(workdir):
     """The newest timestamped folder ais_bench made under workdir, or None."""
     runs = sorted(p for p in glob.glob(os.path.join(workdir, '*')) if os.path.isdir(p))

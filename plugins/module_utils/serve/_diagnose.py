@@ -91,7 +91,6 @@ class Collector:
         self.summary: Dict[str, Any] = {}
         self.copied = 0
 
-    # ------------------------------------------------------------------ helpers
     def add(self, member: str, data: Any, source: str, **note: Any) -> None:
         """One archive member, redacted; text is UTF-8."""
         raw = redact_bytes(data if isinstance(data, bytes) else (data if isinstance(data, str) else json.dumps(
@@ -112,7 +111,6 @@ class Collector:
         self.add(member, text, ' '.join(argv), rc=rc)
         return out if rc == 0 else None
 
-    # ------------------------------------------------------------------ sources
     def npu(self) -> None:
         try:
             path = locate_npu_smi(self.params.get('npu_smi_path') or None, os.environ.get('PATH', ''))

@@ -56,7 +56,6 @@ _NOT_A_CAUSE = re.compile(r'^RuntimeError: Engine core initialization failed')
 _RFC3339 = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$')
 
 
-# ------------------------------------------------------------------ pure helpers
 def find_cause(lines: List[str], limit: int = CAUSE_LIMIT) -> str:
     """The first exception line of the log (the root cause), or ''."""
     for line in lines:
@@ -233,7 +232,6 @@ def bearer(api_key: Optional[str]) -> Dict[str, str]:
     return {'Authorization': 'Bearer ' + api_key} if api_key else {}
 
 
-# ------------------------------------------------------------------ the wait
 class Watch:
     """One wait for one container; ``run()`` returns the module's result.
 
@@ -485,7 +483,6 @@ def _http_error(method: str, path: str, status: Optional[int], text: str) -> str
     return '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300))
 
 
-# ------------------------------------------------------------------ the node's probes
 class HttpClient:
     """Requests to the server from the node; never through a proxy (the server is local)."""
 
@@ -575,7 +572,6 @@ def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Opti
             'RestartCount': int(show.get('NRestarts') or 0), 'Config': {'Tty': False, 'Cmd': list(command or [])}}
 
 
-# ------------------------------------------------------------------ at the node read
 def found_serving(containers: Optional[Dict[str, Any]] = None,
                   units: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
     """{container or unit name: {running, digest, previous}} from what the node read found: the containers it
