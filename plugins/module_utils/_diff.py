@@ -61,11 +61,9 @@ def hide(text: Optional[str], secrets: Sequence[str]) -> Optional[str]:
 
 def change(path: str, before: Optional[str], after: Optional[str]) -> Optional[Dict[str, str]]:
     """One ``diff`` entry for ``path`` going from ``before`` to ``after`` (None: absent), or None when it stays."""
-    if before == after:
-        return None
-    return {'before_header': path if before is not None else '%s %s' % (path, ABSENT),
-            'after_header': path if after is not None else '%s %s' % (path, ABSENT),
-            'before': before or '', 'after': after or ''}
+    return None if before == after else {'before_header': path if before is not None else '%s %s' % (path, ABSENT),
+                                         'after_header': path if after is not None else '%s %s' % (path, ABSENT),
+                                         'before': before or '', 'after': after or ''}
 
 
 def add(result: Dict[str, Any], enabled: bool, path: str, before: Optional[str], after: Optional[str]) -> None:

@@ -63,9 +63,8 @@ def secret_name(name: Any, loose: bool = False) -> bool:
 
 def secret_values(mapping: Any) -> List[str]:
     """The values (as text, long enough to search for) of a mapping's secret-named keys, loosely named."""
-    if not isinstance(mapping, dict):
-        return []
-    return sorted(known_secrets(value for key, value in mapping.items() if secret_name(key, loose=True)))
+    return sorted(known_secrets(value for key, value in mapping.items() if secret_name(key, loose=True))) if isinstance(
+        mapping, dict) else []
 
 
 def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:

@@ -13,9 +13,7 @@ from typing import Optional
 
 def truncate(text: str, length: int, end: str = '...', leeway: int = 5) -> str:
     """Jinja's ``truncate(length)``: cut at a word boundary, leave text within the leeway whole."""
-    if len(text) <= length + leeway:
-        return text
-    return text[:length - len(end)].rsplit(' ', 1)[0] + end
+    return text if len(text) <= length + leeway else text[:length - len(end)].rsplit(' ', 1)[0] + end
 
 
 def seconds_text(value: float) -> str:

@@ -106,9 +106,8 @@ def strip_reasoning(text):
     """AISBench extract_non_reasoning_content (the guide's pred_postprocessor): drop <think>...</think>."""
     if not isinstance(text, str):
         return text
-    if '<think>' not in text and '</think>' in text:
-        return text.split('</think>')[-1].strip()
-    return re.sub(r'<think>(.*?)</think>', '', text, flags=re.DOTALL).strip()
+    return (text.split('</think>')[-1] if '<think>' not in text and '</think>' in text
+            else re.sub(r'<think>(.*?)</think>', '', text, flags=re.DOTALL)).strip()
 
 
 def gsm8k_extract(text):

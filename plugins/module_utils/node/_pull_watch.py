@@ -58,9 +58,7 @@ def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
         data = json.loads(text or '')
     except ValueError:
         return None  # not written yet (the wrapper renames a complete file into place)
-    if not isinstance(data, dict) or (data.get('started') and not data.get('finished')):
-        return None
-    return data
+    return data if isinstance(data, dict) and not (data.get('started') and not data.get('finished')) else None
 
 
 def fold_pull(events: Iterable[Dict[str, Any]],

@@ -103,9 +103,7 @@ def judge_container(view: Optional[Dict[str, Any]], baseline: int) -> Optional[s
         return 'gone'
     if view['restarting'] or view['restart_count'] > baseline:
         return 'crashed'
-    if view['status'] not in ('running', 'created'):
-        return 'exited'
-    return None
+    return 'exited' if view['status'] not in ('running', 'created') else None
 
 
 def marker_error(state: str, view: Optional[Dict[str, Any]], baseline: int, name: str, timeout: float,
@@ -291,9 +289,8 @@ class Watch:
 
     def waited(self) -> float:
         """Seconds the whole wait took so far (all its calls, see ``budget``)."""
-        if self.from_start():
-            return max(0.0, self.wall() - float(_start_since(self.first) or 0))
-        return float(self.params.get('waited') or 0) + self.elapsed()
+        return (max(0.0, self.wall() - float(_start_since(self.first) or 0)) if self.from_start()
+                else float(self.params.get('waited') or 0) + self.elapsed())
 
     def wait(self) -> Dict[str, Any]:
         timeout, poll = float(self.params['timeout']), float(self.params.get('poll_interval', POLL_INTERVAL))
@@ -478,9 +475,8 @@ def _json(text: str) -> Any:
 
 
 def _http_error(method: str, path: str, status: Optional[int], text: str) -> str:
-    if status is None:
-        return '%s %s failed: %s' % (method, path, truncate(text, 300))
-    return '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300))
+    return ('%s %s failed: %s' % (method, path, truncate(text, 300)) if status is None else
+            '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300)))
 
 
 class HttpClient:
