@@ -10,6 +10,7 @@ UTF-8 text, or is larger than ``LIMIT``, is shown by a one-line description inst
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from typing import Any, Dict, Optional, Sequence, Union
@@ -29,10 +30,8 @@ def described(data: Union[bytes, str, None], what: str = '') -> Optional[str]:
     if len(raw) > LIMIT:
         return '<%s, %d bytes>\n' % (what or 'a file', len(raw))
     if b'\0' not in raw:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             return raw.decode('utf-8')
-        except UnicodeDecodeError:
-            pass
     return '<%s, %d bytes>\n' % (what or 'binary data', len(raw))
 
 

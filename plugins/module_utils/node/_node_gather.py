@@ -9,6 +9,8 @@ facts for the controller to judge (plugin_utils/judge/_node_problems.py).
 
 from __future__ import annotations
 
+import contextlib
+
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry, _node_source
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, npu_facts_from, read_npu, run_npu_smi
 
@@ -26,11 +28,9 @@ def _npu(params, run_command, search_path, warn):
     if error.get('found'):
         # npu-smi elsewhere than the profile says often means the wrong platform:
         # its chips tell the controller which one this node is.
-        try:
+        with contextlib.suppress(NpuSmiError):
             return None, error, npu_facts_from(run_npu_smi(run_command, error['found']), error['found'],
                                                params['driver_version_file'], warn)
-        except NpuSmiError:
-            pass
     return None, error, None
 
 

@@ -205,12 +205,10 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     # A process that is gone, or not ours to read, lists no fd here or fails the readlink.
     for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
         fds, fd = os.path.split(link)
-        try:
+        with contextlib.suppress(OSError):
             if os.readlink(link) == real:
                 with open(os.path.join(os.path.dirname(fds), 'fdinfo', fd)) as handle:
                     offsets += [int(pos) for pos in re.findall(r'^pos:\s*(\d+)', handle.read(), re.M)]
-        except OSError:
-            continue
     return {'archive': path, 'size': file_size(real), 'read': max(offsets) if offsets else None}
 
 

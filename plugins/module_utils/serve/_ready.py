@@ -17,6 +17,7 @@ line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
 
 from __future__ import annotations
 
+import contextlib
 import http.client as httplib
 import json
 import os
@@ -447,13 +448,10 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
         time.time() if when is None else when))))
     for attempt in range(100):
         path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue
-        with os.fdopen(descriptor, 'wb') as handle:
-            handle.write(text.encode('utf-8'))
-        return path
+        with contextlib.suppress(FileExistsError):
+            with open(path, 'xb', opener=lambda name, flags: os.open(name, flags, 0o600)) as handle:
+                handle.write(text.encode('utf-8'))
+            return path
     raise OSError('%s and 99 more of that name exist' % base)
 
 
