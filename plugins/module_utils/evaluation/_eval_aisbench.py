@@ -20,7 +20,7 @@ import os
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
-from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import AISBENCH_MODEL
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import AISBENCH_MODEL, jsonl_rows
 
 AISBENCH_VERSION = '3.1.20260630'
 INSTALL = 'make aisbench (scripts/aisbench-venv.sh; about 2 to 4 minutes and 2.2 GB, once per machine)'
@@ -73,8 +73,7 @@ def layout_problems(name, path):
 def textvqa_rows(path):
     """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...}); an image path is
     absolute, or relative to the dataset directory (``os.path.join(path, image)`` is the file either way)."""
-    with open(os.path.join(path, LAYOUT['textvqa'][0])) as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    return [row for _number, row in jsonl_rows(path, LAYOUT['textvqa'][0], 'JSON object', dict)]
 
 
 def textvqa_files(path):

@@ -183,14 +183,13 @@ def inspect_container(api, name):
         return {'exists': False}
     state = inspect.get('State') or {}
     host_config = inspect.get('HostConfig') or {}
-    config = inspect.get('Config') or {}
     return {
         'exists': True, 'id': inspect.get('Id'), 'running': bool(state.get('Running')),
         'restarting': bool(state.get('Restarting')), 'restart_count': inspect.get('RestartCount', 0),
         'status': state.get('Status'), 'exit_code': state.get('ExitCode'), 'started_at': state.get('StartedAt'),
         # The image id the container runs (a later pull under the same tag gives another).
         'image_id': inspect.get('Image'),
-        'labels': config.get('Labels') or {},
+        'labels': (inspect.get('Config') or {}).get('Labels') or {},
         'devices': [d.get('PathOnHost') for d in host_config.get('Devices') or []],
         # "8080/tcp" -> "8080", as the port list of a running instance.
         'ports': sorted(key.split('/')[0] for key in host_config.get('PortBindings') or {}),

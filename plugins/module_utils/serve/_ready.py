@@ -79,10 +79,9 @@ def docker_since(timestamp: str) -> str:
 def split_timestamp(line: str) -> Tuple[Optional[str], str]:
     """``("seconds.nanos" or None, text)`` of a line read with ``timestamps=1``."""
     stamp, text = line.partition(' ')[0::2]
-    try:
+    with contextlib.suppress(ValueError):
         return docker_since(stamp), text
-    except ValueError:
-        return None, line
+    return None, line
 
 
 def container_view(info: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -457,19 +456,16 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
 
 def _start_since(view: Optional[Dict[str, Any]]) -> Optional[str]:
     """The container's (last) start as ``since``; None before its first start."""
-    if not view or not view['started_at'] or view['started_at'].startswith('0001-'):
-        return None
-    try:
-        return docker_since(view['started_at'])
-    except ValueError:
-        return None
+    with contextlib.suppress(ValueError):
+        if view and view['started_at'] and not view['started_at'].startswith('0001-'):
+            return docker_since(view['started_at'])
+    return None
 
 
 def _json(text: str) -> Any:
-    try:
+    with contextlib.suppress(ValueError):
         return json.loads(text)
-    except ValueError:
-        return None
+    return None
 
 
 def _http_error(method: str, path: str, status: Optional[int], text: str) -> str:
