@@ -10,6 +10,7 @@ UTF-8 text, or is larger than ``LIMIT``, is shown by a one-line description inst
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from typing import Any, Dict, Optional, Sequence, Union
@@ -29,10 +30,8 @@ def described(data: Union[bytes, str, None], what: str = '') -> Optional[str]:
     if len(raw) > LIMIT:
         return '<%s, %d bytes>\n' % (what or 'a file', len(raw))
     if b'\0' not in raw:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             return raw.decode('utf-8')
-        except UnicodeDecodeError:
-            pass
     return '<%s, %d bytes>\n' % (what or 'binary data', len(raw))
 
 
@@ -61,11 +60,9 @@ def hide(text: Optional[str], secrets: Sequence[str]) -> Optional[str]:
 
 def change(path: str, before: Optional[str], after: Optional[str]) -> Optional[Dict[str, str]]:
     """One ``diff`` entry for ``path`` going from ``before`` to ``after`` (None: absent), or None when it stays."""
-    if before == after:
-        return None
-    return {'before_header': path if before is not None else '%s %s' % (path, ABSENT),
-            'after_header': path if after is not None else '%s %s' % (path, ABSENT),
-            'before': before or '', 'after': after or ''}
+    return None if before == after else {'before_header': path if before is not None else '%s %s' % (path, ABSENT),
+                                         'after_header': path if after is not None else '%s %s' % (path, ABSENT),
+                                         'before': before or '', 'after': after or ''}
 
 
 def add(result: Dict[str, Any], enabled: bool, path: str, before: Optional[str], after: Optional[str]) -> None:

@@ -48,17 +48,14 @@ class ImageRef(NamedTuple):
         return DOCKER_HUB, path, self.tag or None
 
 
-def _is_registry(component: str) -> bool:
-    return '.' in component or ':' in component or component == 'localhost' or component.lower() != component
-
-
 def parse(text: str) -> ImageRef:
     """The parts of an image reference. Raises ``ValueError`` for anything but a non-empty string."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError('an image reference is a non-empty string, not %r' % (text,))
     name, _at, digest = text.partition('@')
     first, slash, rest = name.partition('/')
-    registry, name = (first, rest) if slash and _is_registry(first) else ('', name)
+    registry, name = (first, rest) if slash and (
+        '.' in first or ':' in first or first == 'localhost' or first.lower() != first) else ('', name)
     head, colon, tag = name.rpartition(':')
     return ImageRef(registry, head, tag, digest) if colon and '/' not in tag else ImageRef(registry, name, '', digest)
 

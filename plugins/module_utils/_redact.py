@@ -63,9 +63,8 @@ def secret_name(name: Any, loose: bool = False) -> bool:
 
 def secret_values(mapping: Any) -> List[str]:
     """The values (as text, long enough to search for) of a mapping's secret-named keys, loosely named."""
-    if not isinstance(mapping, dict):
-        return []
-    return sorted(known_secrets(value for key, value in mapping.items() if secret_name(key, loose=True)))
+    return sorted(known_secrets(value for key, value in mapping.items() if secret_name(key, loose=True))) if isinstance(
+        mapping, dict) else []
 
 
 def known_secrets(values: Optional[Iterable[Any]]) -> List[str]:
@@ -117,9 +116,9 @@ def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:
         return data
 
 
-def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
+def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = (), shown_as: str = REDACTED) -> List[Any]:
     """A command line: the value of ``--api-key KEY`` / ``--api-key=KEY`` (any secret-named flag) and
-    every ``NAME=value`` word of a secret name; other words as ``redact_text`` leaves them."""
+    every ``NAME=value`` word of a secret name, shown as ``shown_as``; other words as ``redact_text`` leaves them."""
     out: List[Any] = []
     hide_next = False
     for arg in argv:
@@ -129,11 +128,11 @@ def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
         if not isinstance(arg, str):
             out.append(redact(arg, secrets))
         elif hide_next and not arg.startswith('--'):
-            out.append(REDACTED)
+            out.append(shown_as)
             named = False
         elif sep and secret_name(name):
             # --api-key=KEY, or an environment entry NAME=value
-            out.append(name + '=' + REDACTED)
+            out.append(name + '=' + shown_as)
         else:
             out.append(arg if named else redact_text(arg, secrets))
         # A secret-named flag without ``=``: its value is the next word.
@@ -141,22 +140,18 @@ def redact_argv(argv: Iterable[Any], secrets: Iterable[str] = ()) -> List[Any]:
     return out
 
 
-def redact(value: Any, secrets: Iterable[str] = ()) -> Any:
+def redact(value: Any, secrets: Iterable[str] = (), named: bool = False) -> Any:
     """A copy of plain data (docker inspect, the host plan) with every secret replaced.
 
-    Mappings: a secret-named key's scalar value goes; lists of strings are read as command
-    lines and environments (``redact_argv``); strings as text."""
+    Mappings: a secret-named key's value (``named``) goes when it is a scalar, and its list's scalars; lists of
+    strings are read as command lines and environments (``redact_argv``); strings as text."""
     secrets = known_secrets(secrets)
+    if named and isinstance(value, (list, tuple)):
+        return [REDACTED if _secret_scalar(v) else redact(v, secrets) for v in value]
+    if named and _secret_scalar(value):
+        return REDACTED
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if secret_name(key) and isinstance(item, (list, tuple)):
-                out[key] = [REDACTED if _secret_scalar(v) else redact(v, secrets) for v in item]
-            elif secret_name(key) and _secret_scalar(item):
-                out[key] = REDACTED
-            else:
-                out[key] = redact(item, secrets)
-        return out
+        return {key: redact(item, secrets, secret_name(key)) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         if all(isinstance(item, str) for item in value):
             return redact_argv(value, secrets)

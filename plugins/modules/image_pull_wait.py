@@ -121,9 +121,10 @@ import os
 
 from ansible_collections.ascend.vllm.plugins.module_utils._job_wait import job_wait_module
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
+from ansible_collections.ascend.vllm.plugins.module_utils._text import read_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
-    ArchiveObserver, PullObserver, job_answer, read_docker_config, read_file, registry_auth, watch_pull,
+    FileObserver, PullObserver, archive_read, job_answer, read_docker_config, registry_auth, watch_pull,
 )
 
 ARGUMENT_SPEC = dict(
@@ -140,14 +141,14 @@ def main():
                              mutually_exclusive=[('name', 'archive')])
     params = module.params
     if params['archive']:
-        observer = ArchiveObserver(params['archive'])
+        observer = FileObserver(lambda: archive_read(params['archive']))
     else:
         host = engine_host(params['docker_host'])
         registry = parse(params['name']).registry
         observer = PullObserver(DockerApi(host, timeout=max(30.0, params['report_after'] + 10)), params['name'],
                                 registry_auth(registry, read_docker_config()))
     path = params['results_file']
-    result = watch_pull(lambda: job_answer(read_file(path)), observer, params['report_after'])
+    result = watch_pull(lambda: job_answer(read_text(path)), observer, params['report_after'])
     if result['finished'] and params['cleanup'] and not module.check_mode:
         os.unlink(path)
         result['cleaned'] = True

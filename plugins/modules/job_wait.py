@@ -82,15 +82,15 @@ seconds:
 '''
 
 from ansible_collections.ascend.vllm.plugins.module_utils._job_wait import job_wait_module
-from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import (
-    LogObserver, job_answer, read_file, watch_pull)
+from ansible_collections.ascend.vllm.plugins.module_utils._text import read_text
+from ansible_collections.ascend.vllm.plugins.module_utils.node._pull_watch import FileObserver, job_answer, newest_line, watch_pull
 
 
 def main():
     module = job_wait_module(dict(log=dict(type='path', required=True), what=dict(type='str', default='running')))
     params = module.params
     path = params['results_file']
-    result = watch_pull(lambda: job_answer(read_file(path)), LogObserver(params['log']), params['report_after'])
+    result = watch_pull(lambda: job_answer(read_text(path)), FileObserver(lambda: newest_line(params['log'])), params['report_after'])
     module.exit_json(changed=False, **result)
 
 

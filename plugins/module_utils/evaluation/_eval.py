@@ -9,6 +9,7 @@ controller's: plugin_utils/evaluation/_eval_inputs.py). The reference scores are
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -66,28 +67,29 @@ def report_dir(path, cwd):
     return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
 
 
-# ----------------------------------------------------------------------------------------------- gsm8k
 def gsm8k_reference_answer(answer):
     """AISBench gsm8k_dataset_postprocess: the text after '#### ', commas removed."""
     return str(answer).split('#### ')[1].replace(',', '')
 
 
+def jsonl_rows(directory, name, shape, row_of):
+    """(line number, ``row_of(row)``) of each row of DIRECTORY/NAME, a JSON Lines file (blank lines skipped);
+    ValueError naming the file and the line of a row that is not a ``shape``."""
+    with open(os.path.join(directory, name)) as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    item = row_of(json.loads(line))
+                except (ValueError, KeyError, TypeError, IndexError) as exc:
+                    raise ValueError('%s line %d: not a %s: %s' % (name, number, shape, exc))
+                yield number, item
+
+
 def load_gsm8k(path, limit=None):
     """[{'question', 'answer'}] from DIR/test.jsonl, answer already the gold number."""
-    items = []
-    with open(os.path.join(path, DATASETS['gsm8k']['file'])) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                items.append({'question': str(row['question']), 'answer': gsm8k_reference_answer(row['answer'])})
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
-                raise ValueError('%s line %d: not a gsm8k row ({"question", "answer"}): %s'
-                                 % (DATASETS['gsm8k']['file'], number, exc))
-            if limit and len(items) >= limit:
-                break
-    return items
+    rows = jsonl_rows(path, DATASETS['gsm8k']['file'], 'gsm8k row ({"question", "answer"})',
+                      lambda row: {'question': str(row['question']), 'answer': gsm8k_reference_answer(row['answer'])})
+    return [item for _number, item in itertools.islice(rows, limit or None)]
 
 
 # AISBench's gsm8k_gen_0_shot_cot_chat_prompt (ais_bench/benchmark/configs/datasets/gsm8k/): one HUMAN turn.
@@ -104,9 +106,8 @@ def strip_reasoning(text):
     """AISBench extract_non_reasoning_content (the guide's pred_postprocessor): drop <think>...</think>."""
     if not isinstance(text, str):
         return text
-    if '<think>' not in text and '</think>' in text:
-        return text.split('</think>')[-1].strip()
-    return re.sub(r'<think>(.*?)</think>', '', text, flags=re.DOTALL).strip()
+    return (text.split('</think>')[-1] if '<think>' not in text and '</think>' in text
+            else re.sub(r'<think>(.*?)</think>', '', text, flags=re.DOTALL)).strip()
 
 
 def gsm8k_extract(text):
@@ -135,7 +136,6 @@ def gsm8k_score(items, replies):
             'details': details}
 
 
-# ----------------------------------------------------------------------------------------------- gate
 def gate(host, instance, dataset, score, reference, tolerance):
     """None when the score passes, else the failure message naming instance, score, reference and tolerance."""
     if reference is None or score >= reference - tolerance:
@@ -144,7 +144,6 @@ def gate(host, instance, dataset, score, reference, tolerance):
             % (host, instance, dataset, score, reference, tolerance, reference - tolerance))
 
 
-# ----------------------------------------------------------------------------------------------- performance
 def percentile(values, pct):
     """Linear-interpolated percentile (numpy's default), None for no values."""
     data = sorted(v for v in values if v is not None)
@@ -179,7 +178,6 @@ def level_summary(concurrency, records, duration):
     }
 
 
-# ----------------------------------------------------------------------------------------------- AISBench config
 # The guide's VLLMCustomAPIChat model entry (vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7), the one
 # copy: the report's config below and the AISBench runner's configs (_eval_aisbench) fill it in.
 AISBENCH_MODEL = '''\

@@ -20,7 +20,7 @@ import os
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
-from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import AISBENCH_MODEL
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import AISBENCH_MODEL, jsonl_rows
 
 AISBENCH_VERSION = '3.1.20260630'
 INSTALL = 'make aisbench (scripts/aisbench-venv.sh; about 2 to 4 minutes and 2.2 GB, once per machine)'
@@ -70,12 +70,10 @@ def layout_problems(name, path):
     return []
 
 
-# ----------------------------------------------------------------------------------------------- textvqa
 def textvqa_rows(path):
     """The rows of DIR/textvqa_json/textvqa_val.jsonl ({question_id, question, image, ...}); an image path is
     absolute, or relative to the dataset directory (``os.path.join(path, image)`` is the file either way)."""
-    with open(os.path.join(path, LAYOUT['textvqa'][0])) as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    return [row for _number, row in jsonl_rows(path, LAYOUT['textvqa'][0], 'JSON object', dict)]
 
 
 def textvqa_files(path):
@@ -88,7 +86,6 @@ def textvqa_files(path):
     return {LAYOUT['textvqa'][0]: rows, LAYOUT['textvqa'][1]: annotations}
 
 
-# ----------------------------------------------------------------------------------------------- configs
 HEADER = '''\
 # Written by the ascend.vllm eval role (AISBench runner) for {where}.
 # The model block is the guide's VLLMCustomAPIChat config (vllm-ascend docs, "Qwen3.5-Dense" tutorial, section 7).
@@ -186,7 +183,6 @@ def stand_in_tokenizer():
             'tokenizer_config.json': json.dumps({'tokenizer_class': 'PreTrainedTokenizerFast', 'unk_token': '[UNK]'})}
 
 
-# ----------------------------------------------------------------------------------------------- outputs
 def latest_run(workdir):
     """The newest timestamped folder ais_bench made under workdir, or None."""
     runs = sorted(p for p in glob.glob(os.path.join(workdir, '*')) if os.path.isdir(p))

@@ -24,29 +24,23 @@ WORDS = ('alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo li
          'quebec romeo sierra tango uniform victor whiskey xray yankee zulu').split()
 
 
-def get_json(host, port, path, timeout=5.0, headers=None):
-    """(status, body) of a GET; status None with the error text when nothing answers."""
+def probe(host, port, timeout=5.0, headers=None):
+    """{'up', 'served', 'model', 'error'} from GET /v1/models."""
     try:
         conn = HTTPConnection(host, int(port), timeout=timeout)
-        conn.request('GET', path, headers=headers or {})
+        conn.request('GET', '/v1/models', headers=headers or {})
         resp = conn.getresponse()
         raw = resp.read()
         conn.close()
     except (OSError, ValueError) as exc:
-        return None, str(exc)
+        return {'up': False, 'served': None, 'model': None, 'error': str(exc)}
     try:
-        return resp.status, json.loads(raw or b'null')
-    except ValueError:
-        return resp.status, raw.decode('utf-8', 'replace')
-
-
-def probe(host, port, timeout=5.0, headers=None):
-    """{'up', 'served', 'model', 'error'} from GET /v1/models."""
-    status, body = get_json(host, port, '/v1/models', timeout, headers)
-    if status != 200 or not isinstance(body, dict) or not body.get('data'):
-        reason = body if status is None else 'GET /v1/models answered %s' % status
-        return {'up': False, 'served': None, 'model': None, 'error': str(reason)}
-    first = body['data'][0]
+        data = json.loads(raw or b'null').get('data') if resp.status == 200 else None
+    except (ValueError, AttributeError):
+        data = None
+    if not data:
+        return {'up': False, 'served': None, 'model': None, 'error': 'GET /v1/models answered %s' % resp.status}
+    first = data[0]
     return {'up': True, 'served': first.get('id'), 'model': first.get('root') or first.get('id'), 'error': None}
 
 
@@ -80,15 +74,16 @@ def _read_stream(resp, started):
     return ''.join(text), len(text), first, usage
 
 
-def chat(host, port, body, timeout, headers=None):
-    """One streamed request: {'ok', 'text', 'ttft', 'tpot', 'latency', 'input_tokens', 'output_tokens', 'error'}."""
+def chat(target, prompt, max_tokens, timeout, ignore_eos=False):
+    """One streamed ``chat_body`` request to ``target`` ({host, port, served, headers}): {'ok', 'text', 'ttft', 'tpot',
+    'latency', 'input_tokens', 'output_tokens', 'error'}."""
     started = time.monotonic()
     record = {'ok': False, 'text': None, 'ttft': None, 'tpot': None, 'latency': None,
               'input_tokens': 0, 'output_tokens': 0, 'error': None}
     try:
-        conn = HTTPConnection(host, int(port), timeout=timeout)
-        conn.request('POST', '/v1/chat/completions', json.dumps(body),
-                     dict({'Content-Type': 'application/json'}, **(headers or {})))
+        conn = HTTPConnection(target['host'], int(target['port']), timeout=timeout)
+        conn.request('POST', '/v1/chat/completions', json.dumps(chat_body(target['served'], prompt, max_tokens, ignore_eos)),
+                     dict({'Content-Type': 'application/json'}, **(target.get('headers') or {})))
         resp = conn.getresponse()
         if resp.status != 200:
             record['error'] = 'HTTP %s: %s' % (resp.status, resp.read()[:300].decode('utf-8', 'replace'))
@@ -131,10 +126,9 @@ def synthetic_prompt(index, words):
 
 def accuracy_replies(target, prompts, settings):
     """The model's reply text to each prompt (None where the request failed), and the failures."""
-    def work(prompt):
-        body = chat_body(target['served'], prompt, settings['max_out_len'])
-        return chat(target['host'], target['port'], body, settings['timeout'], target.get('headers'))
-    records, duration = run_pool(prompts, settings['batch_size'], work, settings.get('done'))
+    records, duration = run_pool(prompts, settings['batch_size'],
+                                 lambda prompt: chat(target, prompt, settings['max_out_len'], settings['timeout']),
+                                 settings.get('done'))
     errors = [r['error'] for r in records if not r['ok']]
     return [r['text'] if r['ok'] else None for r in records], errors, duration
 
@@ -147,8 +141,7 @@ def performance_sweep(target, settings):
         prompts = [synthetic_prompt(i, settings['input_len']) for i in range(count)]
 
         def work(prompt):
-            body = chat_body(target['served'], prompt, settings['output_len'], ignore_eos=True)
-            record = chat(target['host'], target['port'], body, settings['timeout'], target.get('headers'))
+            record = chat(target, prompt, settings['output_len'], settings['timeout'], ignore_eos=True)
             record.pop('text', None)
             return record
         progress = settings.get('progress')

@@ -13,6 +13,7 @@ import re
 import tarfile
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_argv
 
 from typing import Any, Dict, List, Optional
 
@@ -27,8 +28,7 @@ FIRMWARE_VERSION_FILE = '/usr/local/Ascend/firmware/version.info'
 CANN_FILES = ('{home}/{arch}-linux/ascend_toolkit_install.info', '{home}/version.cfg')
 # Docker's architecture names to the ones CANN's folders use.
 ARCH = {'amd64': 'x86_64', 'arm64': 'aarch64', 'x86_64': 'x86_64', 'aarch64': 'aarch64'}
-# Arguments whose value is a secret, masked in the recorded argv.
-SECRET_FLAGS = ('--api-key',)
+# What the recorded argv shows instead of a secret.
 MASK = '(hidden)'
 
 
@@ -56,13 +56,9 @@ def cann_version(install_info: Optional[str] = None, version_cfg: Optional[str] 
 
 
 def masked_argv(argv: List[str]) -> List[str]:
-    """The argv with the value of every secret flag (``--api-key K`` or ``--api-key=K``) hidden."""
-    out, hide = [], False
-    for arg in map(str, argv or []):
-        flag, sep, _value = arg.partition('=')
-        out.append(MASK if hide else (flag + '=' + MASK if sep and flag in SECRET_FLAGS else arg))
-        hide = not hide and arg in SECRET_FLAGS
-    return out
+    """The argv as text with the value of every secret flag (``--api-key K`` or ``--api-key=K``, module_utils/_redact.py)
+    hidden."""
+    return redact_argv([str(arg) for arg in argv or []], shown_as=MASK)
 
 
 def file_from_tar(data: bytes) -> Optional[str]:
@@ -97,11 +93,8 @@ def image_digest(image: Optional[Dict[str, Any]], reference: Optional[str]) -> s
     return (named or [digests[0].digest if len(digests) == 1 else None])[0] or UNKNOWN
 
 
-def instance_provenance(name: str,
-                        container: Optional[str],
-                        inspect: Optional[Dict[str, Any]],
-                        image: Optional[Dict[str, Any]],
-                        cann: str) -> Dict[str, Any]:
+def instance_provenance(name: str, container: Optional[str], inspect: Optional[Dict[str, Any]],
+                        image: Optional[Dict[str, Any]], cann: str) -> Dict[str, Any]:
     """What one instance ran, from ``docker inspect`` of its container and of its image."""
     if not inspect:
         return {'instance': name, 'container': container or UNKNOWN, 'image': UNKNOWN, 'image_id': UNKNOWN,
@@ -115,9 +108,7 @@ def instance_provenance(name: str,
             'argv': masked_argv(argv) if argv else UNKNOWN, 'cann': cann or UNKNOWN}
 
 
-def node_provenance(hostname: Optional[str],
-                    driver_text: Optional[str],
-                    firmware_text: Optional[str]) -> Dict[str, str]:
+def node_provenance(hostname: Optional[str], driver_text: Optional[str], firmware_text: Optional[str]) -> Dict[str, str]:
     """The node's own part: its hostname, driver and firmware versions."""
     return {'hostname': hostname or UNKNOWN, 'driver': version_info(driver_text),
             'firmware': version_info(firmware_text)}

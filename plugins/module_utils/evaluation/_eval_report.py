@@ -142,29 +142,17 @@ COMPARE_PANELS = (('output throughput', 'output_throughput', None, 'tokens/s'),
                   ('TTFT p50', 'ttft_ms', 'p50', 'ms'), ('TPOT p50', 'tpot_ms', 'p50', 'ms'))
 
 
-def compare_series(results):
-    """One series per host and instance with a sweep: label, concurrency levels and the panels' values."""
-    series = []
-    for host in sorted(results):
-        for inst in results[host]:
-            levels = inst.get('performance') or []
-            if levels:
-                values = [[lv[key] if pct is None else lv[key][pct] for lv in levels]
-                          for _title, key, pct, _unit in COMPARE_PANELS]
-                series.append({'label': '%s/%s' % (host, inst['name']),
-                               'concurrency': [lv['concurrency'] for lv in levels], 'values': values})
-    return series
-
-
 def plot_compare(results, path, title):
-    """One PNG with every host and instance of the run: throughput, TTFT and TPOT against concurrency."""
-    series = compare_series(results)
-    levels = sorted(set(c for one in series for c in one['concurrency']))
+    """One PNG with every host and instance of the run that has a sweep: throughput, TTFT and TPOT against
+    concurrency; the labels of its lines."""
+    series = [('%s/%s' % (host, inst['name']), inst['performance'])
+              for host in sorted(results) for inst in results[host] if inst.get('performance')]
+    levels = sorted(set(lv['concurrency'] for _label, sweep in series for lv in sweep))
     fig, axes = plt.subplots(1, len(COMPARE_PANELS), figsize=(14.4, 4.5), dpi=100)
-    for index, (panel, _key, _pct, unit) in enumerate(COMPARE_PANELS):
-        axis = axes[index]
-        for one in series:
-            axis.plot(one['concurrency'], one['values'][index], marker='o', label=one['label'])
+    for axis, (panel, key, pct, unit) in zip(axes, COMPARE_PANELS):
+        for label, sweep in series:
+            axis.plot([lv['concurrency'] for lv in sweep], [lv[key] if pct is None else lv[key][pct] for lv in sweep],
+                      marker='o', label=label)
         _concurrency_axis(axis, levels, unit, panel)
         axis.set_ylim(bottom=0)
     axes[0].legend(fontsize='small')
@@ -172,4 +160,4 @@ def plot_compare(results, path, title):
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-    return [one['label'] for one in series]
+    return [label for label, _sweep in series]

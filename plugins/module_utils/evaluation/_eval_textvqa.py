@@ -15,6 +15,7 @@ import json
 import os
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval import jsonl_rows
 QUESTIONS = 'textvqa_json/textvqa_val.jsonl'
 ANNOTATIONS = 'textvqa_json/textvqa_val_annotations.json'
 PROMPT = '{question} Answer the question using a single word or phrase.'
@@ -116,28 +117,20 @@ def load_textvqa(path, limit=None):
     with open(os.path.join(path, ANNOTATIONS)) as handle:
         gold = dict((a.get('question_id'), a.get('answers') or []) for a in json.load(handle).get('annotations') or [])
     items, size = [], 0
-    with open(os.path.join(path, QUESTIONS)) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                qid, image, question = row['question_id'], row['image'], str(row['question'])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError('%s line %d: not a textvqa row ({"question_id", "question", "image"}): %s'
-                                 % (QUESTIONS, number, exc))
-            if qid not in gold:
-                raise ValueError('%s line %d: question %s has no answers in %s' % (QUESTIONS, number, qid, ANNOTATIONS))
-            with open(image if os.path.isabs(image) else os.path.join(path, image), 'rb') as pic:
-                data = pic.read()
-            size += len(data)
-            if size > MAX_IMAGE_BYTES:
-                raise ValueError('the first %d questions\' images exceed %d MB, more than the builtin runner hands '
-                                 'to a node' % (len(items) + 1, MAX_IMAGE_BYTES // (1024 * 1024)))
-            items.append({'question_id': qid, 'question': question, 'answers': gold[qid],
-                          'image': base64.b64encode(data).decode('ascii')})
-            if limit and len(items) >= limit:
-                break
+    for number, (qid, image, question) in jsonl_rows(path, QUESTIONS, 'textvqa row ({"question_id", "question", "image"})',
+                                                     lambda row: (row['question_id'], row['image'], str(row['question']))):
+        if qid not in gold:
+            raise ValueError('%s line %d: question %s has no answers in %s' % (QUESTIONS, number, qid, ANNOTATIONS))
+        with open(image if os.path.isabs(image) else os.path.join(path, image), 'rb') as pic:
+            data = pic.read()
+        size += len(data)
+        if size > MAX_IMAGE_BYTES:
+            raise ValueError('the first %d questions\' images exceed %d MB, more than the builtin runner hands '
+                             'to a node' % (len(items) + 1, MAX_IMAGE_BYTES // (1024 * 1024)))
+        items.append({'question_id': qid, 'question': question, 'answers': gold[qid],
+                      'image': base64.b64encode(data).decode('ascii')})
+        if limit and len(items) >= limit:
+            break
     return items
 
 

@@ -34,12 +34,14 @@ def engine_host(docker_host: Any = None, environ: Any = None) -> str:
     The one connection policy of every module of this collection that asks the node's Engine
     (doc fragment ``ascend.vllm.docker_engine``), as the Docker CLI and community.docker resolve it.
     """
-    environ = os.environ if environ is None else environ
-    return docker_host or environ.get('DOCKER_HOST') or DEFAULT_HOST
+    return docker_host or (os.environ if environ is None else environ).get('DOCKER_HOST') or DEFAULT_HOST
 
 
-class DockerError(Exception):
-    """The engine could not be reached or refused a request; ``status`` is the HTTP status or None."""
+class DockerError(OSError):
+    """The engine could not be reached or refused a request; ``status`` is the HTTP status or None.
+
+    An OSError, as a failed connection is: a caller that survives an engine or a file it cannot read catches both
+    at once (the readiness wait, the saved log)."""
 
     def __init__(self, msg, status=None):
         super().__init__(msg)
@@ -181,14 +183,13 @@ def inspect_container(api, name):
         return {'exists': False}
     state = inspect.get('State') or {}
     host_config = inspect.get('HostConfig') or {}
-    config = inspect.get('Config') or {}
     return {
         'exists': True, 'id': inspect.get('Id'), 'running': bool(state.get('Running')),
         'restarting': bool(state.get('Restarting')), 'restart_count': inspect.get('RestartCount', 0),
         'status': state.get('Status'), 'exit_code': state.get('ExitCode'), 'started_at': state.get('StartedAt'),
         # The image id the container runs (a later pull under the same tag gives another).
         'image_id': inspect.get('Image'),
-        'labels': config.get('Labels') or {},
+        'labels': (inspect.get('Config') or {}).get('Labels') or {},
         'devices': [d.get('PathOnHost') for d in host_config.get('Devices') or []],
         # "8080/tcp" -> "8080", as the port list of a running instance.
         'ports': sorted(key.split('/')[0] for key in host_config.get('PortBindings') or {}),

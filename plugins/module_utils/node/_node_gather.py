@@ -9,9 +9,10 @@ facts for the controller to judge (plugin_utils/judge/_node_problems.py).
 
 from __future__ import annotations
 
+import contextlib
+
 from ansible_collections.ascend.vllm.plugins.module_utils.node import _node_docker, _node_probe, _node_registry, _node_source
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
-    NpuSmiError, npu_facts_from, read_npu, run_npu_smi)
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, npu_facts_from, read_npu, run_npu_smi
 
 SUBSETS = ('paths', 'npu', 'docker', 'ports', 'disk', 'memory', 'addresses', 'units', 'system')
 DEFAULT_DOCKER_ROOT = '/var/lib/docker'
@@ -27,20 +28,25 @@ def _npu(params, run_command, search_path, warn):
     if error.get('found'):
         # npu-smi elsewhere than the profile says often means the wrong platform:
         # its chips tell the controller which one this node is.
-        try:
+        with contextlib.suppress(NpuSmiError):
             return None, error, npu_facts_from(run_npu_smi(run_command, error['found']), error['found'],
                                                params['driver_version_file'], warn)
-        except NpuSmiError:
-            pass
     return None, error, None
 
 
 def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/proc', probe=None):
     """The node facts for the module parameters ``params`` (see plugins/modules/node_facts.py)."""
     subsets = set(params.get('gather') or SUBSETS)
-    out = {}
-    if 'paths' in subsets:
-        out['paths'] = dict((path, _node_probe.stat_path(path)) for path in params.get('paths') or [])
+    readers = (
+        ('paths', lambda: dict((path, _node_probe.stat_path(path)) for path in params.get('paths') or [])),
+        ('memory', lambda: _node_probe.memory(proc=proc)),
+        ('addresses', lambda: _node_probe.addresses(proc=proc)),
+        # Every systemd unit of ours, whatever the install method: the plan's desired state names which stay.
+        ('units', lambda: _node_source.managed_units(run_command)),
+        ('system', _node_probe.system),
+        ('manifests', lambda: dict((ref, _node_registry.tag_digest(ref, params.get('registry_timeout', 10)))
+                                   for ref in params.get('manifests') or [])))
+    out = dict((subset, read()) for subset, read in readers if subset in subsets)
     if 'npu' in subsets:
         out['npu'], out['npu_error'], out['npu_found'] = _npu(params, run_command, search_path, warn)
     engine = None
@@ -55,15 +61,4 @@ def gather_node(params, run_command, search_path, warn, docker_api=None, proc='/
         out['listeners'] = dict((str(port), value) for port, value in found.items())
     if 'disk' in subsets:
         out['disk'] = _node_probe.disk(engine.get('root_dir') or DEFAULT_DOCKER_ROOT, proc=proc)
-    if 'memory' in subsets:
-        out['memory'] = _node_probe.memory(proc=proc)
-    if 'addresses' in subsets:
-        out['addresses'] = _node_probe.addresses(proc=proc)
-    if 'units' in subsets:
-        # Every systemd unit of ours, whatever the install method: the plan's desired state names which stay.
-        out['units'] = _node_source.managed_units(run_command)
-    if 'system' in subsets:
-        out['system'] = _node_probe.system()
-    if 'manifests' in subsets:
-        out['manifests'] = _node_registry.tag_digests(params.get('manifests') or [], params.get('registry_timeout', 10))
     return out

@@ -12,11 +12,7 @@ from __future__ import annotations
 import os
 import time
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
-    parse_board_info,
-    parse_npu_smi_info,
-    parse_version_info,
-)
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_board_info, parse_npu_smi_info, parse_version_info
 
 # Where the deployment guide mounts npu-smi: Atlas 300I DUO, then Atlas 200I Pro.
 FALLBACK_PATHS = ('/usr/local/bin/npu-smi', '/usr/local/sbin/npu-smi')
@@ -60,21 +56,20 @@ def locate_npu_smi(path, search_path):
     Raises NpuSmiError naming every place looked at, and (``found``) where npu-smi is
     when ``path`` was given but it lives elsewhere.
     """
+    if path and _is_executable(path):
+        return path
     path_dirs = [d for d in (search_path or '').split(os.pathsep) if d]
+    # With a path given, look where it usually is too, so the message says where it went (a driver that
+    # installs it elsewhere) or that it is nowhere.
+    found, others = find_npu_smi(search_path)
     if not path:
-        found, searched = find_npu_smi(search_path)
         if found is None:
             raise NpuSmiError(
                 'npu-smi not found on PATH (%s) nor at %s, where the deployment guide mounts it. '
                 'Install the Ascend driver (it ships npu-smi), or set npu_smi_path to where '
                 'npu-smi is.' % (os.pathsep.join(path_dirs) or 'empty', ' or '.join(FALLBACK_PATHS)),
-                searched=searched)
+                searched=others)
         return found
-    if _is_executable(path):
-        return path
-    # Look where it usually is too, so the message says where it went (a driver that
-    # installs it elsewhere) or that it is nowhere.
-    found, others = find_npu_smi(search_path)
     searched = [path] + [p for p in others if p != path]
     if found:
         raise NpuSmiError(

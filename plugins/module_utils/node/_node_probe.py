@@ -9,6 +9,7 @@ The text parsers (``parse_*``) are pure.
 
 from __future__ import annotations
 
+import functools
 import glob
 import importlib
 import os
@@ -18,9 +19,12 @@ import socket
 import stat
 import sys
 
+from ansible_collections.ascend.vllm.plugins.module_utils._text import read_text
+
 # A /proc/net/tcp row: sl, local address:port (hex), remote address, st (0A: LISTEN), 5 more fields, inode.
 _LISTENING_RE = re.compile(r'^\s*\S+\s+\S*:([0-9A-Fa-f]+)\s+\S+\s+0A\s+(?:\S+\s+){5}(\d+)', re.M)
 _OCTAL_RE = re.compile(r'\\([0-7]{3})')
+_read = functools.partial(read_text, missing='')
 
 
 def _writable(path):
@@ -94,14 +98,6 @@ def addresses(proc='/proc'):
     """The IPv4 and IPv6 addresses of the node's interfaces (what ``ip addr`` lists), from /proc."""
     return parse_fib_trie(_read(os.path.join(proc, 'net', 'fib_trie'))) + parse_if_inet6(
         _read(os.path.join(proc, 'net', 'if_inet6')))
-
-
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except OSError:
-        return ''
 
 
 def _socket_owners(proc, inodes):

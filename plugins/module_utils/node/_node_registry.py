@@ -101,8 +101,3 @@ def tag_digest(ref, timeout=10, fetch=_open):
         return out
     out['error'] = '; '.join(str(item) for item in errors)
     return out
-
-
-def tag_digests(refs, timeout=10, fetch=_open):
-    """{ref: tag_digest(ref)} for each reference."""
-    return dict((ref, tag_digest(ref, timeout, fetch)) for ref in refs or [])

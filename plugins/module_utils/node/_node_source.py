@@ -10,23 +10,16 @@ what it runs, serve/_source.py ``digest``). Never raises for what the node lacks
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
 import shutil
 
-from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
-    PREVIOUS_SUFFIX, UNIT_DIR, digest, managed, unit_resources)
+from ansible_collections.ascend.vllm.plugins.module_utils._text import read_text
+from ansible_collections.ascend.vllm.plugins.module_utils._unit import PREVIOUS_SUFFIX, UNIT_DIR, digest, managed, unit_resources
 
-_READ_LIMIT = 65536
-
-
-def _read(path):
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read(_READ_LIMIT).decode('utf-8', 'replace')
-    except OSError:
-        return None
+_read = functools.partial(read_text, limit=65536)
 
 
 def _file(pattern):

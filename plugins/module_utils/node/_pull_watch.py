@@ -22,6 +22,7 @@ figures of the progress line, never the pull.
 from __future__ import annotations
 
 import base64
+import contextlib
 import glob
 import json
 import os
@@ -33,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, Optional
 
 from ansible_collections.ascend.vllm.plugins.module_utils._diff import file_size
 from ansible_collections.ascend.vllm.plugins.module_utils._image import parse
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, error_detail
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, error_detail
 
 from http.client import HTTPException
 from urllib.parse import urlencode
@@ -57,9 +58,7 @@ def job_answer(text: Optional[str]) -> Optional[Dict[str, Any]]:
         data = json.loads(text or '')
     except ValueError:
         return None  # not written yet (the wrapper renames a complete file into place)
-    if not isinstance(data, dict) or (data.get('started') and not data.get('finished')):
-        return None
-    return data
+    return data if isinstance(data, dict) and not (data.get('started') and not data.get('finished')) else None
 
 
 def fold_pull(events: Iterable[Dict[str, Any]],
@@ -144,12 +143,9 @@ class PullObserver:
                 self._fold([{'error': 'HTTP %d: %s' % (response.status, error_detail(text))}])
                 return
             for line in iter(response.readline, b''):
-                try:
-                    event = json.loads(line.decode('utf-8', 'replace'))
-                except ValueError:
-                    continue
-                self._fold([event])
-        except (OSError, DockerError, HTTPException, ValueError, AttributeError) as exc:
+                with contextlib.suppress(ValueError):
+                    self._fold([json.loads(line.decode('utf-8', 'replace'))])
+        except (OSError, HTTPException, ValueError, AttributeError) as exc:
             if not self.stopped:  # not ended by stop()
                 self._fold([{'error': str(exc)}])
 
@@ -167,20 +163,13 @@ class PullObserver:
         """Leave the pull: the Engine keeps it running for the job, which holds it too."""
         self.stopped = True
         connection, self.connection = self.connection, None
-        sock = getattr(connection, 'sock', None)
-        if sock is not None:
-            # Ends the reader's blocking read; the connection closes with the process.
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        # Ends the reader's blocking read (none when it has not connected yet); the connection closes with the process.
+        with contextlib.suppress(AttributeError, OSError):
+            connection.sock.shutdown(socket.SHUT_RDWR)
 
 
-def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
-               observer: Any,
-               seconds: float,
-               clock: Callable[[], float] = time.monotonic,
-               sleep: Callable[[float], None] = time.sleep,
+def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]], observer: Any, seconds: float,
+               clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                poll: float = POLL_INTERVAL) -> Dict[str, Any]:
     """Look at the job every ``poll`` seconds for at most ``seconds``: ``{finished, answer, progress, seconds}``.
 
@@ -203,15 +192,6 @@ def watch_pull(read_job: Callable[[], Optional[Dict[str, Any]]],
             'seconds': round(clock() - start, 3)}
 
 
-def read_file(path: str) -> Optional[str]:
-    """The file's text, None while it does not exist."""
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
 def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     """How far a `docker load` has read its archive: ``{archive, size, read}``.
 
@@ -225,33 +205,11 @@ def archive_read(path: str, proc: str = '/proc') -> Dict[str, Any]:
     # A process that is gone, or not ours to read, lists no fd here or fails the readlink.
     for link in glob.glob(os.path.join(proc, '[0-9]*', 'fd', '*')):
         fds, fd = os.path.split(link)
-        try:
+        with contextlib.suppress(OSError):
             if os.readlink(link) == real:
                 with open(os.path.join(os.path.dirname(fds), 'fdinfo', fd)) as handle:
                     offsets += [int(pos) for pos in re.findall(r'^pos:\s*(\d+)', handle.read(), re.M)]
-        except OSError:
-            continue
     return {'archive': path, 'size': file_size(real), 'read': max(offsets) if offsets else None}
-
-
-class _FileObserver:
-    """watch_pull's observer of a file: nothing to start or stop, what the file says when asked."""
-
-    def __init__(self, path: str, proc: str = '/proc') -> None:
-        self.path, self.proc = path, proc
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-
-class ArchiveObserver(_FileObserver):
-    """watch_pull's observer for a `docker load`: the archive's read offset."""
-
-    def snapshot(self) -> Dict[str, Any]:
-        return archive_read(self.path, self.proc)
 
 
 def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
@@ -270,8 +228,15 @@ def newest_line(path: str, tail: int = 8192) -> Dict[str, Any]:
     return {'log': path, 'size': size, 'newest': lines[-1] if lines else None}
 
 
-class LogObserver(_FileObserver):
-    """watch_pull's observer for a job that writes a log: its newest line."""
+class FileObserver:
+    """watch_pull's observer of a file (``archive_read`` of a `docker load`'s archive, ``newest_line`` of a job's
+    log): nothing to start or stop, ``look()`` when asked."""
 
-    def snapshot(self) -> Dict[str, Any]:
-        return newest_line(self.path)
+    def __init__(self, look: Callable[[], Dict[str, Any]]) -> None:
+        self.snapshot = look
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass

@@ -40,8 +40,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils._diff import current, 
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import NpuSmiError, locate_npu_smi
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
-from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import (
-    parse_board_info, parse_npu_smi_info, parse_version_info)
+from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_board_info, parse_npu_smi_info, parse_version_info
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import UNIT_DIR, managed
 
 DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
@@ -69,11 +68,6 @@ def npu_ids(text: str) -> List[int]:
     return list(dict.fromkeys(chip['npu_id'] for chip in parse_npu_smi_info(text)['chips']))
 
 
-def container_name(summary: Dict[str, Any]) -> str:
-    names = [n.lstrip('/') for n in summary.get('Names') or []]
-    return names[0] if names else str(summary.get('Id', '?'))[:12]
-
-
 def safe_name(name: str) -> str:
     """An archive member name from a container or host name."""
     return ''.join(c if c.isalnum() or c in '._-' else '_' for c in str(name)) or '_'
@@ -81,20 +75,15 @@ def safe_name(name: str) -> str:
 
 def tail_bytes(data: bytes, limit: int) -> Tuple[bytes, bool]:
     """The last ``limit`` bytes (a log's end is where the failure is) and whether it was cut."""
-    if limit <= 0 or len(data) <= limit:
-        return data, False
-    return data[-limit:], True
+    cut = 0 < limit < len(data)
+    return data[-limit:] if cut else data, cut
 
 
 class Collector:
     """One node's diagnostics: ``files`` (archive member -> bytes) and ``manifest`` (one line per source)."""
 
-    def __init__(self,
-                 params: Dict[str, Any],
-                 run_command: Callable[..., Tuple[int, str, str]],
-                 docker: Any = None,
-                 root: str = '/',
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, params: Dict[str, Any], run_command: Callable[..., Tuple[int, str, str]], docker: Any = None,
+                 root: str = '/', clock: Callable[[], float] = time.time) -> None:
         self.params, self.run_command, self.docker, self.root, self.clock = params, run_command, docker, root, clock
         self.secrets = [s for s in params.get('secrets') or [] if s]
         self.files: Dict[str, bytes] = {}
@@ -102,7 +91,6 @@ class Collector:
         self.summary: Dict[str, Any] = {}
         self.copied = 0
 
-    # ------------------------------------------------------------------ helpers
     def add(self, member: str, data: Any, source: str, **note: Any) -> None:
         """One archive member, redacted; text is UTF-8."""
         raw = redact_bytes(data if isinstance(data, bytes) else (data if isinstance(data, str) else json.dumps(
@@ -123,7 +111,6 @@ class Collector:
         self.add(member, text, ' '.join(argv), rc=rc)
         return out if rc == 0 else None
 
-    # ------------------------------------------------------------------ sources
     def npu(self) -> None:
         try:
             path = locate_npu_smi(self.params.get('npu_smi_path') or None, os.environ.get('PATH', ''))
@@ -192,8 +179,9 @@ class Collector:
             self.missing('docker', str(exc))
             return
         self.add('docker/engine.json', {'version': version}, 'GET /version')
-        self.add('docker/containers.json', [_node_docker.container_summary(c) for c in every], 'GET /containers/json?all=1')
-        names = sorted(container_name(c) for c in every if (c.get('Labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE)
+        summaries = [_node_docker.container_summary(c) for c in every]
+        self.add('docker/containers.json', summaries, 'GET /containers/json?all=1')
+        names = sorted(c['name'] for c in summaries if c['labels'].get(MANAGED_LABEL) == MANAGED_VALUE)
         self.summary['containers'] = names
         for name in names:
             self.container(name)
@@ -256,11 +244,8 @@ class Collector:
         if self.copied >= budget:
             self.manifest.append({'file': None, 'source': source, 'skipped': 'max_total_bytes reached'})
             return
-        try:
-            with open(path, 'rb') as handle:
-                data = handle.read()
-        except OSError as exc:
-            self.missing(source, str(exc))
+        data = self.read(source)
+        if data is None:
             return
         data, cut = tail_bytes(data, min(int(self.params.get('max_file_bytes') or MAX_FILE_BYTES),
                                          budget - self.copied))

@@ -17,6 +17,7 @@ line, ``/v1/completions`` and ``/v1/chat/completions`` requests).
 
 from __future__ import annotations
 
+import contextlib
 import http.client as httplib
 import json
 import os
@@ -27,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.error import HTTPError
 from urllib.request import ProxyHandler, Request, build_opener
 
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text, truncate
@@ -56,16 +57,10 @@ _NOT_A_CAUSE = re.compile(r'^RuntimeError: Engine core initialization failed')
 _RFC3339 = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$')
 
 
-# ------------------------------------------------------------------ pure helpers
-def strip_prefix(line: str) -> str:
-    """A log line without vLLM's process and logger prefix."""
-    return _PROCESS_PREFIX.sub('', line, count=1)
-
-
 def find_cause(lines: List[str], limit: int = CAUSE_LIMIT) -> str:
     """The first exception line of the log (the root cause), or ''."""
     for line in lines:
-        text = strip_prefix(line)
+        text = _PROCESS_PREFIX.sub('', line, count=1)
         if _EXCEPTION_LINE.match(text) and not _NOT_A_CAUSE.match(text):
             return truncate(text, limit)
     return ''
@@ -84,10 +79,9 @@ def docker_since(timestamp: str) -> str:
 def split_timestamp(line: str) -> Tuple[Optional[str], str]:
     """``("seconds.nanos" or None, text)`` of a line read with ``timestamps=1``."""
     stamp, text = line.partition(' ')[0::2]
-    try:
+    with contextlib.suppress(ValueError):
         return docker_since(stamp), text
-    except ValueError:
-        return None, line
+    return None, line
 
 
 def container_view(info: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -109,18 +103,11 @@ def judge_container(view: Optional[Dict[str, Any]], baseline: int) -> Optional[s
         return 'gone'
     if view['restarting'] or view['restart_count'] > baseline:
         return 'crashed'
-    if view['status'] not in ('running', 'created'):
-        return 'exited'
-    return None
+    return 'exited' if view['status'] not in ('running', 'created') else None
 
 
-def marker_error(state: str,
-                 view: Optional[Dict[str, Any]],
-                 baseline: int,
-                 name: str,
-                 timeout: float,
-                 marker: str = MARKER,
-                 service: bool = False) -> str:
+def marker_error(state: str, view: Optional[Dict[str, Any]], baseline: int, name: str, timeout: float,
+                 marker: str = MARKER, service: bool = False) -> str:
     """Why the wait for the startup line ended, in the words the role always used (a container's, or with
     ``service`` a systemd service's, serve/_words.py)."""
     said = words(service)
@@ -243,7 +230,6 @@ def bearer(api_key: Optional[str]) -> Dict[str, str]:
     return {'Authorization': 'Bearer ' + api_key} if api_key else {}
 
 
-# ------------------------------------------------------------------ the wait
 class Watch:
     """One wait for one container; ``run()`` returns the module's result.
 
@@ -253,12 +239,8 @@ class Watch:
     monotonic clock in seconds; ``sleep`` waits.  ``params`` holds the module's options.
     """
 
-    def __init__(self,
-                 probe: Any,
-                 params: Dict[str, Any],
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep,
-                 wall: Callable[[], float] = time.time) -> None:
+    def __init__(self, probe: Any, params: Dict[str, Any], clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, wall: Callable[[], float] = time.time) -> None:
         self.probe, self.params, self.clock, self.sleep, self.wall = probe, params, clock, sleep, wall
         self.start, self.baseline = clock(), 0
         self.first: Optional[Dict[str, Any]] = None
@@ -266,6 +248,8 @@ class Watch:
         self.since: Optional[str] = None
         self.marker_seen = False
         self.health: Tuple[Optional[int], str] = (None, '')
+        self.marker = params.get('marker') or MARKER
+        self.marker_task = "Wait for '%s' in the log of %s" % (self.marker, params['name'])
 
     def elapsed(self) -> float:
         return self.clock() - self.start
@@ -305,9 +289,8 @@ class Watch:
 
     def waited(self) -> float:
         """Seconds the whole wait took so far (all its calls, see ``budget``)."""
-        if self.from_start():
-            return max(0.0, self.wall() - float(_start_since(self.first) or 0))
-        return float(self.params.get('waited') or 0) + self.elapsed()
+        return (max(0.0, self.wall() - float(_start_since(self.first) or 0)) if self.from_start()
+                else float(self.params.get('waited') or 0) + self.elapsed())
 
     def wait(self) -> Dict[str, Any]:
         timeout, poll = float(self.params['timeout']), float(self.params.get('poll_interval', POLL_INTERVAL))
@@ -315,7 +298,7 @@ class Watch:
         while True:
             state = judge_container(self.view, self.baseline)
             if state:
-                return self.finish(state, self.marker_task(), self.startup_error(state))
+                return self.finish(state, self.marker_task, self.startup_error(state))
             if not self.marker_seen:
                 self.marker_seen = self.look_for_marker()
             if self.marker_seen:
@@ -326,20 +309,14 @@ class Watch:
             if left <= 0:
                 return self.timed_out(timeout)
             if report and self.elapsed() >= report:
-                return self.finish('waiting', self.marker_task(), self.startup_error('timeout'))
+                return self.finish('waiting', self.marker_task, self.startup_error('timeout'))
             self.sleep(min(poll, left, report - self.elapsed()) if report else min(poll, left))
             self.view = container_view(self.probe.inspect())
-
-    def marker(self) -> str:
-        return self.params.get('marker') or MARKER
 
     def startup_error(self, state: str, view: Optional[Dict[str, Any]] = None) -> str:
         """``marker_error`` of this wait: why it ended before the startup line (``view``: the container now)."""
         return marker_error(state, view or self.view, self.baseline, self.params['name'], float(self.params['timeout']),
-                            self.marker(), self.params.get('service'))
-
-    def marker_task(self) -> str:
-        return "Wait for '%s' in the log of %s" % (self.marker(), self.params['name'])
+                            self.marker, self.params.get('service'))
 
     def look_for_marker(self) -> bool:
         """The marker in the log lines since the start; reads only what is new since the last look."""
@@ -348,12 +325,12 @@ class Watch:
         for line in text.splitlines():
             stamp, body = split_timestamp(line)
             self.since = stamp or self.since
-            found = found or self.marker() in body
+            found = found or self.marker in body
         return found
 
     def timed_out(self, timeout: float) -> Dict[str, Any]:
         if not self.marker_seen:
-            return self.finish('timeout', self.marker_task(), self.startup_error('timeout'))
+            return self.finish('timeout', self.marker_task, self.startup_error('timeout'))
         status, text = self.health
         return self.finish('timeout', 'Wait for /health to answer 200 at %s' % self.params['url'],
                            '/health answered %s, still not up after %ss' % (
@@ -427,7 +404,7 @@ class Watch:
             # A server that fails a check may have crashed meanwhile: look once more.
             view = self.view if state in ('ready', 'gone', 'crashed', 'exited') else container_view(self.probe.inspect())
             if view is not None and state != 'ready' and judge_container(view, self.baseline) == 'crashed':
-                if state in ('waiting', 'timeout') and task == self.marker_task():
+                if state in ('waiting', 'timeout') and task == self.marker_task:
                     # Seen only now, at the end of a wait for the startup line: say it crashed, not "not up yet".
                     result['error'] = self.startup_error('crashed', view)
                 state = result['state'] = 'crashed'
@@ -470,40 +447,32 @@ def save_log(probe: Any, directory: str, name: str, secrets: Any = (), when: Opt
         time.time() if when is None else when))))
     for attempt in range(100):
         path = base if not attempt else '%s-%d.log' % (base[:-len('.log')], attempt)
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue
-        with os.fdopen(descriptor, 'wb') as handle:
-            handle.write(text.encode('utf-8'))
-        return path
+        with contextlib.suppress(FileExistsError):
+            with open(path, 'xb', opener=lambda name, flags: os.open(name, flags, 0o600)) as handle:
+                handle.write(text.encode('utf-8'))
+            return path
     raise OSError('%s and 99 more of that name exist' % base)
 
 
 def _start_since(view: Optional[Dict[str, Any]]) -> Optional[str]:
     """The container's (last) start as ``since``; None before its first start."""
-    if not view or not view['started_at'] or view['started_at'].startswith('0001-'):
-        return None
-    try:
-        return docker_since(view['started_at'])
-    except ValueError:
-        return None
+    with contextlib.suppress(ValueError):
+        if view and view['started_at'] and not view['started_at'].startswith('0001-'):
+            return docker_since(view['started_at'])
+    return None
 
 
 def _json(text: str) -> Any:
-    try:
+    with contextlib.suppress(ValueError):
         return json.loads(text)
-    except ValueError:
-        return None
+    return None
 
 
 def _http_error(method: str, path: str, status: Optional[int], text: str) -> str:
-    if status is None:
-        return '%s %s failed: %s' % (method, path, truncate(text, 300))
-    return '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300))
+    return ('%s %s failed: %s' % (method, path, truncate(text, 300)) if status is None else
+            '%s %s answered %s: %s' % (method, path, status, truncate(' '.join(text.split()), 300)))
 
 
-# ------------------------------------------------------------------ the node's probes
 class HttpClient:
     """Requests to the server from the node; never through a proxy (the server is local)."""
 
@@ -511,10 +480,7 @@ class HttpClient:
         self.base_url, self.headers = base_url.rstrip('/'), dict(headers or {})
         self._opener = build_opener(ProxyHandler({}))
 
-    def request(self,
-                path: str,
-                body: Optional[Dict[str, Any]] = None,
-                timeout: float = 10.0) -> Tuple[Optional[int], str]:
+    def request(self, path: str, body: Optional[Dict[str, Any]] = None, timeout: float = 10.0) -> Tuple[Optional[int], str]:
         data = None if body is None else json.dumps(body).encode('utf-8')
         headers = dict(self.headers, **({} if body is None else {'Content-Type': 'application/json'}))
         try:
@@ -534,17 +500,11 @@ class NodeProbe:
         self.docker, self.http, self.name = docker, http, name
 
     def inspect(self) -> Optional[Dict[str, Any]]:
-        try:
-            return self.docker.inspect(self.name)
-        except DockerError as exc:
-            raise OSError(str(exc))
+        return self.docker.inspect(self.name)
 
     def logs(self, since: Optional[str] = None, tail: Optional[int] = None, timestamps: bool = False,
              tty: bool = False) -> str:
-        try:
-            return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
-        except DockerError as exc:
-            raise OSError(str(exc))
+        return self.docker.logs(self.name, since=since, tail=tail, timestamps=timestamps, tty=tty)
 
     def get(self, path: str, timeout: float) -> Tuple[Optional[int], str]:
         return self.http.request(path, timeout=timeout)
@@ -577,11 +537,7 @@ class SystemdUnit:
         return unit_view(dict(line.split('=', 1) for line in out.splitlines() if '=' in line),
                          unit_command(unit) if rc == 0 else [])
 
-    def logs(self,
-             name: str,
-             since: Optional[str] = None,
-             tail: Optional[int] = None,
-             timestamps: bool = False,
+    def logs(self, name: str, since: Optional[str] = None, tail: Optional[int] = None, timestamps: bool = False,
              tty: bool = False) -> str:
         argv = ['journalctl', '--no-pager', '--quiet', '-u', name, '-o', 'short-iso-precise' if timestamps else 'cat']
         if since is not None:
@@ -606,7 +562,6 @@ def unit_view(show: Dict[str, str], command: Optional[List[str]] = None) -> Opti
             'RestartCount': int(show.get('NRestarts') or 0), 'Config': {'Tty': False, 'Cmd': list(command or [])}}
 
 
-# ------------------------------------------------------------------ at the node read
 def found_serving(containers: Optional[Dict[str, Any]] = None,
                   units: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
     """{container or unit name: {running, digest, previous}} from what the node read found: the containers it
@@ -634,8 +589,7 @@ def serving_probe(docker_host: str,
     return probe_for
 
 
-def check_serving(entries: List[Dict[str, Any]],
-                  found: Dict[str, Dict[str, Any]],
+def check_serving(entries: List[Dict[str, Any]], found: Dict[str, Dict[str, Any]],
                   probe_for: Callable[[Dict[str, Any]], Any]) -> Dict[str, Dict[str, Any]]:
     """Readiness, at the node read, of each instance already serving as the plan asks: ``GET /health`` and
     ``GET /v1/models`` only.  A read sends no inference request; the smoke tests are the phases' that start or

@@ -200,7 +200,7 @@ def test_the_load_progress_is_the_offset_of_the_open_archive(tmp_path):
     proc = _proc_with(tmp_path, [('41', '3', str(archive), 250), ('41', '4', str(other), 900),
                                  ('42', '7', str(archive), 600)])
     assert w.archive_read(str(archive), proc) == {'archive': str(archive), 'size': 1000, 'read': 600}
-    assert w.ArchiveObserver(str(archive), proc).snapshot()['read'] == 600
+    assert w.FileObserver(lambda: w.archive_read(str(archive), proc)).snapshot()['read'] == 600
 
 
 def test_an_archive_nobody_reads_has_no_offset(tmp_path):
@@ -220,7 +220,7 @@ def test_a_jobs_log_gives_its_newest_line(tmp_path, text, newest):
     log = tmp_path / 'job.log'
     log.write_text(text)
     assert w.newest_line(str(log)) == {'log': str(log), 'size': len(text.encode()), 'newest': newest}
-    assert w.LogObserver(str(log)).snapshot()['newest'] == newest
+    assert w.FileObserver(lambda: w.newest_line(str(log))).snapshot()['newest'] == newest
 
 
 def test_a_log_not_written_yet_has_no_line(tmp_path):
