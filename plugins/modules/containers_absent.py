@@ -85,6 +85,7 @@ msg:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
 from ansible_collections.ascend.vllm.plugins.module_utils._text import seconds_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import (
     DockerApi, DockerError, engine_host, managed_containers, remove_container, top_pids,
@@ -119,7 +120,7 @@ def remove(module, api):
 
     def read():
         path = locate_npu_smi(params['npu_smi_path'], os.environ.get('PATH', ''))
-        return npu_facts_from(run_npu_smi(module.run_command, path), path, '/usr/local/Ascend/driver/version.info',
+        return npu_facts_from(run_npu_smi(module.run_command, path), path, DRIVER_VERSION_FILE,
                               module.warn)
 
     try:

@@ -124,6 +124,7 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import Collector, write_archive
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 
@@ -133,7 +134,7 @@ ARGUMENT_SPEC = dict(
     plan=dict(type='raw'),
     secrets=dict(type='list', elements='str', default=[], no_log=True),
     npu_smi_path=dict(type='str', default=''),
-    driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
+    driver_version_file=dict(type='path', default=DRIVER_VERSION_FILE),
     log_lines=dict(type='int', default=500),
     log_paths=dict(type='list', elements='path'),
     max_file_bytes=dict(type='int', default=2097152),

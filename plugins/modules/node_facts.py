@@ -456,6 +456,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_gather import SUBSETS, gather_node
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_source import gather_source
@@ -469,7 +470,7 @@ def main():
             checks=dict(type='dict'),
             paths=dict(type='list', elements='str', default=[]),
             npu_smi_path=dict(type='str', default=''),
-            driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
+            driver_version_file=dict(type='path', default=DRIVER_VERSION_FILE),
             containers=dict(type='list', elements='str', default=[]),
             images=dict(type='list', elements='str', default=[]),
             ports=dict(type='list', elements='int', default=[]),

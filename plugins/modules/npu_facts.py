@@ -252,6 +252,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import (
     NpuSmiError, locate_npu_smi, npu_facts_from, read_until_gone, run_npu_smi)
 
@@ -261,7 +262,7 @@ def main():
         argument_spec=dict(
             npu_smi_path=dict(type='path'),
             output=dict(type='str'),
-            driver_version_file=dict(type='path', default='/usr/local/Ascend/driver/version.info'),
+            driver_version_file=dict(type='path', default=DRIVER_VERSION_FILE),
             gone_pids=dict(type='list', elements='int', default=[]),
             wait=dict(type='float', default=0),
         ),

@@ -150,19 +150,13 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_textv
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_client import (
     accuracy_replies, performance_sweep, probe)
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_provenance import (
-    DRIVER_VERSION_FILE, FIRMWARE_VERSION_FILE, UNKNOWN, cann_paths, cann_version, file_from_tar,
+    FIRMWARE_VERSION_FILE, UNKNOWN, cann_paths, cann_version, file_from_tar,
     instance_provenance, node_provenance)
+from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, DockerError, engine_host, inspect_raw
+from ansible_collections.ascend.vllm.plugins.module_utils._text import read_text
 
 from urllib.parse import quote
-
-
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
 
 
 def _container_file(api, container, path):
@@ -193,7 +187,7 @@ def provenance_of(params):
             texts = [_container_file(api, container, path) for path in cann_paths(inspect, image)] if inspect else []
             cann = cann_version(*(texts + [None, None])[:2])
         instances.append(instance_provenance(item.get('name'), container, inspect, image, cann))
-    node = node_provenance(socket.gethostname(), _read(DRIVER_VERSION_FILE), _read(FIRMWARE_VERSION_FILE))
+    node = node_provenance(socket.gethostname(), read_text(DRIVER_VERSION_FILE), read_text(FIRMWARE_VERSION_FILE))
     return {'node': node, 'instances': instances}
 
 

@@ -18,8 +18,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact_
 from typing import Any, Dict, List, Optional
 
 UNKNOWN = 'unknown'
-# The Ascend driver's version file (the format of a real capture: Version=24.1.rc2.2).
-DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 # The firmware package's version file, assumed to have the driver file's format; not checked against a
 # capture from a real node (docs/evaluation.md says so).
 FIRMWARE_VERSION_FILE = '/usr/local/Ascend/firmware/version.info'

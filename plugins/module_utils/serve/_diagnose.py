@@ -42,8 +42,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.node._node_npu import 
 from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_bytes, redact_text
 from ansible_collections.ascend.vllm.plugins.module_utils.node.npu_smi import parse_board_info, parse_npu_smi_info, parse_version_info
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import UNIT_DIR, managed
+from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
 
-DRIVER_VERSION_FILE = '/usr/local/Ascend/driver/version.info'
 INSTALL_INFO_FILE = '/etc/ascend_install.info'
 # Where vllm_serve saves the full log of a container that failed (vllm_serve_failed_log_dir).
 FAILED_LOG_DIR = '/var/log/ascend-vllm'
