@@ -136,9 +136,7 @@ def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> Li
         tp = min(tp, MAX_CHIPS_PER_HOST) if tp > 0 else 1
         where = '%s[%d]' % (list_var, index) if listed else ''
         chips, chips_var = _chips(inst, listed, where, scalars.get('chips'), own, next_chip, tp)
-        int_chips = [chip for chip in chips if is_integer(chip)]
-        if int_chips:
-            next_chip = max(next_chip, max(int_chips) + 1)
+        next_chip = max([next_chip] + [chip + 1 for chip in chips if is_integer(chip)])
         name = str(inst['name'] if 'name' in inst else 'instance%d' % index)
         default_container = scalars['container_name'] if len(raw) == 1 else '%s-%s' % (scalars['container_name'], name)
         env = dict(scalars.get('env') or {}) if isinstance(scalars.get('env'), dict) else {}
@@ -254,9 +252,8 @@ def shape_of(inst: Any, listed: bool) -> str:
     return 'a string' if isinstance(inst, str) else 'null' if inst is None else type(inst).__name__
 
 
-# Options that take a list: a string there would be split or walked character by character.
-LIST_OPTIONS = ('cudagraph_batch_sizes', 'extra_args')
-_LIST_EXAMPLES = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
+# Options that take a list, with an example: a string there would be split or walked character by character.
+LIST_OPTIONS = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
 
 
 def _model_path_problem(path: Any, var: str) -> Optional[Dict[str, str]]:
@@ -285,11 +282,11 @@ def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
                         'write each instance as a mapping, e.g. {name: chip0, chips: [0]}')]
     out = []
     option_vars = entry.get('option_vars') or {}
-    for key in LIST_OPTIONS:
+    for key, example in LIST_OPTIONS.items():
         value = entry['options'].get(key)
         if isinstance(value, str):
             out.append(problem('settings', '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
-                               'write %s as a YAML list, e.g. %s' % (option_vars[key], _LIST_EXAMPLES[key])))
+                               'write %s as a YAML list, e.g. %s' % (option_vars[key], example)))
     own_env = entry.get('own_env')
     if isinstance(own_env, str):
         out.append(problem('settings', '%senv=%s is not a mapping' % (prefix, own_env),
@@ -340,13 +337,13 @@ def shared_problems(plan: List[Dict[str, Any]], list_var: str) -> List[Dict[str,
     """Names, container names, ports and chips that two instances share."""
     out = []
     # Each shared value names where every instance got it (the variable, with the instance's index).
-    sources = {'name': lambda entry: entry['var_prefix'] + 'name' if entry['var_prefix'].endswith('.')
-               else 'vllm_serve_instance_name',
-               'container_name': lambda entry: entry['container_var'],
-               'port': lambda entry: entry['port_var']}
-    for key, label in (('name', 'name'), ('container_name', 'container name'), ('port', 'port')):
+    for key, label, source in (
+            ('name', 'name', lambda entry: entry['var_prefix'] + 'name' if entry['var_prefix'].endswith('.')
+             else 'vllm_serve_instance_name'),
+            ('container_name', 'container name', lambda entry: entry['container_var']),
+            ('port', 'port', lambda entry: entry['port_var'])):
         for value in repeated([entry[key] for entry in plan]):
-            where = [sources[key](entry) for entry in plan if entry[key] == value]
+            where = [source(entry) for entry in plan if entry[key] == value]
             out.append(problem('instances', '%s: two instances share the %s %s (%s)' % (
                 list_var, label, value, ', '.join(where)), 'give each instance its own %s' % label))
     # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
@@ -436,20 +433,6 @@ def is_loopback(address: Any) -> bool:
                                          or address in ('::1', '0:0:0:0:0:0:0:1'))
 
 
-def exposure_problems(plan: List[Dict[str, Any]], settings: Dict[str, Any]) -> List[Dict[str, str]]:
-    """An instance published beyond the node without an API key, unless the user allowed it.
-
-    ``settings`` holds ``vllm_serve_publish_address`` and ``vllm_serve_allow_unauthenticated``.
-    An address that is not an IP address is reported by ``host_problems`` instead.
-    """
-    address = settings.get('vllm_serve_publish_address')
-    if address and not is_ip_address(address):
-        return []
-    return unauthenticated_exposure('vllm_serve_publish_address', address,
-                                    settings.get('vllm_serve_allow_unauthenticated'), 'instance', keyless(plan),
-                                    'the service')
-
-
 def keyless(plan: List[Dict[str, Any]]) -> List[str]:
     """The instances of the plan served without an API key."""
     return [entry['name'] for entry in plan if not entry.get('api_key_var')]
@@ -483,7 +466,13 @@ def plan_problems(plan: List[Dict[str, Any]], list_var: str, settings: Dict[str,
     rest = out[len(platform):]
     for entry in plan:
         platform.extend(instance_problems(entry))
-    return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
+    # An instance published beyond the node without an API key, unless the user allowed it; an address
+    # that is not an IP address is host_problems' to report.
+    address = settings.get('vllm_serve_publish_address')
+    exposure = [] if address and not is_ip_address(address) else unauthenticated_exposure(
+        'vllm_serve_publish_address', address, settings.get('vllm_serve_allow_unauthenticated'), 'instance',
+        keyless(plan), 'the service')
+    return platform + shared_problems(plan, list_var) + rest + exposure
 
 
 def image_tag(tag: Optional[str], image: Any, pulled: Any = '') -> Optional[str]:

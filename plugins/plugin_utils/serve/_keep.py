@@ -55,10 +55,7 @@ def replaces(probe: Any) -> bool:
     return any(isinstance(action, dict) and 'created' in action for action in probe.get('actions') or [])
 
 
-def keep_plan(existing: Any,
-              previous: Any,
-              enabled: bool = True,
-              probe: Any = None,
+def keep_plan(existing: Any, previous: Any, enabled: bool = True, probe: Any = None,
               instance: Optional[str] = None) -> Dict[str, Any]:
     """What container_run does before it creates or updates the container.
 
