@@ -20,20 +20,17 @@ DEFAULT_CACHE_TARGET = '/root/.cache'
 
 def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
-    out = {}
-    for result in results or []:
-        out[result['item']['name']] = {
-            'ok': 'argv' in result,
-            'msg': result.get('msg', ''),
-            'argv': result.get('argv', []),
-            'env': result.get('env', {}),
-            'api_key_env': result.get('api_key_env'),
-            'settings': result.get('settings', {}),
-            'profile': result.get('profile') or {},
-            'memory': result.get('memory') or {},
-            'violations': result.get('violations', []),
-        }
-    return out
+    return dict((result['item']['name'], {
+        'ok': 'argv' in result,
+        'msg': result.get('msg', ''),
+        'argv': result.get('argv', []),
+        'env': result.get('env', {}),
+        'api_key_env': result.get('api_key_env'),
+        'settings': result.get('settings', {}),
+        'profile': result.get('profile') or {},
+        'memory': result.get('memory') or {},
+        'violations': result.get('violations', []),
+    }) for result in results or [])
 
 
 def cache_target(config: Optional[Dict[str, Any]]) -> str:
@@ -235,32 +232,28 @@ def report(problems: List[Dict[str, Any]], host: str) -> str:
     return render_problems('preflight', host, problems, 'nothing was pulled or started')
 
 
-def container_settings(entry: Dict[str, Any], config: Dict[str, Any], api_key: str = '',
+def container_settings(entry: Dict[str, Any], config: Dict[str, Any],
                        secrets: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    """env (with the API key under the server's variable), extra mounts and no_log of one container.
+    """env, extra mounts and no_log (the instance has a key or a secret) of one container.
 
-    ``api_key`` is the key itself (``instance_secrets``) and ``secrets`` the values of the
-    environment's secrets (``secret_env_values``): the plan only carries markers for them.
+    ``secrets`` is ``instance_secrets``' env: the values of the environment's secrets and the API key
+    under the server's variable, which the plan only carries markers for.
     """
-    api_key = api_key or ''
     env = dict(entry.get('env') or {})
     env.update(secrets or {})
-    if api_key and config.get('api_key_env'):
-        env[config['api_key_env']] = api_key
     path = entry['options'].get('model_path') or ''
     mounts = []
     # A local model directory outside the cache is mounted read-only in place.
     if isinstance(path, str) and path.startswith('/') and not under(path, cache_target(config)):
         mounts.append({'source': path, 'target': path, 'read_only': True})
     settings = config.get('settings') or {}
-    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('hidden_env')),
+    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(entry.get('api_key_var')) or bool(entry.get('hidden_env')),
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
 
 
 def instance_container(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
     """``container_settings`` of a planned instance, with its API key and environment secrets (``instance_secrets``)."""
-    secrets = instance_secrets(entry, config, variables)
-    return container_settings(plain(entry), plain(config or {}), secrets['api_key'], secrets['env'])
+    return container_settings(plain(entry), plain(config or {}), instance_secrets(entry, config, variables)['env'])
 
 
 def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
@@ -283,10 +276,9 @@ def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: A
 def container_plan(entry: Dict[str, Any], config: Dict[str, Any], host: Dict[str, Any]) -> Dict[str, Any]:
     """The container_run variables of a planned instance, as the host plan carries them: no image (image_pull
     says which at run time) and no secret (its environment keeps the plan's markers; ``instance_secrets`` gives
-    the values). ``container_run_no_log`` is set when the instance has a key or a secret."""
+    the values)."""
     run = container_run_vars(entry, config, container_settings(entry, config), host)
     run.pop('container_run_image', None)
-    run['container_run_no_log'] = bool(entry.get('api_key_var')) or bool(entry.get('hidden_env'))
     return run
 
 

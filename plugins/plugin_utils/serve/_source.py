@@ -42,10 +42,10 @@ REPOS = {'vllm': 'https://github.com/vllm-project/vllm',
 # SOC_VERSION=ascend310p1" where npu-smi is unavailable to ask; Dockerfile.310p at v0.23.0 always builds with
 # ARG SOC_VERSION="ascend310p1", which this follows (setup.py's soc_to_device then selects the _310P code).
 BUILD_ENV = {'vllm': {'VLLM_TARGET_DEVICE': 'empty'}, 'vllm_ascend': {'SOC_VERSION': 'ascend310p1'}}
-# A repository git can clone wherever the node is: a URL with a scheme, scp-like [user@]host:path (git-clone(1),
-# "GIT URLS": no slash before the first colon), or an absolute path on the node.
 # A problem of the source install method.
 _p = partial(problem, 'source')
+# A repository git can clone wherever the node is: a URL with a scheme, scp-like [user@]host:path (git-clone(1),
+# "GIT URLS": no slash before the first colon), or an absolute path on the node.
 _REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|(?:[^/\s:@]+@)?[^/\s:@]+:\S+|/\S*)$')
 
 
@@ -83,12 +83,11 @@ def install_plan(request_get, image_tag, is_set):
     problems = []
     entry = entry_for(image_tag) or {}
     versions = dict(request_get(prefix + 'versions') or {})
-    unknown = sorted(set(versions) - set(['vllm', 'vllm_ascend']))
+    wanted = dict((key, bare(versions.get(key) or entry.get(key))) for key in ('vllm', 'vllm_ascend'))
+    unknown = sorted(set(versions) - set(wanted))
     if unknown:
         problems.append(_p('%sversions has unknown keys %s' % (prefix, ', '.join(unknown)),
                            'give only vllm and vllm_ascend, e.g. {vllm: "0.23.0", vllm_ascend: "0.23.0"}', prefix + 'versions'))
-    wanted = {'vllm': bare(versions.get('vllm') or entry.get('vllm')),
-              'vllm_ascend': bare(versions.get('vllm_ascend') or entry.get('vllm_ascend'))}
     for key, value in sorted(wanted.items()):
         if not value:
             problems.append(_p('no %s version is known for image tag %s: the version matrix (docs/versions.md) has '
@@ -175,12 +174,11 @@ def build_plan(repos, versions, root, venv, launcher, pip_args):
                     'submodules': key == 'vllm_ascend', 'env': dict(BUILD_ENV[key])}
     # Not editable (installation.md's -e): the virtualenv then holds everything, vllm-ascend's compiled
     # operators included, and does not depend on the checkout staying where it is.
-    out['vllm_ascend']['command'] = ([launcher, posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
-                                     + list(pip_args) + [out['vllm_ascend']['dir']])
+    pip = [posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install'] + list(pip_args)
+    out['vllm_ascend']['command'] = [launcher] + pip + [out['vllm_ascend']['dir']]
     # vLLM without the launcher (VLLM_TARGET_DEVICE=empty needs no CANN), as ansible.builtin.pip would run it; a
     # command so that it can run in the background with its output in a log (job_wait shows the newest line).
-    out['vllm']['command'] = ([posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
-                              + list(pip_args) + [out['vllm']['dir']])
+    out['vllm']['command'] = pip + [out['vllm']['dir']]
     return out
 
 
@@ -225,7 +223,7 @@ def _unit_word(value):
     return '"%s"' % text
 
 
-def unit_text(install, name, argv, description, restart_sec=10):
+def unit_text(install, name, argv, description):
     """The systemd unit of one instance: ``vllm serve`` from the virtualenv, through the launcher, its
     environment from the instance's file, restarted whenever it exits (Restart=always: when its engine dies, vLLM
     0.23's API server exits with status 0, which Restart=on-failure would leave down; seen on vLLM 0.23.0's own
@@ -243,7 +241,7 @@ def unit_text(install, name, argv, description, restart_sec=10):
         'EnvironmentFile=%s' % env_file(install['root'], name),
         'ExecStart=%s' % ' '.join(_unit_word(arg) for arg in command),
         'Restart=always',
-        'RestartSec=%d' % int(restart_sec),
+        'RestartSec=10',
         'StandardOutput=journal',
         'StandardError=journal',
         'SyslogIdentifier=%s' % name,
@@ -303,10 +301,7 @@ def service_plan(entry, config, install, host):
 def python_ok(version):
     """Whether a Python ``X.Y[.Z]`` is in the range vllm-ascend supports."""
     match = re.match(r'^(\d+)\.(\d+)', str(version or ''))
-    if not match:
-        return False
-    found = (int(match.group(1)), int(match.group(2)))
-    return PYTHON_RANGE[0] <= found < PYTHON_RANGE[1]
+    return bool(match) and PYTHON_RANGE[0] <= (int(match.group(1)), int(match.group(2))) < PYTHON_RANGE[1]
 
 
 # ------------------------------------------------------------------ the node read and its judgement
@@ -415,12 +410,10 @@ def source_problems(install, facts, services, needs_docker=False, docker=None):
 
 
 def _wheel_problems(install, facts):
-    venv = facts.get('venv') or {}
-    if installed_ok(install, venv.get('packages')):
+    # No wheelhouse named: install_plan reports it when one is needed.
+    if installed_ok(install, (facts.get('venv') or {}).get('packages')) or not install['wheelhouse']:
         return []
     house = facts.get('wheelhouse') or {}
-    if not install['wheelhouse']:
-        return []  # reported by install_plan when needed: no wheelhouse named
     if not house.get('exists'):
         return [_p('vllm_serve_source_wheelhouse=%s is not a directory on the node' % json.dumps(install['wheelhouse']),
                    'copy the wheelhouse (docs/source-install.md says how to build it) to the node, or correct the path',
