@@ -75,6 +75,5 @@ def file_sd_merge(existing: Any, hosts: Sequence[str], groups: List[Dict[str, An
     hosts = set(hosts or [])
     kept = [group for group in existing
             if isinstance(group, dict) and (group.get('labels') or {}).get('host') not in hosts]
-    return sorted(kept + list(groups or []), key=lambda group: (
-        str((group.get('labels') or {}).get('host', '')), str((group.get('labels') or {}).get('component', '')),
-        str((group.get('labels') or {}).get('instance', ''))))
+    return sorted(kept + list(groups or []), key=lambda group: tuple(
+        str((group.get('labels') or {}).get(label, '')) for label in ('host', 'component', 'instance')))

@@ -215,19 +215,19 @@ def secret_env_values(instances: Any, scalar_env: Any, entry: Dict[str, Any]) ->
     return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
 
 
-def env_variable(entry: Dict[str, Any], name: Any, own_env: Any = None) -> str:
+def env_variable(entry: Dict[str, Any], name: Any) -> str:
     """The inventory variable an environment name of a planned instance comes from: its own env, else vllm_serve_env."""
     prefix = entry.get('var_prefix') or 'vllm_serve_'
-    own_env = entry.get('own_env') if own_env is None else own_env
+    own_env = entry.get('own_env')
     return prefix + 'env' if isinstance(own_env, dict) and name in own_env and prefix.endswith('.') else 'vllm_serve_env'
 
 
-def env_problems(entry: Dict[str, Any], own_env: Any) -> List[Dict[str, str]]:
+def env_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
     """The environment's contract: names the shell and vLLM read, values as strings, the API key by its door."""
     prefix = entry['var_prefix']
     out = []
     for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
-        env_var = env_variable(entry, name, own_env or {})
+        env_var = env_variable(entry, name)
         if not isinstance(name, str) or not ENV_NAME_RE.match(name):
             out.append(problem('settings', '%s has the variable name %s, which no shell can export and neither vLLM '
                                'nor CANN reads (letters, digits and underscores, not starting with a digit): it would '
@@ -287,12 +287,10 @@ def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
         if isinstance(value, str):
             out.append(problem('settings', '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
                                'write %s as a YAML list, e.g. %s' % (option_vars[key], example)))
-    own_env = entry.get('own_env')
-    if isinstance(own_env, str):
-        out.append(problem('settings', '%senv=%s is not a mapping' % (prefix, own_env),
+    if isinstance(entry.get('own_env'), str):
+        out.append(problem('settings', '%senv=%s is not a mapping' % (prefix, entry['own_env']),
                            'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix))
-        own_env = {}
-    out += env_problems(entry, own_env)
+    out += env_problems(entry)
     path = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
     return out + ([path] if path else [])
 
