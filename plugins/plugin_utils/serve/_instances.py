@@ -183,8 +183,7 @@ def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> Li
 
 def _listed(instances: Any, entry: Dict[str, Any]) -> Dict[str, Any]:
     """The instance list's own entry for a planned instance ({} for the scalars or a non-mapping entry)."""
-    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
-    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
+    inst = instances[entry['index']] if isinstance(instances, (list, tuple)) and entry['index'] < len(instances) else None
     return inst if isinstance(inst, dict) else {}
 
 
@@ -194,12 +193,9 @@ def api_key(instances: Any, scalar_key: Any, entry: Dict[str, Any]) -> str:
     ``instances`` is ``vllm_serve_instances`` and ``scalar_key`` ``vllm_serve_api_key``,
     as ``plan_instances`` read them; the instance's own ``api_key`` wins.
     """
-    if not entry.get('api_key_var'):
-        return ''
-    inst = _listed(instances, entry)
-    if inst.get('api_key') is not None:
-        return str(inst['api_key'])
-    return '' if scalar_key is None else str(scalar_key)
+    key = _listed(instances, entry).get('api_key')
+    key = scalar_key if key is None else key
+    return '' if key is None or not entry.get('api_key_var') else str(key)
 
 
 def secret_env_values(instances: Any, scalar_env: Any, entry: Dict[str, Any]) -> Dict[str, str]:

@@ -217,9 +217,7 @@ def publish_address_problems(address: Any, node_addresses: Any) -> List[Dict[str
                         'would not start' % to_json(address), 'enable IPv6 on the node (sysctl '
                         'net.ipv6.conf.all.disable_ipv6=0), or set vllm_serve_publish_address to an IPv4 address of the '
                         'node, 127.0.0.1 or "" (every address)')]
-    if address in ANY_ADDRESSES:
-        return []
-    if not node_addresses or any(_same_address(address, own) for own in node_addresses):
+    if address in ANY_ADDRESSES or not node_addresses or any(_same_address(address, own) for own in node_addresses):
         return []
     own = ', '.join(str(item) for item in node_addresses)
     return [problem('ports', 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could '

@@ -197,8 +197,7 @@ def configured_profile(configs):
 def _shell_word(value):
     """A double-quoted shell word that keeps ``${NAME}`` and ``$(uname -m)`` live (the profile's values are
     written as the image's .bashrc lines are) and nothing else special."""
-    text = str(value).replace('\\', '\\\\').replace('"', '\\"').replace('`', '\\`')
-    return '"%s"' % text
+    return '"%s"' % str(value).replace('\\', '\\\\').replace('"', '\\"').replace('`', '\\`')
 
 
 def launcher_text(install, profile_env):
@@ -208,10 +207,8 @@ def launcher_text(install, profile_env):
              '# Written by ascend.vllm (vllm_serve_install_method: source). The environment the vllm-ascend image',
              '# gives vllm serve: the CANN set_env.sh scripts its ENTRYPOINT sources, then what its .bashrc adds.',
              'set -e']
-    for path in install['cann']['set_env']:
-        lines.append('. %s' % _shell_word(path))
-    for key in sorted(profile_env or {}):
-        lines.append('export %s=%s' % (key, _shell_word(profile_env[key])))
+    lines += ['. %s' % _shell_word(path) for path in install['cann']['set_env']]
+    lines += ['export %s=%s' % (key, _shell_word(profile_env[key])) for key in sorted(profile_env or {})]
     lines.append('exec "$@"')
     return '\n'.join(lines) + '\n'
 
@@ -219,8 +216,7 @@ def launcher_text(install, profile_env):
 def _unit_word(value):
     """One ExecStart argument, quoted for systemd (systemd.service(5), "Command lines"): double quotes, with
     backslash, double quote, ``$`` (variable expansion) and ``%`` (specifiers) escaped."""
-    text = str(value).replace('\\', '\\\\').replace('"', '\\"').replace('$', '$$').replace('%', '%%')
-    return '"%s"' % text
+    return '"%s"' % str(value).replace('\\', '\\\\').replace('"', '\\"').replace('$', '$$').replace('%', '%%')
 
 
 def unit_text(install, name, argv, description):
