@@ -144,11 +144,10 @@ def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> Li
         env.update(own_env if isinstance(own_env, dict) else {})
         # A secret in the environment (HF_TOKEN, ...): the plan carries a marker, the
         # container gets the value (secret_env_values) from a task that does not log it.
-        secret_env = {}
-        for env_name in [env_name for env_name in env if secret_name(env_name) and isinstance(env[env_name], str)]:
-            secret_env[env_name] = ('%s.env.%s' % (where, env_name) if isinstance(own_env, dict) and env_name in own_env
-                                    else 'vllm_serve_env.%s' % env_name)
-            env[env_name] = SECRET_MARKER % secret_env[env_name]
+        secret_env = dict((env_name, '%s.env.%s' % (where, env_name) if isinstance(own_env, dict) and env_name in own_env
+                           else 'vllm_serve_env.%s' % env_name)
+                          for env_name in env if secret_name(env_name) and isinstance(env[env_name], str))
+        env.update((env_name, SECRET_MARKER % var) for env_name, var in secret_env.items())
         key_var = ''
         if options.get('api_key'):
             key_var = where + '.api_key' if 'api_key' in own else 'vllm_serve_api_key'
@@ -341,20 +340,17 @@ def shared_problems(plan: List[Dict[str, Any]], list_var: str) -> List[Dict[str,
             out.append(problem('instances', '%s: two instances share the %s %s (%s)' % (
                 list_var, label, value, ', '.join(where)), 'give each instance its own %s' % label))
     # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
-    twice = set()
     for entry in plan:
         for chip in repeated([chip for chip in entry['chips'] if is_integer(chip)]):
-            twice.add(chip)
             out.append(problem('instances', '%s=%s lists chip %s twice' % (
                 str(entry['chips_var']).split(' ', 1)[0], to_json(entry['chips']), chip),
                 'list each chip once (one chip per tensor-parallel rank)'))
     chips = [chip for entry in plan for chip in entry['chips'] if is_integer(chip)]
     for chip in repeated(chips):
-        if chip in twice and sum(1 for entry in plan if chip in entry['chips']) < 2:
-            continue
         where = [str(entry['chips_var']).split(' ', 1)[0] for entry in plan if chip in entry['chips']]
-        out.append(problem('instances', '%s: chip %s is given to more than one instance (%s)' % (
-            list_var, chip, ', '.join(where)), 'a 310P chip serves one vLLM server; give each instance its own chips'))
+        if len(where) > 1:
+            out.append(problem('instances', '%s: chip %s is given to more than one instance (%s)' % (
+                list_var, chip, ', '.join(where)), 'a 310P chip serves one vLLM server; give each instance its own chips'))
     return out
 
 

@@ -276,21 +276,19 @@ def service_plan(entry, config, install, host):
     """One instance's ``ascend.vllm.vllm_service`` arguments: its unit, launcher and environment (secrets
     as markers: the role reads them, ``instance_secrets``), and the digest of what the service would run."""
     name = entry['container_name']
-    argv = list(config.get('argv') or [])
     env = service_env(config.get('env'), entry.get('env'), entry.get('chips'), host.get('model_cache_dir'))
-    unit = unit_text(install, name, argv, 'vLLM %s (ascend.vllm instance %s)' % (
+    unit = unit_text(install, name, list(config.get('argv') or []), 'vLLM %s (ascend.vllm instance %s)' % (
         (config.get('settings') or {}).get('model', ''), entry['name']))
-    launcher = install['launcher_text']
     return {
         'name': unit_name(name),
         'unit': unit,
         'env_file': env_file(install['root'], name),
         'env': env,
         'launcher': install['launcher'],
-        'launcher_text': launcher,
+        'launcher_text': install['launcher_text'],
         'keep_previous': bool(host.get('keep_previous')),
         'no_log': bool(entry.get('api_key_var')) or bool(entry.get('hidden_env')),
-        'digest': digest(unit, env_text(env), launcher),
+        'digest': digest(unit, env_text(env), install['launcher_text']),
     }
 
 
