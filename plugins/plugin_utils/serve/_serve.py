@@ -10,10 +10,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import WILDCARDS, is_ipv6
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    api_key as read_api_key, env_variable, exposed, keyless, plain, secret_env_values, to_json)
+    api_key as read_api_key, env_variable, plain, secret_env_values, to_json)
 
 DEFAULT_CACHE_TARGET = '/root/.cache'
 
@@ -312,34 +311,6 @@ def container_run_vars(entry: Dict[str, Any], config: Dict[str, Any], container:
         'container_run_platform': host.get('platform'),
         'container_run_keep_previous': host.get('keep_previous'),
     }
-
-
-def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauthenticated: Any) -> Optional[str]:
-    """The line the summary repeats while instances are served beyond the node without an API key."""
-    where = exposed(publish_address, False) if _to_bool(allow_unauthenticated) else None
-    if where is None or not keyless(plan):
-        return None
-    return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
-            'anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))
-
-
-def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], check_mode: bool = False) -> List[str]:
-    """One line per instance: model, served name, container, chips, port, state and the smoke answer."""
-    lines = []
-    for entry in plan:
-        state = (status or {}).get(entry['name']) or {}
-        options = entry['options']
-        # The status names what the check found served (a restored container's own); else the plan's name.
-        served = state.get('served_model_name') or entry['served_model_name']
-        line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
-            # The container, or the systemd unit the status names (the source install method).
-            entry['name'], options.get('model', '?'), served, state.get('container') or entry['container_name'],
-            ','.join(str(chip) for chip in entry['chips']), entry['port'],
-            state.get('state', 'check mode: not verified' if check_mode else 'not verified'))
-        if state.get('completion'):
-            line += ' -- "%s"' % state['completion']
-        lines.append(line)
-    return lines
 
 
 def left_out_line(host: str, status: Optional[Dict[str, Any]], reach: Optional[Dict[str, Any]]) -> str:
