@@ -55,11 +55,6 @@ def closest_platform(group: str, platforms: Iterable[str]) -> Optional[str]:
     return best
 
 
-def _hosts_text(hosts: List[str], limit: int = 5) -> str:
-    shown = ', '.join(hosts[:limit])
-    return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
-
-
 def targets_problems(groups: Mapping[str, Any], platforms: Iterable[str], pattern: str, targeted: Iterable[str],
                      given: bool = False, unlimited: Optional[Iterable[str]] = None) -> Dict[str, List[Dict[str, str]]]:
     """``{'problems': [...], 'warnings': [...], 'lookalikes': [...]}`` of the hosts a run targets: the
@@ -79,10 +74,11 @@ def targets_problems(groups: Mapping[str, Any], platforms: Iterable[str], patter
         platform = closest_platform(group, platforms)
         hosts = [] if platform is None else sorted(set(groups.get(group) or ()) - unlimited)
         if hosts:
+            shown = ', '.join(hosts[:5]) + (' and %d more' % (len(hosts) - 5) if len(hosts) > 5 else '')
             left_out.append(problem(
                 'hosts', 'the group %s looks like the platform group %s, but is not one: its hosts %s are in no '
                 'platform group and do not set ascend_vllm_platform, so no play of ascend.vllm runs on them'
-                % (group, platform, _hosts_text(hosts)),
+                % (group, platform, shown),
                 'rename the group %s to %s, or make it a child of %s (children: {%s: {}} under %s), or set '
                 'ascend_vllm_platform: %s in group_vars/%s.yml' % (group, platform, platform, group, platform, platform,
                                                                    group)))
