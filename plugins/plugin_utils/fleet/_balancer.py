@@ -135,7 +135,6 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
     on, why = enabled(settings.get('enabled'), grouped, mixed)
     auto = settings.get('enabled') is None
     problems, frontends, key_digests = [], [], {}
-    base = settings.get('port')
     for name, members, found in checked:
         if found and auto:
             continue
@@ -148,7 +147,7 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
             'name': proxy,
             'served': name,
             'model': members[0]['options'].get('model', ''),
-            'port': int(base) + index if is_integer(base) else None,
+            'port': int(settings['port']) + index if is_integer(settings.get('port')) else None,
             'index': index,
             'servers': [{'name': re.sub(_PROXY_NAME_RE, '_', entry['name']), 'instance': entry['name'],
                          'port': entry['port']} for entry in members],

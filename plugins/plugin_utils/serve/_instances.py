@@ -182,7 +182,8 @@ def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> Li
 
 def _listed(instances: Any, entry: Dict[str, Any]) -> Dict[str, Any]:
     """The instance list's own entry for a planned instance ({} for the scalars or a non-mapping entry)."""
-    inst = instances[entry['index']] if isinstance(instances, (list, tuple)) and entry['index'] < len(instances) else None
+    listed = isinstance(instances, (list, tuple)) and len(instances) > 0
+    inst = instances[entry['index']] if listed and entry['index'] < len(instances) else None
     return inst if isinstance(inst, dict) else {}
 
 

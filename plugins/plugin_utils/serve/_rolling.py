@@ -134,9 +134,8 @@ def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: An
     name = status.get('container', '?')
     out = {'put_back': was_drained and (ok or restored_ok), 'failed': not ok, 'gap': None, 'msg': ''}
     if ok and not was_drained and seconds is not None:
-        gap = round(float(seconds), 1)
         why = drained.get('why', 'the instance is not behind a balancer') if isinstance(drained, dict) else ''
-        out['gap'] = gap
+        out['gap'] = gap = round(float(seconds), 1)
         out['msg'] = ('%s on %s cannot be upgraded without downtime (%s): it did not serve for up to %.1f s while '
                       'it was replaced; run two instances of the model behind the balancer to avoid that'
                       % (name, host, why, gap))

@@ -49,12 +49,6 @@ _p = partial(problem, 'source')
 _REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|(?:[^/\s:@]+@)?[^/\s:@]+:\S+|/\S*)$')
 
 
-def bare(version):
-    """``v0.23.0`` -> ``0.23.0`` (a git tag as pip writes the version)."""
-    text = str(version or '')
-    return text[1:] if text[:1] in ('v', 'V') else text
-
-
 def unit_name(container_name):
     """The systemd unit of an instance: its container name, so both methods name an instance alike."""
     return '%s.service' % container_name
@@ -83,7 +77,8 @@ def install_plan(request_get, image_tag, is_set):
     problems = []
     entry = entry_for(image_tag) or {}
     versions = dict(request_get(prefix + 'versions') or {})
-    wanted = dict((key, bare(versions.get(key) or entry.get(key))) for key in ('vllm', 'vllm_ascend'))
+    # v0.23.0 -> 0.23.0: a git tag as pip writes the version.
+    wanted = dict((key, re.sub('^[vV]', '', str(versions.get(key) or entry.get(key) or ''))) for key in ('vllm', 'vllm_ascend'))
     unknown = sorted(set(versions) - set(wanted))
     if unknown:
         problems.append(_p('%sversions has unknown keys %s' % (prefix, ', '.join(unknown)),
