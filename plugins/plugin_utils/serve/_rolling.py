@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import SPEC_LABEL, spec_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import container_state
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     RUN_SETTINGS, container_run_vars, instance_container)
 
@@ -21,10 +22,8 @@ def _running(containers: Any, name: str) -> Optional[bool]:
     """True/False from npu_check's view of the node's containers; None when it was not read."""
     if not isinstance(containers, dict):
         return None
-    found = containers.get(name)
-    if not isinstance(found, dict) or not found.get('exists'):
-        return False
-    return bool(found.get('running')) and not found.get('restarting')
+    state = container_state(containers.get(name))
+    return state['running'] and not state['restarting']
 
 
 def expected_containers(plan: List[Dict[str, Any]], run: Dict[str, Any], variables: Any,

@@ -14,9 +14,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address imp
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
     api_key as read_api_key, env_variable, plain, secret_env_values, to_json)
 
-DEFAULT_CACHE_TARGET = '/root/.cache'
-
-
 def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
     return dict((result['item']['name'], {
@@ -34,7 +31,7 @@ def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]
 
 def cache_target(config: Optional[Dict[str, Any]]) -> str:
     """Where the model cache is mounted in the container (the profile's, else the guide's)."""
-    return (((config or {}).get('profile') or {}).get('model_cache_mount') or {}).get('target') or DEFAULT_CACHE_TARGET
+    return (((config or {}).get('profile') or {}).get('model_cache_mount') or {}).get('target') or '/root/.cache'
 
 
 def under(path: str, directory: str) -> bool:

@@ -146,10 +146,9 @@ def repo_problems(repos, build, is_set):
         out.append(_p('%s has unknown keys %s' % (name, ', '.join(str(key) for key in unknown)),
                       'give only vllm and vllm_ascend, e.g. {vllm_ascend: "https://git.example.com/vllm-ascend.git"}', name))
     for key in sorted(set(repos) & set(REPOS)):
-        value = repos[key]
-        if not isinstance(value, str) or not _REPO_RE.match(value):
+        if not isinstance(repos[key], str) or not _REPO_RE.match(repos[key]):
             out.append(_p('%s.%s=%s is not a repository git can clone from the node (empty or a relative path)'
-                          % (name, key, json.dumps(value)),
+                          % (name, key, json.dumps(repos[key])),
                           'give a URL (https://..., ssh://..., file:///...), user@host:path, or an absolute path on the '
                           'node; leave the key out for %s' % REPOS[key], name))
     return out
@@ -409,15 +408,13 @@ def _wheel_problems(install, facts):
                    'vllm_serve_source_wheelhouse')]
     if install.get('build'):
         return []  # built from the tags: the wheelhouse holds the dependencies, not vLLM and vllm-ascend
-    out = []
-    files = house.get('files') or []
-    for requirement, prefix in zip(install['requirements'], install['wheels']):
-        if not any(name.lower().startswith(prefix) or name.lower().startswith(prefix[:-1] + '+') for name in files):
-            out.append(_p('the wheelhouse %s has no wheel of %s (%s*.whl)' % (install['wheelhouse'], requirement, prefix),
-                          'build it as docs/source-install.md says (vllm-ascend for the 310P: SOC_VERSION=ascend310p1) '
-                          'and put it there, or set vllm_serve_source_versions to the versions the wheelhouse has',
-                          'vllm_serve_source_wheelhouse'))
-    return out
+    files = [name.lower() for name in house.get('files') or []]
+    return [_p('the wheelhouse %s has no wheel of %s (%s*.whl)' % (install['wheelhouse'], requirement, prefix),
+               'build it as docs/source-install.md says (vllm-ascend for the 310P: SOC_VERSION=ascend310p1) '
+               'and put it there, or set vllm_serve_source_versions to the versions the wheelhouse has',
+               'vllm_serve_source_wheelhouse')
+            for requirement, prefix in zip(install['requirements'], install['wheels'])
+            if not any(name.startswith((prefix, prefix[:-1] + '+')) for name in files)]
 
 
 def _cann_problems(install, files):
