@@ -18,14 +18,6 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     RUN_SETTINGS, container_run_vars, instance_container)
 
 
-def _running(containers: Any, name: str) -> Optional[bool]:
-    """True/False from npu_check's view of the node's containers; None when it was not read."""
-    if not isinstance(containers, dict):
-        return None
-    state = container_state(containers.get(name))
-    return state['running'] and not state['restarting']
-
-
 def expected_containers(plan: List[Dict[str, Any]], run: Dict[str, Any], variables: Any,
                         defaults: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """{instance name: {digest, image_id}} of the containers the plan asks for; {} when they cannot be known.
@@ -85,11 +77,13 @@ def upgrade_steps(plan: List[Dict[str, Any]], frontends: Any = None, containers:
                                          'peers': [name for name in names if name != server['instance']]}
     out = {'roll': [], 'fresh': [], 'same': []}
     for entry in plan:
-        running = _running(containers, entry['container_name'])
-        if running is False:
+        # npu_check's view of the container; a node not read leaves every instance to roll.
+        state = container_state(containers.get(entry['container_name']) if isinstance(containers, dict) else None)
+        serving = state['running'] and not state['restarting']
+        if isinstance(containers, dict) and not serving:
             out['fresh'].append(entry)
             continue
-        if running and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
+        if serving and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
             out['same'].append(entry)
             continue
         out['roll'].append(dict(entry, rolling=dict({'backend': None, 'server': None, 'peers': []},
