@@ -270,8 +270,9 @@ def _model_path_problem(path: Any, var: str) -> Optional[Dict[str, str]]:
     return problem('paths', '%s=%s %s' % (var, to_json(path), why), fix)
 
 
-def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
-    """Values of the wrong shape: a non-mapping instance, a string for a list, nulls in env, odd model paths."""
+def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
+    """What is wrong with one planned instance on its own: values of the wrong shape (a non-mapping instance, a
+    string for a list, nulls in env, odd model paths), then its name, keys, chips, port and container name."""
     prefix = entry['var_prefix']
     if entry.get('shape'):
         return [problem('instances', '%s is %s, not a mapping' % (prefix[:-1], entry['shape']),
@@ -288,16 +289,8 @@ def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
                            'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix))
     out += env_problems(entry)
     path = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
-    return out + ([path] if path else [])
-
-
-def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
-    """What is wrong with one planned instance on its own."""
-    prefix = entry['var_prefix']
+    out += [path] if path else []
     where = prefix[:-1] if prefix.endswith('.') else 'instance %s' % entry['name']
-    out = shape_problems(entry)
-    if entry.get('shape'):
-        return out
     if not entry['named']:
         out.append(problem('instances', where + ' has no name', 'give every instance a unique name'))
     if entry['unknown_keys']:
@@ -359,8 +352,7 @@ def _listen_problems(host: Any) -> List[Dict[str, str]]:
     """vllm_serve_host is where vLLM listens inside the container, which has its own network:
     the published port reaches it only on every address.  A value that is no address at all
     is vllm_config's (rule_names) to report."""
-    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
-            is_ip_address(host) or host == 'localhost'):
+    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (is_ip_address(host) or host == 'localhost'):
         return []
     return [problem('ports', 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so '
                     'the port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
