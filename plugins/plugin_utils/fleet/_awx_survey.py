@@ -83,9 +83,8 @@ MAX_COUNT = 1000000
 def tp_choices() -> List[str]:
     """Every tensor-parallel size some built-in platform or catalog model allows, as survey choices."""
     sizes = set(int(size) for profile in PLATFORMS.values() for size in profile['allowed_tp'])
-    for name in model_names():
-        for allowed in (get_model(name).get('allowed_tp') or {}).values():
-            sizes.update(int(size) for size in allowed)
+    sizes.update(int(size) for name in model_names()
+                 for allowed in (get_model(name).get('allowed_tp') or {}).values() for size in allowed)
     return [str(size) for size in sorted(sizes)]
 
 

@@ -49,12 +49,8 @@ def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
     layers = list(state.get('layers', {}).values())
     fetched = [lay for lay in layers if lay['status'] != 'Already exists']
     done = sum(1 for lay in layers if lay['status'] in LAYER_DONE)
-    current = 0
-    for lay in fetched:
-        if lay['status'] in LAYER_DOWNLOADED:
-            current += lay['total']
-        elif lay['status'] == 'Downloading':
-            current += lay['current']
+    current = sum(lay['total'] if lay['status'] in LAYER_DOWNLOADED else lay['current']
+                  for lay in fetched if lay['status'] in LAYER_DOWNLOADED or lay['status'] == 'Downloading')
     known = all(lay['total'] for lay in fetched)
     total = sum(lay['total'] for lay in fetched) if known and fetched else None
 

@@ -447,8 +447,7 @@ def plan_problems(plan: List[Dict[str, Any]], list_var: str, settings: Dict[str,
     out = host_problems(settings, platform_names)
     platform = out[:1] if out and out[0]['check'] == 'platform' else []
     rest = out[len(platform):]
-    for entry in plan:
-        platform.extend(instance_problems(entry))
+    platform += [found for entry in plan for found in instance_problems(entry)]
     # An instance published beyond the node without an API key, unless the user allowed it; an address
     # that is not an IP address is host_problems' to report.
     address = settings.get('vllm_serve_publish_address')
