@@ -64,13 +64,11 @@ def file_sd_merge(existing: Any, hosts: Sequence[str], groups: List[Dict[str, An
     """
     if isinstance(existing, (str, bytes)):
         try:
-            existing = json.loads(existing) if existing.strip() else []
-        except ValueError:
+            existing = json.loads(existing)
+        except ValueError:  # empty or not JSON
             existing = []
-    if not isinstance(existing, list):
-        existing = []
     hosts = set(hosts or [])
-    kept = [group for group in existing
+    kept = [group for group in (existing if isinstance(existing, list) else [])
             if isinstance(group, dict) and (group.get('labels') or {}).get('host') not in hosts]
     return sorted(kept + list(groups or []), key=lambda group: tuple(
         str((group.get('labels') or {}).get(label, '')) for label in ('host', 'component', 'instance')))

@@ -138,8 +138,7 @@ def while_running(work: Callable[[], Any], look: Callable[[], Optional[Dict[str,
             if not stop.is_set():
                 show(progress, clock() - start)
 
-    thread = threading.Thread(target=report, name='progress')
-    thread.daemon = True
+    thread = threading.Thread(target=report, name='progress', daemon=True)
     thread.start()
     try:
         return work()

@@ -204,11 +204,10 @@ def secret_env_values(instances: Any, scalar_env: Any, entry: Dict[str, Any]) ->
     ``instances`` is ``vllm_serve_instances`` and ``scalar_env`` ``vllm_serve_env``; the
     instance's own ``env`` wins, as in ``plan_instances``.
     """
-    names = entry.get('hidden_env') or {}
     own = _listed(instances, entry).get('env')
     own = own if isinstance(own, dict) else {}
     scalar = scalar_env if isinstance(scalar_env, dict) else {}
-    return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
+    return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in entry.get('hidden_env') or {})
 
 
 def env_variable(entry: Dict[str, Any], name: Any) -> str:
@@ -463,8 +462,7 @@ def image_tag(tag: Optional[str], image: Any, pulled: Any = '') -> Optional[str]
     tag -- vllm_config reads the tag out of it and problems show the reference --, else
     image_pull's tag, else the reference's own tag; a digest-only reference has none."""
     for ref in (image, pulled):
-        written = written_tag(ref)
-        if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
+        if re.match(r'^v?[0-9]+[.][0-9]+', written_tag(ref) or ''):
             return ref
     if tag is not None:
         return tag
