@@ -256,8 +256,7 @@ def service_env(command_env, env, chips, cache_dir):
     """The instance's own environment: vllm_config's, the user's (secrets as the plan's markers until the
     role reads them), the chips it may use (``ASCEND_RT_VISIBLE_DEVICES``: the container path hands
     them over as devices instead) and the model cache (the container mounts it at /root/.cache)."""
-    out = dict((str(key), str(value)) for key, value in (command_env or {}).items())
-    out.update((str(key), str(value)) for key, value in (env or {}).items())
+    out = dict((str(key), str(value)) for given in (command_env, env) for key, value in (given or {}).items())
     out['ASCEND_RT_VISIBLE_DEVICES'] = ','.join(str(chip) for chip in chips or [])
     if cache_dir and posixpath.normpath(str(cache_dir)) != '/root/.cache':
         out.setdefault('XDG_CACHE_HOME', str(cache_dir))
