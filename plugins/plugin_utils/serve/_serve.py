@@ -14,6 +14,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address imp
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
     api_key as read_api_key, env_variable, plain, secret_env_values, to_json)
 
+
 def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
     return dict((result['item']['name'], {
