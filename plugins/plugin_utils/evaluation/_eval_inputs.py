@@ -94,10 +94,6 @@ def aisbench_problems(settings, venv):
     return out
 
 
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def dataset_problems(datasets, dirs):
     """Problems of eval_datasets and eval_dataset_dirs (unknown names, missing directories or files)."""
     found = []
@@ -127,19 +123,13 @@ def dataset_problems(datasets, dirs):
     return found
 
 
-def _int_list_problem(name, value):
-    if not isinstance(value, list) or not value or any(not is_integer(v) or v < 1 for v in value):
-        return [problem(name, '%s=%r: a non-empty list of whole numbers of at least 1 is needed' % (name, value),
-                        'e.g. %s: [1, 4, 16]' % name)]
-    return []
-
-
 def setting_problems(settings):
     """Problems of the scalar settings: tolerance, runner, concurrency, counts, output length."""
     found = []
     # The ranges are contracts/_ranges.py's (preflight judges them too); the messages are the evaluation's.
     tolerance = settings.get('eval_tolerance')
-    if not _is_number(tolerance) or range_problem('eval_tolerance', tolerance) is not None:
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not math.isfinite(tolerance) \
+            or range_problem('eval_tolerance', tolerance) is not None:
         found.append(problem('eval_tolerance', 'eval_tolerance=%r: the points a score may fall below its reference '
                              'must be a number from %s to %s' % (tolerance, RANGES['eval_tolerance'].minimum,
                                                                  RANGES['eval_tolerance'].maximum),
@@ -148,8 +138,11 @@ def setting_problems(settings):
     if runner not in RUNNERS:
         found.append(problem('eval_runner', 'eval_runner=%r: unknown runner' % (runner,),
                              'use one of: %s' % ', '.join(RUNNERS)))
-    if settings.get('eval_performance'):
-        found.extend(_int_list_problem('eval_concurrency', settings.get('eval_concurrency')))
+    concurrency = settings.get('eval_concurrency')
+    if settings.get('eval_performance') and (not isinstance(concurrency, list) or not concurrency
+                                             or any(not is_integer(v) or v < 1 for v in concurrency)):
+        found.append(problem('eval_concurrency', 'eval_concurrency=%r: a non-empty list of whole numbers of at least 1 '
+                             'is needed' % (concurrency,), 'e.g. eval_concurrency: [1, 4, 16]'))
     for name in ('eval_batch_size', 'eval_max_out_len', 'eval_perf_requests', 'eval_perf_input_len',
                  'eval_perf_output_len', 'eval_request_timeout'):
         value = settings.get(name)

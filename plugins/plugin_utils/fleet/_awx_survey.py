@@ -75,7 +75,6 @@ READ_BY = {
     'image_pull_login_username': ('image_pull/main',),
 }
 
-PORT_MAX = RANGES['vllm_serve_port'].maximum
 # Upper bounds for the survey fields only; preflight's memory plan and the eval role are the real limits.
 MAX_NUM_SEQS = 1024
 MAX_COUNT = 1000000
@@ -83,12 +82,9 @@ MAX_COUNT = 1000000
 
 def tp_choices() -> List[str]:
     """Every tensor-parallel size some built-in platform or catalog model allows, as survey choices."""
-    sizes = set()
-    for profile in PLATFORMS.values():
-        sizes.update(int(size) for size in profile['allowed_tp'])
-    for name in model_names():
-        for allowed in (get_model(name).get('allowed_tp') or {}).values():
-            sizes.update(int(size) for size in allowed)
+    sizes = set(int(size) for profile in PLATFORMS.values() for size in profile['allowed_tp'])
+    sizes.update(int(size) for name in model_names()
+                 for allowed in (get_model(name).get('allowed_tp') or {}).values() for size in allowed)
     return [str(size) for size in sorted(sizes)]
 
 
@@ -133,12 +129,12 @@ def questions() -> List[Dict[str, Any]]:
         _question('image_pull_tag', 'Image tag', 'text',
                   'vllm-ascend release such as v0.23.0; the platform suffix (-310p, -310p-openeuler) is added.',
                   min=1, max=64),
-        _question('vllm_serve_port', 'Port', 'integer', 'Port the server is published on.', min=1, max=PORT_MAX),
+        _question('vllm_serve_port', 'Port', 'integer', 'Port the server is published on.'),
         _question('eval_limit', 'Questions to score', 'integer',
                   'Score only the first N questions of each dataset; blank: the inventory\'s eval_limit.',
                   min=1, max=MAX_COUNT),
         _question('eval_tolerance', 'Accuracy tolerance', 'float',
-                  'Points a score may fall below the guide\'s reference before the job fails.', min=0, max=100),
+                  'Points a score may fall below the guide\'s reference before the job fails.'),
         _question('eval_perf_requests', 'Requests per concurrency level', 'integer',
                   'Requests of the performance sweep at each concurrency level.', min=1, max=MAX_COUNT),
         _question('ascend_vllm_teardown_remove_image', 'Remove the image', 'multiplechoice',

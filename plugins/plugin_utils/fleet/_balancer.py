@@ -38,16 +38,12 @@ def groups(plan: List[Dict[str, Any]]) -> List[Tuple[str, List[Dict[str, Any]]]]
 
     Two models served under one name (each catalog model defaults to qwen3.5) are two groups.
     """
-    out: List[Tuple[str, List[Dict[str, Any]]]] = []
+    out: Dict[str, Tuple[str, List[Dict[str, Any]]]] = {}
     for entry in plan:
-        name = entry['served_model_name']
-        for group_name, members in out:
-            if group_name == name and members[0]['options'].get('model') == entry['options'].get('model'):
-                members.append(entry)
-                break
-        else:
-            out.append((name, [entry]))
-    return out
+        # Keyed by the values as text: an unchecked value may be a list.
+        key = to_json([entry['served_model_name'], entry['options'].get('model')])
+        out.setdefault(key, (entry['served_model_name'], []))[1].append(entry)
+    return list(out.values())
 
 
 def key_problems(name: str, members: List[Dict[str, Any]], keys: Dict[str, str]) -> List[Dict[str, str]]:
@@ -139,7 +135,6 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
     on, why = enabled(settings.get('enabled'), grouped, mixed)
     auto = settings.get('enabled') is None
     problems, frontends, key_digests = [], [], {}
-    base = settings.get('port')
     for name, members, found in checked:
         if found and auto:
             continue
@@ -152,7 +147,7 @@ def balancer_plan(plan: List[Dict[str, Any]], keys: Dict[str, str], settings: Di
             'name': proxy,
             'served': name,
             'model': members[0]['options'].get('model', ''),
-            'port': int(base) + index if is_integer(base) else None,
+            'port': int(settings['port']) + index if is_integer(settings.get('port')) else None,
             'index': index,
             'servers': [{'name': re.sub(_PROXY_NAME_RE, '_', entry['name']), 'instance': entry['name'],
                          'port': entry['port']} for entry in members],

@@ -29,10 +29,6 @@ def target_address(metrics_address: Optional[str], publish_address: Optional[str
     return publish_address
 
 
-# Label ``instance`` of the NPU Exporter's group: the exporter is one per node, not per vLLM instance.
-NPU_EXPORTER_INSTANCE = 'npu-exporter'
-
-
 def metrics_targets(plan: List[Dict[str, Any]], host: str, platform: str, address: str,
                     balancer: Optional[Dict[str, Any]] = None,
                     npu_exporter_port: Optional[int] = None) -> List[Dict[str, Any]]:
@@ -54,8 +50,9 @@ def metrics_targets(plan: List[Dict[str, Any]], host: str, platform: str, addres
                                                     balancer.get('frontends') or []],
                          balancer.get('container', 'balancer'), 'balancer'))
     if npu_exporter_port:
+        # Its label ``instance`` names the exporter: one per node, not per vLLM instance.
         out.append(group(int(npu_exporter_port), [str(entry['options'].get('model', '')) for entry in plan],
-                         NPU_EXPORTER_INSTANCE, 'npu'))
+                         'npu-exporter', 'npu'))
     return out
 
 
@@ -67,14 +64,11 @@ def file_sd_merge(existing: Any, hosts: Sequence[str], groups: List[Dict[str, An
     """
     if isinstance(existing, (str, bytes)):
         try:
-            existing = json.loads(existing) if existing.strip() else []
-        except ValueError:
+            existing = json.loads(existing)
+        except ValueError:  # empty or not JSON
             existing = []
-    if not isinstance(existing, list):
-        existing = []
     hosts = set(hosts or [])
-    kept = [group for group in existing
+    kept = [group for group in (existing if isinstance(existing, list) else [])
             if isinstance(group, dict) and (group.get('labels') or {}).get('host') not in hosts]
-    return sorted(kept + list(groups or []), key=lambda group: (
-        str((group.get('labels') or {}).get('host', '')), str((group.get('labels') or {}).get('component', '')),
-        str((group.get('labels') or {}).get('instance', ''))))
+    return sorted(kept + list(groups or []), key=lambda group: tuple(
+        str((group.get('labels') or {}).get(label, '')) for label in ('host', 'component', 'instance')))

@@ -55,11 +55,6 @@ def closest_platform(group: str, platforms: Iterable[str]) -> Optional[str]:
     return best
 
 
-def _hosts_text(hosts: List[str], limit: int = 5) -> str:
-    shown = ', '.join(hosts[:limit])
-    return shown + (' and %d more' % (len(hosts) - limit) if len(hosts) > limit else '')
-
-
 def targets_problems(groups: Mapping[str, Any], platforms: Iterable[str], pattern: str, targeted: Iterable[str],
                      given: bool = False, unlimited: Optional[Iterable[str]] = None) -> Dict[str, List[Dict[str, str]]]:
     """``{'problems': [...], 'warnings': [...], 'lookalikes': [...]}`` of the hosts a run targets: the
@@ -74,33 +69,30 @@ def targets_problems(groups: Mapping[str, Any], platforms: Iterable[str], patter
     platforms = sorted(platforms)
     targeted = set(targeted or ())
     unlimited = targeted if unlimited is None else set(unlimited)
-    everyone = sorted(set(groups.get('all') or ()))
-    problems, warnings, left_out = [], [], []
+    left_out = []
     for group in sorted(groups):
         platform = closest_platform(group, platforms)
         hosts = [] if platform is None else sorted(set(groups.get(group) or ()) - unlimited)
         if hosts:
+            shown = ', '.join(hosts[:5]) + (' and %d more' % (len(hosts) - 5) if len(hosts) > 5 else '')
             left_out.append(problem(
                 'hosts', 'the group %s looks like the platform group %s, but is not one: its hosts %s are in no '
                 'platform group and do not set ascend_vllm_platform, so no play of ascend.vllm runs on them'
-                % (group, platform, _hosts_text(hosts)),
+                % (group, platform, shown),
                 'rename the group %s to %s, or make it a child of %s (children: {%s: {}} under %s), or set '
                 'ascend_vllm_platform: %s in group_vars/%s.yml' % (group, platform, platform, group, platform, platform,
                                                                    group)))
-    if not targeted:
-        where = ('the inventory has no host' if not everyone else
-                 'the inventory\'s groups are %s' % ', '.join(sorted(name for name in groups if name != 'all')))
-        if given:
-            fix = ('set ascend_vllm_hosts to a pattern that matches hosts of the inventory (a platform group, '
-                   'ascend_vllm, or hosts that set ascend_vllm_platform), or leave it out')
-        else:
-            fix = ('put the hosts in a platform group (%s), or set ascend_vllm_platform for them (host_vars, or '
-                   'group_vars of their group), or name them with -e ascend_vllm_hosts=PATTERN' % ', '.join(platforms))
-        problems.append(problem(
-            'hosts', 'this run matches none of the collection\'s hosts: the plays target %s (%s), and %s'
-            % (pattern, 'ascend_vllm_hosts' if given else 'the platform groups %s and the group ascend_vllm'
-               % ', '.join(platforms), where), fix))
-        problems.extend(left_out)
+    if targeted:
+        return {'problems': [], 'warnings': left_out, 'lookalikes': left_out}
+    where = ('the inventory has no host' if not groups.get('all') else
+             'the inventory\'s groups are %s' % ', '.join(sorted(name for name in groups if name != 'all')))
+    if given:
+        fix = ('set ascend_vllm_hosts to a pattern that matches hosts of the inventory (a platform group, '
+               'ascend_vllm, or hosts that set ascend_vllm_platform), or leave it out')
     else:
-        warnings.extend(left_out)
-    return {'problems': problems, 'warnings': warnings, 'lookalikes': left_out}
+        fix = ('put the hosts in a platform group (%s), or set ascend_vllm_platform for them (host_vars, or '
+               'group_vars of their group), or name them with -e ascend_vllm_hosts=PATTERN' % ', '.join(platforms))
+    nothing = problem('hosts', 'this run matches none of the collection\'s hosts: the plays target %s (%s), and %s'
+                      % (pattern, 'ascend_vllm_hosts' if given else 'the platform groups %s and the group ascend_vllm'
+                         % ', '.join(platforms), where), fix)
+    return {'problems': [nothing] + left_out, 'warnings': [], 'lookalikes': left_out}

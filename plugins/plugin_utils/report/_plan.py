@@ -13,8 +13,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils._problem import line a
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import summary_lines as balancer_lines
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import command_line, install_line, release_lines
 
-NOT_READ = 'the node is not read: preflight checks the chips, the image on the node, ports and paths'
-
 
 def image_line(image: Dict[str, Any], get: Callable[..., Any]) -> str:
     """What a deploy would do about the image, as far as the controller knows."""
@@ -62,8 +60,8 @@ def plan_lines(planned: Dict[str, Any], get: Callable[..., Any]) -> List[str]:
         # The variables or the platform are wrong: nothing else was planned.
         return problem_lines(problems)
     profile = planned.get('profile') or {}
-    lines = ['platform %s%s; %s' % (planned.get('platform') or '(none)',
-                                    ': %s' % profile['description'] if profile.get('description') else '', NOT_READ)]
+    lines = ['platform %s%s; the node is not read: preflight checks the chips, the image on the node, ports and paths'
+             % (planned.get('platform') or '(none)', ': %s' % profile['description'] if profile.get('description') else '')]
     install = planned.get('install') or {}
     if install.get('method') == 'source':
         lines.append('install: ' + install_line(install, {}))

@@ -36,11 +36,11 @@ def duration(seconds: float) -> str:
 def size(count: float) -> str:
     """Bytes in the Engine's own decimal units (``9.42 MB``, as ``docker pull`` prints ``9.42MB``)."""
     value = float(count)
-    for unit in ('B', 'kB', 'MB', 'GB'):
-        if value < 1000 or unit == 'GB':
+    for unit in ('B', 'kB', 'MB'):
+        if value < 1000:
             return ('%d %s' % (value, unit)) if unit == 'B' else ('%.3g %s' % (value, unit))
         value /= 1000.0
-    return '%.3g TB' % value  # pragma: no cover - the loop returns at GB
+    return '%.3g GB' % value
 
 
 def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
@@ -49,12 +49,8 @@ def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
     layers = list(state.get('layers', {}).values())
     fetched = [lay for lay in layers if lay['status'] != 'Already exists']
     done = sum(1 for lay in layers if lay['status'] in LAYER_DONE)
-    current = 0
-    for lay in fetched:
-        if lay['status'] in LAYER_DOWNLOADED:
-            current += lay['total']
-        elif lay['status'] == 'Downloading':
-            current += lay['current']
+    current = sum(lay['total'] if lay['status'] in LAYER_DOWNLOADED else lay['current']
+                  for lay in fetched if lay['status'] in LAYER_DOWNLOADED or lay['status'] == 'Downloading')
     known = all(lay['total'] for lay in fetched)
     total = sum(lay['total'] for lay in fetched) if known and fetched else None
 
@@ -67,8 +63,8 @@ def pull_summary(state: Dict[str, Any]) -> Dict[str, Any]:
             'extracting': count('Extracting'), 'downloaded': current, 'total': total}
 
 
-def _times(elapsed: float, timeout: float) -> str:
-    return '%s elapsed, timeout in %s' % (duration(elapsed), duration(max(0.0, timeout - elapsed)))
+def _times(elapsed: float, timeout: float, spent: str = 'elapsed') -> str:
+    return '%s %s, timeout in %s' % (duration(elapsed), spent, duration(max(0.0, timeout - elapsed)))
 
 
 def pull_line(host: str, ref: str, progress: Optional[Dict[str, Any]], elapsed: float, timeout: float) -> str:
@@ -124,10 +120,8 @@ def _archive_read(progress: Optional[Dict[str, Any]], unread: str, whole: str, w
     return '%s sent%s' % (size(read), where)
 
 
-def while_running(work: Callable[[], Any],
-                  look: Callable[[], Optional[Dict[str, Any]]],
-                  show: Callable[[Optional[Dict[str, Any]], float], None],
-                  every: float,
+def while_running(work: Callable[[], Any], look: Callable[[], Optional[Dict[str, Any]]],
+                  show: Callable[[Optional[Dict[str, Any]], float], None], every: float,
                   clock: Callable[[], float] = time.monotonic) -> Any:
     """Run ``work()`` (a step that cannot report by itself, such as a file transfer over the connection) in this
     thread while a second thread calls ``show(look(), elapsed)`` every ``every`` seconds; ``work``'s value, or its
@@ -144,8 +138,7 @@ def while_running(work: Callable[[], Any],
             if not stop.is_set():
                 show(progress, clock() - start)
 
-    thread = threading.Thread(target=report, name='progress')
-    thread.daemon = True
+    thread = threading.Thread(target=report, name='progress', daemon=True)
     thread.start()
     try:
         return work()
@@ -162,15 +155,10 @@ def job_line(host: str, what: str, progress: Optional[Dict[str, Any]], elapsed: 
     return line + ('; newest line: %s' % truncate(newest, LINE_LIMIT) if newest else '; no output yet')
 
 
-def ready_line(host: str,
-               name: str,
-               waited: float,
-               timeout: float,
-               newest: Optional[List[str]],
+def ready_line(host: str, name: str, waited: float, timeout: float, newest: Optional[List[str]],
                hide_log: bool = False) -> str:
     """One progress line of a model load: the time since the start, the time left, the newest log line."""
-    line = '[%s] %s is starting: %s since its start, timeout in %s' % (
-        host, name, duration(waited), duration(max(0.0, timeout - waited)))
+    line = '[%s] %s is starting: %s' % (host, name, _times(waited, timeout, 'since its start'))
     if hide_log:
         return line + ' (log line hidden by no_log)'
     text = ' '.join((newest or [''])[-1].split())
@@ -182,9 +170,7 @@ def max_calls(timeout: float, every: float) -> int:
     return int(math.ceil(float(timeout) / max(float(every), 0.001))) + 2
 
 
-def wait_ready(call: Callable[[float], Dict[str, Any]],
-               show: Callable[[Dict[str, Any]], None],
-               timeout: float,
+def wait_ready(call: Callable[[float], Dict[str, Any]], show: Callable[[Dict[str, Any]], None], timeout: float,
                every: float) -> Dict[str, Any]:
     """Run ``call(waited)`` (one vllm_ready module run, returning after ``every`` seconds at most)
     until its state is not ``waiting``, calling ``show(result)`` after each ``waiting``.
@@ -220,11 +206,8 @@ def wait_options(args, defaults=(('timeout', 3600), ('report_after', 15))):
     return numbers, None
 
 
-def wait_pull(call: Callable[[float], Dict[str, Any]],
-              show: Callable[[Dict[str, Any], float], None],
-              clock: Callable[[], float],
-              timeout: float,
-              every: float) -> Dict[str, Any]:
+def wait_pull(call: Callable[[float], Dict[str, Any]], show: Callable[[Dict[str, Any], float], None],
+              clock: Callable[[], float], timeout: float, every: float) -> Dict[str, Any]:
     """Run ``call(seconds)`` (one image_pull_wait module run, returning within ``seconds``) until it
     says ``finished``, calling ``show(result, elapsed)`` after each unfinished one.
 

@@ -34,16 +34,11 @@ MISSING_FIX = ('container_run needs container_run_profile (the `profile` returne
 
 def missing_inputs(inputs: Dict[str, Any]) -> List[str]:
     """The inputs a started container needs and lacks, each as the variable and its value."""
-    profile = inputs.get('container_run_profile')
-    profile = profile if isinstance(profile, dict) else {}
-    out = []
+    profile = inputs.get('container_run_profile') if isinstance(inputs.get('container_run_profile'), dict) else {}
     lacks = [key for key in ('chip_device_template', 'shm_size') if key not in profile]
-    if lacks:
-        out.append('container_run_profile has no %s' % ' and no '.join(lacks))
-    for name in ('container_run_image', 'container_run_command', 'container_run_chips'):
-        if not inputs.get(name):
-            out.append('%s=%s' % (name, json.dumps(inputs.get(name))))
-    return out
+    out = ['container_run_profile has no %s' % ' and no '.join(lacks)] if lacks else []
+    return out + ['%s=%s' % (name, json.dumps(inputs.get(name)))
+                  for name in ('container_run_image', 'container_run_command', 'container_run_chips') if not inputs.get(name)]
 
 
 def input_problem(inputs: Dict[str, Any]) -> str:

@@ -136,9 +136,7 @@ def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> Li
         tp = min(tp, MAX_CHIPS_PER_HOST) if tp > 0 else 1
         where = '%s[%d]' % (list_var, index) if listed else ''
         chips, chips_var = _chips(inst, listed, where, scalars.get('chips'), own, next_chip, tp)
-        int_chips = [chip for chip in chips if is_integer(chip)]
-        if int_chips:
-            next_chip = max(next_chip, max(int_chips) + 1)
+        next_chip = max([next_chip] + [chip + 1 for chip in chips if is_integer(chip)])
         name = str(inst['name'] if 'name' in inst else 'instance%d' % index)
         default_container = scalars['container_name'] if len(raw) == 1 else '%s-%s' % (scalars['container_name'], name)
         env = dict(scalars.get('env') or {}) if isinstance(scalars.get('env'), dict) else {}
@@ -146,11 +144,10 @@ def plan_instances(instances: Any, scalars: Dict[str, Any], list_var: str) -> Li
         env.update(own_env if isinstance(own_env, dict) else {})
         # A secret in the environment (HF_TOKEN, ...): the plan carries a marker, the
         # container gets the value (secret_env_values) from a task that does not log it.
-        secret_env = {}
-        for env_name in [env_name for env_name in env if secret_name(env_name) and isinstance(env[env_name], str)]:
-            secret_env[env_name] = ('%s.env.%s' % (where, env_name) if isinstance(own_env, dict) and env_name in own_env
-                                    else 'vllm_serve_env.%s' % env_name)
-            env[env_name] = SECRET_MARKER % secret_env[env_name]
+        secret_env = dict((env_name, '%s.env.%s' % (where, env_name) if isinstance(own_env, dict) and env_name in own_env
+                           else 'vllm_serve_env.%s' % env_name)
+                          for env_name in env if secret_name(env_name) and isinstance(env[env_name], str))
+        env.update((env_name, SECRET_MARKER % var) for env_name, var in secret_env.items())
         key_var = ''
         if options.get('api_key'):
             key_var = where + '.api_key' if 'api_key' in own else 'vllm_serve_api_key'
@@ -196,12 +193,9 @@ def api_key(instances: Any, scalar_key: Any, entry: Dict[str, Any]) -> str:
     ``instances`` is ``vllm_serve_instances`` and ``scalar_key`` ``vllm_serve_api_key``,
     as ``plan_instances`` read them; the instance's own ``api_key`` wins.
     """
-    if not entry.get('api_key_var'):
-        return ''
-    inst = _listed(instances, entry)
-    if inst.get('api_key') is not None:
-        return str(inst['api_key'])
-    return '' if scalar_key is None else str(scalar_key)
+    key = _listed(instances, entry).get('api_key')
+    key = scalar_key if key is None else key
+    return '' if key is None or not entry.get('api_key_var') else str(key)
 
 
 def secret_env_values(instances: Any, scalar_env: Any, entry: Dict[str, Any]) -> Dict[str, str]:
@@ -210,26 +204,25 @@ def secret_env_values(instances: Any, scalar_env: Any, entry: Dict[str, Any]) ->
     ``instances`` is ``vllm_serve_instances`` and ``scalar_env`` ``vllm_serve_env``; the
     instance's own ``env`` wins, as in ``plan_instances``.
     """
-    names = entry.get('hidden_env') or {}
     own = _listed(instances, entry).get('env')
     own = own if isinstance(own, dict) else {}
     scalar = scalar_env if isinstance(scalar_env, dict) else {}
-    return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in names)
+    return dict((name, str(own[name] if name in own else scalar.get(name, ''))) for name in entry.get('hidden_env') or {})
 
 
-def env_variable(entry: Dict[str, Any], name: Any, own_env: Any = None) -> str:
+def env_variable(entry: Dict[str, Any], name: Any) -> str:
     """The inventory variable an environment name of a planned instance comes from: its own env, else vllm_serve_env."""
     prefix = entry.get('var_prefix') or 'vllm_serve_'
-    own_env = entry.get('own_env') if own_env is None else own_env
+    own_env = entry.get('own_env')
     return prefix + 'env' if isinstance(own_env, dict) and name in own_env and prefix.endswith('.') else 'vllm_serve_env'
 
 
-def env_problems(entry: Dict[str, Any], own_env: Any) -> List[Dict[str, str]]:
+def env_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
     """The environment's contract: names the shell and vLLM read, values as strings, the API key by its door."""
     prefix = entry['var_prefix']
     out = []
     for name, value in sorted((entry.get('env') or {}).items(), key=lambda item: str(item[0])):
-        env_var = env_variable(entry, name, own_env or {})
+        env_var = env_variable(entry, name)
         if not isinstance(name, str) or not ENV_NAME_RE.match(name):
             out.append(problem('settings', '%s has the variable name %s, which no shell can export and neither vLLM '
                                'nor CANN reads (letters, digits and underscores, not starting with a digit): it would '
@@ -254,9 +247,8 @@ def shape_of(inst: Any, listed: bool) -> str:
     return 'a string' if isinstance(inst, str) else 'null' if inst is None else type(inst).__name__
 
 
-# Options that take a list: a string there would be split or walked character by character.
-LIST_OPTIONS = ('cudagraph_batch_sizes', 'extra_args')
-_LIST_EXAMPLES = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
+# Options that take a list, with an example: a string there would be split or walked character by character.
+LIST_OPTIONS = {'cudagraph_batch_sizes': '[1, 2, 4, 8]', 'extra_args': '["--enforce-eager"]'}
 
 
 def _model_path_problem(path: Any, var: str) -> Optional[Dict[str, str]]:
@@ -277,36 +269,27 @@ def _model_path_problem(path: Any, var: str) -> Optional[Dict[str, str]]:
     return problem('paths', '%s=%s %s' % (var, to_json(path), why), fix)
 
 
-def shape_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
-    """Values of the wrong shape: a non-mapping instance, a string for a list, nulls in env, odd model paths."""
+def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
+    """What is wrong with one planned instance on its own: values of the wrong shape (a non-mapping instance, a
+    string for a list, nulls in env, odd model paths), then its name, keys, chips, port and container name."""
     prefix = entry['var_prefix']
     if entry.get('shape'):
         return [problem('instances', '%s is %s, not a mapping' % (prefix[:-1], entry['shape']),
                         'write each instance as a mapping, e.g. {name: chip0, chips: [0]}')]
     out = []
     option_vars = entry.get('option_vars') or {}
-    for key in LIST_OPTIONS:
+    for key, example in LIST_OPTIONS.items():
         value = entry['options'].get(key)
         if isinstance(value, str):
             out.append(problem('settings', '%s=%s is a string, not a list' % (option_vars[key], to_json(value)),
-                               'write %s as a YAML list, e.g. %s' % (option_vars[key], _LIST_EXAMPLES[key])))
-    own_env = entry.get('own_env')
-    if isinstance(own_env, str):
-        out.append(problem('settings', '%senv=%s is not a mapping' % (prefix, own_env),
+                               'write %s as a YAML list, e.g. %s' % (option_vars[key], example)))
+    if isinstance(entry.get('own_env'), str):
+        out.append(problem('settings', '%senv=%s is not a mapping' % (prefix, entry['own_env']),
                            'write %senv as a mapping of variable to value, e.g. {HF_ENDPOINT: "https://..."}' % prefix))
-        own_env = {}
-    out += env_problems(entry, own_env)
+    out += env_problems(entry)
     path = _model_path_problem(entry['options'].get('model_path'), option_vars.get('model_path', ''))
-    return out + ([path] if path else [])
-
-
-def instance_problems(entry: Dict[str, Any]) -> List[Dict[str, str]]:
-    """What is wrong with one planned instance on its own."""
-    prefix = entry['var_prefix']
+    out += [path] if path else []
     where = prefix[:-1] if prefix.endswith('.') else 'instance %s' % entry['name']
-    out = shape_problems(entry)
-    if entry.get('shape'):
-        return out
     if not entry['named']:
         out.append(problem('instances', where + ' has no name', 'give every instance a unique name'))
     if entry['unknown_keys']:
@@ -340,30 +323,27 @@ def shared_problems(plan: List[Dict[str, Any]], list_var: str) -> List[Dict[str,
     """Names, container names, ports and chips that two instances share."""
     out = []
     # Each shared value names where every instance got it (the variable, with the instance's index).
-    sources = {'name': lambda entry: entry['var_prefix'] + 'name' if entry['var_prefix'].endswith('.')
-               else 'vllm_serve_instance_name',
-               'container_name': lambda entry: entry['container_var'],
-               'port': lambda entry: entry['port_var']}
-    for key, label in (('name', 'name'), ('container_name', 'container name'), ('port', 'port')):
+    for key, label, source in (
+            ('name', 'name', lambda entry: entry['var_prefix'] + 'name' if entry['var_prefix'].endswith('.')
+             else 'vllm_serve_instance_name'),
+            ('container_name', 'container name', lambda entry: entry['container_var']),
+            ('port', 'port', lambda entry: entry['port_var'])):
         for value in repeated([entry[key] for entry in plan]):
-            where = [sources[key](entry) for entry in plan if entry[key] == value]
+            where = [source(entry) for entry in plan if entry[key] == value]
             out.append(problem('instances', '%s: two instances share the %s %s (%s)' % (
                 list_var, label, value, ', '.join(where)), 'give each instance its own %s' % label))
     # A chip listed twice by one instance is that instance's mistake, named by the variable it came from.
-    twice = set()
     for entry in plan:
         for chip in repeated([chip for chip in entry['chips'] if is_integer(chip)]):
-            twice.add(chip)
             out.append(problem('instances', '%s=%s lists chip %s twice' % (
                 str(entry['chips_var']).split(' ', 1)[0], to_json(entry['chips']), chip),
                 'list each chip once (one chip per tensor-parallel rank)'))
     chips = [chip for entry in plan for chip in entry['chips'] if is_integer(chip)]
     for chip in repeated(chips):
-        if chip in twice and sum(1 for entry in plan if chip in entry['chips']) < 2:
-            continue
         where = [str(entry['chips_var']).split(' ', 1)[0] for entry in plan if chip in entry['chips']]
-        out.append(problem('instances', '%s: chip %s is given to more than one instance (%s)' % (
-            list_var, chip, ', '.join(where)), 'a 310P chip serves one vLLM server; give each instance its own chips'))
+        if len(where) > 1:
+            out.append(problem('instances', '%s: chip %s is given to more than one instance (%s)' % (
+                list_var, chip, ', '.join(where)), 'a 310P chip serves one vLLM server; give each instance its own chips'))
     return out
 
 
@@ -371,8 +351,7 @@ def _listen_problems(host: Any) -> List[Dict[str, str]]:
     """vllm_serve_host is where vLLM listens inside the container, which has its own network:
     the published port reaches it only on every address.  A value that is no address at all
     is vllm_config's (rule_names) to report."""
-    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (
-            is_ip_address(host) or host == 'localhost'):
+    if not isinstance(host, str) or host in ('0.0.0.0', '::') or not (is_ip_address(host) or host == 'localhost'):
         return []
     return [problem('ports', 'vllm_serve_host=%s: vLLM listens inside the container, which has its own network, so '
                     'the port Docker publishes never reaches an address other than 0.0.0.0 or ::' % to_json(host),
@@ -436,20 +415,6 @@ def is_loopback(address: Any) -> bool:
                                          or address in ('::1', '0:0:0:0:0:0:0:1'))
 
 
-def exposure_problems(plan: List[Dict[str, Any]], settings: Dict[str, Any]) -> List[Dict[str, str]]:
-    """An instance published beyond the node without an API key, unless the user allowed it.
-
-    ``settings`` holds ``vllm_serve_publish_address`` and ``vllm_serve_allow_unauthenticated``.
-    An address that is not an IP address is reported by ``host_problems`` instead.
-    """
-    address = settings.get('vllm_serve_publish_address')
-    if address and not is_ip_address(address):
-        return []
-    return unauthenticated_exposure('vllm_serve_publish_address', address,
-                                    settings.get('vllm_serve_allow_unauthenticated'), 'instance', keyless(plan),
-                                    'the service')
-
-
 def keyless(plan: List[Dict[str, Any]]) -> List[str]:
     """The instances of the plan served without an API key."""
     return [entry['name'] for entry in plan if not entry.get('api_key_var')]
@@ -481,9 +446,14 @@ def plan_problems(plan: List[Dict[str, Any]], list_var: str, settings: Dict[str,
     out = host_problems(settings, platform_names)
     platform = out[:1] if out and out[0]['check'] == 'platform' else []
     rest = out[len(platform):]
-    for entry in plan:
-        platform.extend(instance_problems(entry))
-    return platform + shared_problems(plan, list_var) + rest + exposure_problems(plan, settings)
+    platform += [found for entry in plan for found in instance_problems(entry)]
+    # An instance published beyond the node without an API key, unless the user allowed it; an address
+    # that is not an IP address is host_problems' to report.
+    address = settings.get('vllm_serve_publish_address')
+    exposure = [] if address and not is_ip_address(address) else unauthenticated_exposure(
+        'vllm_serve_publish_address', address, settings.get('vllm_serve_allow_unauthenticated'), 'instance',
+        keyless(plan), 'the service')
+    return platform + shared_problems(plan, list_var) + rest + exposure
 
 
 def image_tag(tag: Optional[str], image: Any, pulled: Any = '') -> Optional[str]:
@@ -492,8 +462,7 @@ def image_tag(tag: Optional[str], image: Any, pulled: Any = '') -> Optional[str]
     tag -- vllm_config reads the tag out of it and problems show the reference --, else
     image_pull's tag, else the reference's own tag; a digest-only reference has none."""
     for ref in (image, pulled):
-        written = written_tag(ref)
-        if written and re.match(r'^v?[0-9]+[.][0-9]+', written):
+        if re.match(r'^v?[0-9]+[.][0-9]+', written_tag(ref) or ''):
             return ref
     if tag is not None:
         return tag

@@ -32,14 +32,12 @@ def container_state(found: Any) -> Dict[str, Any]:
     if not isinstance(found, dict) or not found.get('exists'):
         return {'exists': False, 'running': False, 'restarting': False, 'ours': False, 'instance': None}
     if isinstance(found.get('container'), dict):
-        inspect = found['container']
-        state = inspect.get('State') or {}
-        labels = (inspect.get('Config') or {}).get('Labels') or {}
-        running, restarting = state.get('Running'), state.get('Restarting')
-    else:
-        labels = found.get('labels') or {}
-        running, restarting = found.get('running'), found.get('restarting')
-    return {'exists': True, 'running': bool(running), 'restarting': bool(restarting),
+        # docker inspect's shape, read as npu_check's.
+        state = found['container'].get('State') or {}
+        found = {'labels': (found['container'].get('Config') or {}).get('Labels'), 'running': state.get('Running'),
+                 'restarting': state.get('Restarting')}
+    labels = found.get('labels') or {}
+    return {'exists': True, 'running': bool(found.get('running')), 'restarting': bool(found.get('restarting')),
             'ours': labels.get(MANAGED_LABEL) == MANAGED_VALUE, 'instance': labels.get(INSTANCE_LABEL)}
 
 
@@ -55,10 +53,7 @@ def replaces(probe: Any) -> bool:
     return any(isinstance(action, dict) and 'created' in action for action in probe.get('actions') or [])
 
 
-def keep_plan(existing: Any,
-              previous: Any,
-              enabled: bool = True,
-              probe: Any = None,
+def keep_plan(existing: Any, previous: Any, enabled: bool = True, probe: Any = None,
               instance: Optional[str] = None) -> Dict[str, Any]:
     """What container_run does before it creates or updates the container.
 

@@ -13,18 +13,9 @@ from typing import Any, Dict, List, Optional
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import SPEC_LABEL, spec_digest
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._words import words
+from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._keep import container_state
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     RUN_SETTINGS, container_run_vars, instance_container)
-
-
-def _running(containers: Any, name: str) -> Optional[bool]:
-    """True/False from npu_check's view of the node's containers; None when it was not read."""
-    if not isinstance(containers, dict):
-        return None
-    found = containers.get(name)
-    if not isinstance(found, dict) or not found.get('exists'):
-        return False
-    return bool(found.get('running')) and not found.get('restarting')
 
 
 def expected_containers(plan: List[Dict[str, Any]], run: Dict[str, Any], variables: Any,
@@ -86,11 +77,13 @@ def upgrade_steps(plan: List[Dict[str, Any]], frontends: Any = None, containers:
                                          'peers': [name for name in names if name != server['instance']]}
     out = {'roll': [], 'fresh': [], 'same': []}
     for entry in plan:
-        running = _running(containers, entry['container_name'])
-        if running is False:
+        # npu_check's view of the container; a node not read leaves every instance to roll.
+        state = container_state(containers.get(entry['container_name']) if isinstance(containers, dict) else None)
+        serving = state['running'] and not state['restarting']
+        if isinstance(containers, dict) and not serving:
             out['fresh'].append(entry)
             continue
-        if running and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
+        if serving and unchanged(containers, entry['container_name'], (expected or {}).get(entry['name'])):
             out['same'].append(entry)
             continue
         out['roll'].append(dict(entry, rolling=dict({'backend': None, 'server': None, 'peers': []},
@@ -134,9 +127,8 @@ def upgrade_outcome(status: Any, drained: Any, seconds: Any = None, restored: An
     name = status.get('container', '?')
     out = {'put_back': was_drained and (ok or restored_ok), 'failed': not ok, 'gap': None, 'msg': ''}
     if ok and not was_drained and seconds is not None:
-        gap = round(float(seconds), 1)
         why = drained.get('why', 'the instance is not behind a balancer') if isinstance(drained, dict) else ''
-        out['gap'] = gap
+        out['gap'] = gap = round(float(seconds), 1)
         out['msg'] = ('%s on %s cannot be upgraded without downtime (%s): it did not serve for up to %.1f s while '
                       'it was replaced; run two instances of the model behind the balancer to avoid that'
                       % (name, host, why, gap))

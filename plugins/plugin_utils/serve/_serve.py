@@ -10,35 +10,29 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
 from ansible_collections.ascend.vllm.plugins.module_utils._text import truncate
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import WILDCARDS, is_ipv6
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (
-    api_key as read_api_key, env_variable, exposed, keyless, plain, secret_env_values, to_json)
-
-DEFAULT_CACHE_TARGET = '/root/.cache'
+    api_key as read_api_key, env_variable, plain, secret_env_values, to_json)
 
 
 def instance_configs(results: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """``__vllm_serve_configs`` from the results of the vllm_config loop over the plan."""
-    out = {}
-    for result in results or []:
-        out[result['item']['name']] = {
-            'ok': 'argv' in result,
-            'msg': result.get('msg', ''),
-            'argv': result.get('argv', []),
-            'env': result.get('env', {}),
-            'api_key_env': result.get('api_key_env'),
-            'settings': result.get('settings', {}),
-            'profile': result.get('profile') or {},
-            'memory': result.get('memory') or {},
-            'violations': result.get('violations', []),
-        }
-    return out
+    return dict((result['item']['name'], {
+        'ok': 'argv' in result,
+        'msg': result.get('msg', ''),
+        'argv': result.get('argv', []),
+        'env': result.get('env', {}),
+        'api_key_env': result.get('api_key_env'),
+        'settings': result.get('settings', {}),
+        'profile': result.get('profile') or {},
+        'memory': result.get('memory') or {},
+        'violations': result.get('violations', []),
+    }) for result in results or [])
 
 
 def cache_target(config: Optional[Dict[str, Any]]) -> str:
     """Where the model cache is mounted in the container (the profile's, else the guide's)."""
-    return (((config or {}).get('profile') or {}).get('model_cache_mount') or {}).get('target') or DEFAULT_CACHE_TARGET
+    return (((config or {}).get('profile') or {}).get('model_cache_mount') or {}).get('target') or '/root/.cache'
 
 
 def under(path: str, directory: str) -> bool:
@@ -220,9 +214,7 @@ def publish_address_problems(address: Any, node_addresses: Any) -> List[Dict[str
                         'would not start' % to_json(address), 'enable IPv6 on the node (sysctl '
                         'net.ipv6.conf.all.disable_ipv6=0), or set vllm_serve_publish_address to an IPv4 address of the '
                         'node, 127.0.0.1 or "" (every address)')]
-    if address in ANY_ADDRESSES:
-        return []
-    if not node_addresses or any(_same_address(address, own) for own in node_addresses):
+    if address in ANY_ADDRESSES or not node_addresses or any(_same_address(address, own) for own in node_addresses):
         return []
     own = ', '.join(str(item) for item in node_addresses)
     return [problem('ports', 'vllm_serve_publish_address=%s is not an address of this node (it has %s): Docker could '
@@ -235,32 +227,28 @@ def report(problems: List[Dict[str, Any]], host: str) -> str:
     return render_problems('preflight', host, problems, 'nothing was pulled or started')
 
 
-def container_settings(entry: Dict[str, Any], config: Dict[str, Any], api_key: str = '',
+def container_settings(entry: Dict[str, Any], config: Dict[str, Any],
                        secrets: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    """env (with the API key under the server's variable), extra mounts and no_log of one container.
+    """env, extra mounts and no_log (the instance has a key or a secret) of one container.
 
-    ``api_key`` is the key itself (``instance_secrets``) and ``secrets`` the values of the
-    environment's secrets (``secret_env_values``): the plan only carries markers for them.
+    ``secrets`` is ``instance_secrets``' env: the values of the environment's secrets and the API key
+    under the server's variable, which the plan only carries markers for.
     """
-    api_key = api_key or ''
     env = dict(entry.get('env') or {})
     env.update(secrets or {})
-    if api_key and config.get('api_key_env'):
-        env[config['api_key_env']] = api_key
     path = entry['options'].get('model_path') or ''
     mounts = []
     # A local model directory outside the cache is mounted read-only in place.
     if isinstance(path, str) and path.startswith('/') and not under(path, cache_target(config)):
         mounts.append({'source': path, 'target': path, 'read_only': True})
     settings = config.get('settings') or {}
-    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(api_key) or bool(entry.get('hidden_env')),
+    return {'env': env, 'extra_mounts': mounts, 'no_log': bool(entry.get('api_key_var')) or bool(entry.get('hidden_env')),
             'model': settings['model'] if 'model' in settings else entry['options'].get('model')}
 
 
 def instance_container(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
     """``container_settings`` of a planned instance, with its API key and environment secrets (``instance_secrets``)."""
-    secrets = instance_secrets(entry, config, variables)
-    return container_settings(plain(entry), plain(config or {}), secrets['api_key'], secrets['env'])
+    return container_settings(plain(entry), plain(config or {}), instance_secrets(entry, config, variables)['env'])
 
 
 def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: Any) -> Dict[str, Any]:
@@ -283,10 +271,9 @@ def instance_secrets(entry: Dict[str, Any], config: Dict[str, Any], variables: A
 def container_plan(entry: Dict[str, Any], config: Dict[str, Any], host: Dict[str, Any]) -> Dict[str, Any]:
     """The container_run variables of a planned instance, as the host plan carries them: no image (image_pull
     says which at run time) and no secret (its environment keeps the plan's markers; ``instance_secrets`` gives
-    the values). ``container_run_no_log`` is set when the instance has a key or a secret."""
+    the values)."""
     run = container_run_vars(entry, config, container_settings(entry, config), host)
     run.pop('container_run_image', None)
-    run['container_run_no_log'] = bool(entry.get('api_key_var')) or bool(entry.get('hidden_env'))
     return run
 
 
@@ -322,34 +309,6 @@ def container_run_vars(entry: Dict[str, Any], config: Dict[str, Any], container:
         'container_run_platform': host.get('platform'),
         'container_run_keep_previous': host.get('keep_previous'),
     }
-
-
-def exposure_line(plan: List[Dict[str, Any]], publish_address: Any, allow_unauthenticated: Any) -> Optional[str]:
-    """The line the summary repeats while instances are served beyond the node without an API key."""
-    where = exposed(publish_address, False) if _to_bool(allow_unauthenticated) else None
-    if where is None or not keyless(plan):
-        return None
-    return ('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: true); '
-            'anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))
-
-
-def summary_lines(plan: List[Dict[str, Any]], status: Optional[Dict[str, Any]], check_mode: bool = False) -> List[str]:
-    """One line per instance: model, served name, container, chips, port, state and the smoke answer."""
-    lines = []
-    for entry in plan:
-        state = (status or {}).get(entry['name']) or {}
-        options = entry['options']
-        # The status names what the check found served (a restored container's own); else the plan's name.
-        served = state.get('served_model_name') or entry['served_model_name']
-        line = '%s: %s as %s in %s on chips %s, port %s: %s' % (
-            # The container, or the systemd unit the status names (the source install method).
-            entry['name'], options.get('model', '?'), served, state.get('container') or entry['container_name'],
-            ','.join(str(chip) for chip in entry['chips']), entry['port'],
-            state.get('state', 'check mode: not verified' if check_mode else 'not verified'))
-        if state.get('completion'):
-            line += ' -- "%s"' % state['completion']
-        lines.append(line)
-    return lines
 
 
 def left_out_line(host: str, status: Optional[Dict[str, Any]], reach: Optional[Dict[str, Any]]) -> str:

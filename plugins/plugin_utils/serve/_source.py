@@ -42,17 +42,11 @@ REPOS = {'vllm': 'https://github.com/vllm-project/vllm',
 # SOC_VERSION=ascend310p1" where npu-smi is unavailable to ask; Dockerfile.310p at v0.23.0 always builds with
 # ARG SOC_VERSION="ascend310p1", which this follows (setup.py's soc_to_device then selects the _310P code).
 BUILD_ENV = {'vllm': {'VLLM_TARGET_DEVICE': 'empty'}, 'vllm_ascend': {'SOC_VERSION': 'ascend310p1'}}
-# A repository git can clone wherever the node is: a URL with a scheme, scp-like [user@]host:path (git-clone(1),
-# "GIT URLS": no slash before the first colon), or an absolute path on the node.
 # A problem of the source install method.
 _p = partial(problem, 'source')
+# A repository git can clone wherever the node is: a URL with a scheme, scp-like [user@]host:path (git-clone(1),
+# "GIT URLS": no slash before the first colon), or an absolute path on the node.
 _REPO_RE = re.compile(r'^(?:[A-Za-z][A-Za-z0-9+.-]*://\S+|(?:[^/\s:@]+@)?[^/\s:@]+:\S+|/\S*)$')
-
-
-def bare(version):
-    """``v0.23.0`` -> ``0.23.0`` (a git tag as pip writes the version)."""
-    text = str(version or '')
-    return text[1:] if text[:1] in ('v', 'V') else text
 
 
 def unit_name(container_name):
@@ -83,12 +77,12 @@ def install_plan(request_get, image_tag, is_set):
     problems = []
     entry = entry_for(image_tag) or {}
     versions = dict(request_get(prefix + 'versions') or {})
-    unknown = sorted(set(versions) - set(['vllm', 'vllm_ascend']))
+    # v0.23.0 -> 0.23.0: a git tag as pip writes the version.
+    wanted = dict((key, re.sub('^[vV]', '', str(versions.get(key) or entry.get(key) or ''))) for key in ('vllm', 'vllm_ascend'))
+    unknown = sorted(set(versions) - set(wanted))
     if unknown:
         problems.append(_p('%sversions has unknown keys %s' % (prefix, ', '.join(unknown)),
                            'give only vllm and vllm_ascend, e.g. {vllm: "0.23.0", vllm_ascend: "0.23.0"}', prefix + 'versions'))
-    wanted = {'vllm': bare(versions.get('vllm') or entry.get('vllm')),
-              'vllm_ascend': bare(versions.get('vllm_ascend') or entry.get('vllm_ascend'))}
     for key, value in sorted(wanted.items()):
         if not value:
             problems.append(_p('no %s version is known for image tag %s: the version matrix (docs/versions.md) has '
@@ -152,10 +146,9 @@ def repo_problems(repos, build, is_set):
         out.append(_p('%s has unknown keys %s' % (name, ', '.join(str(key) for key in unknown)),
                       'give only vllm and vllm_ascend, e.g. {vllm_ascend: "https://git.example.com/vllm-ascend.git"}', name))
     for key in sorted(set(repos) & set(REPOS)):
-        value = repos[key]
-        if not isinstance(value, str) or not _REPO_RE.match(value):
+        if not isinstance(repos[key], str) or not _REPO_RE.match(repos[key]):
             out.append(_p('%s.%s=%s is not a repository git can clone from the node (empty or a relative path)'
-                          % (name, key, json.dumps(value)),
+                          % (name, key, json.dumps(repos[key])),
                           'give a URL (https://..., ssh://..., file:///...), user@host:path, or an absolute path on the '
                           'node; leave the key out for %s' % REPOS[key], name))
     return out
@@ -175,12 +168,11 @@ def build_plan(repos, versions, root, venv, launcher, pip_args):
                     'submodules': key == 'vllm_ascend', 'env': dict(BUILD_ENV[key])}
     # Not editable (installation.md's -e): the virtualenv then holds everything, vllm-ascend's compiled
     # operators included, and does not depend on the checkout staying where it is.
-    out['vllm_ascend']['command'] = ([launcher, posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
-                                     + list(pip_args) + [out['vllm_ascend']['dir']])
+    pip = [posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install'] + list(pip_args)
+    out['vllm_ascend']['command'] = [launcher] + pip + [out['vllm_ascend']['dir']]
     # vLLM without the launcher (VLLM_TARGET_DEVICE=empty needs no CANN), as ansible.builtin.pip would run it; a
     # command so that it can run in the background with its output in a log (job_wait shows the newest line).
-    out['vllm']['command'] = ([posixpath.join(venv, 'bin', 'python'), '-m', 'pip', 'install']
-                              + list(pip_args) + [out['vllm']['dir']])
+    out['vllm']['command'] = pip + [out['vllm']['dir']]
     return out
 
 
@@ -199,8 +191,7 @@ def configured_profile(configs):
 def _shell_word(value):
     """A double-quoted shell word that keeps ``${NAME}`` and ``$(uname -m)`` live (the profile's values are
     written as the image's .bashrc lines are) and nothing else special."""
-    text = str(value).replace('\\', '\\\\').replace('"', '\\"').replace('`', '\\`')
-    return '"%s"' % text
+    return '"%s"' % str(value).replace('\\', '\\\\').replace('"', '\\"').replace('`', '\\`')
 
 
 def launcher_text(install, profile_env):
@@ -210,10 +201,8 @@ def launcher_text(install, profile_env):
              '# Written by ascend.vllm (vllm_serve_install_method: source). The environment the vllm-ascend image',
              '# gives vllm serve: the CANN set_env.sh scripts its ENTRYPOINT sources, then what its .bashrc adds.',
              'set -e']
-    for path in install['cann']['set_env']:
-        lines.append('. %s' % _shell_word(path))
-    for key in sorted(profile_env or {}):
-        lines.append('export %s=%s' % (key, _shell_word(profile_env[key])))
+    lines += ['. %s' % _shell_word(path) for path in install['cann']['set_env']]
+    lines += ['export %s=%s' % (key, _shell_word(profile_env[key])) for key in sorted(profile_env or {})]
     lines.append('exec "$@"')
     return '\n'.join(lines) + '\n'
 
@@ -221,11 +210,10 @@ def launcher_text(install, profile_env):
 def _unit_word(value):
     """One ExecStart argument, quoted for systemd (systemd.service(5), "Command lines"): double quotes, with
     backslash, double quote, ``$`` (variable expansion) and ``%`` (specifiers) escaped."""
-    text = str(value).replace('\\', '\\\\').replace('"', '\\"').replace('$', '$$').replace('%', '%%')
-    return '"%s"' % text
+    return '"%s"' % str(value).replace('\\', '\\\\').replace('"', '\\"').replace('$', '$$').replace('%', '%%')
 
 
-def unit_text(install, name, argv, description, restart_sec=10):
+def unit_text(install, name, argv, description):
     """The systemd unit of one instance: ``vllm serve`` from the virtualenv, through the launcher, its
     environment from the instance's file, restarted whenever it exits (Restart=always: when its engine dies, vLLM
     0.23's API server exits with status 0, which Restart=on-failure would leave down; seen on vLLM 0.23.0's own
@@ -243,7 +231,7 @@ def unit_text(install, name, argv, description, restart_sec=10):
         'EnvironmentFile=%s' % env_file(install['root'], name),
         'ExecStart=%s' % ' '.join(_unit_word(arg) for arg in command),
         'Restart=always',
-        'RestartSec=%d' % int(restart_sec),
+        'RestartSec=10',
         'StandardOutput=journal',
         'StandardError=journal',
         'SyslogIdentifier=%s' % name,
@@ -268,8 +256,7 @@ def service_env(command_env, env, chips, cache_dir):
     """The instance's own environment: vllm_config's, the user's (secrets as the plan's markers until the
     role reads them), the chips it may use (``ASCEND_RT_VISIBLE_DEVICES``: the container path hands
     them over as devices instead) and the model cache (the container mounts it at /root/.cache)."""
-    out = dict((str(key), str(value)) for key, value in (command_env or {}).items())
-    out.update((str(key), str(value)) for key, value in (env or {}).items())
+    out = dict((str(key), str(value)) for given in (command_env, env) for key, value in (given or {}).items())
     out['ASCEND_RT_VISIBLE_DEVICES'] = ','.join(str(chip) for chip in chips or [])
     if cache_dir and posixpath.normpath(str(cache_dir)) != '/root/.cache':
         out.setdefault('XDG_CACHE_HOME', str(cache_dir))
@@ -282,31 +269,26 @@ def service_plan(entry, config, install, host):
     """One instance's ``ascend.vllm.vllm_service`` arguments: its unit, launcher and environment (secrets
     as markers: the role reads them, ``instance_secrets``), and the digest of what the service would run."""
     name = entry['container_name']
-    argv = list(config.get('argv') or [])
     env = service_env(config.get('env'), entry.get('env'), entry.get('chips'), host.get('model_cache_dir'))
-    unit = unit_text(install, name, argv, 'vLLM %s (ascend.vllm instance %s)' % (
+    unit = unit_text(install, name, list(config.get('argv') or []), 'vLLM %s (ascend.vllm instance %s)' % (
         (config.get('settings') or {}).get('model', ''), entry['name']))
-    launcher = install['launcher_text']
     return {
         'name': unit_name(name),
         'unit': unit,
         'env_file': env_file(install['root'], name),
         'env': env,
         'launcher': install['launcher'],
-        'launcher_text': launcher,
+        'launcher_text': install['launcher_text'],
         'keep_previous': bool(host.get('keep_previous')),
         'no_log': bool(entry.get('api_key_var')) or bool(entry.get('hidden_env')),
-        'digest': digest(unit, env_text(env), launcher),
+        'digest': digest(unit, env_text(env), install['launcher_text']),
     }
 
 
 def python_ok(version):
     """Whether a Python ``X.Y[.Z]`` is in the range vllm-ascend supports."""
     match = re.match(r'^(\d+)\.(\d+)', str(version or ''))
-    if not match:
-        return False
-    found = (int(match.group(1)), int(match.group(2)))
-    return PYTHON_RANGE[0] <= found < PYTHON_RANGE[1]
+    return bool(match) and PYTHON_RANGE[0] <= (int(match.group(1)), int(match.group(2))) < PYTHON_RANGE[1]
 
 
 # ------------------------------------------------------------------ the node read and its judgement
@@ -415,27 +397,23 @@ def source_problems(install, facts, services, needs_docker=False, docker=None):
 
 
 def _wheel_problems(install, facts):
-    venv = facts.get('venv') or {}
-    if installed_ok(install, venv.get('packages')):
+    # No wheelhouse named: install_plan reports it when one is needed.
+    if installed_ok(install, (facts.get('venv') or {}).get('packages')) or not install['wheelhouse']:
         return []
     house = facts.get('wheelhouse') or {}
-    if not install['wheelhouse']:
-        return []  # reported by install_plan when needed: no wheelhouse named
     if not house.get('exists'):
         return [_p('vllm_serve_source_wheelhouse=%s is not a directory on the node' % json.dumps(install['wheelhouse']),
                    'copy the wheelhouse (docs/source-install.md says how to build it) to the node, or correct the path',
                    'vllm_serve_source_wheelhouse')]
     if install.get('build'):
         return []  # built from the tags: the wheelhouse holds the dependencies, not vLLM and vllm-ascend
-    out = []
-    files = house.get('files') or []
-    for requirement, prefix in zip(install['requirements'], install['wheels']):
-        if not any(name.lower().startswith(prefix) or name.lower().startswith(prefix[:-1] + '+') for name in files):
-            out.append(_p('the wheelhouse %s has no wheel of %s (%s*.whl)' % (install['wheelhouse'], requirement, prefix),
-                          'build it as docs/source-install.md says (vllm-ascend for the 310P: SOC_VERSION=ascend310p1) '
-                          'and put it there, or set vllm_serve_source_versions to the versions the wheelhouse has',
-                          'vllm_serve_source_wheelhouse'))
-    return out
+    files = [name.lower() for name in house.get('files') or []]
+    return [_p('the wheelhouse %s has no wheel of %s (%s*.whl)' % (install['wheelhouse'], requirement, prefix),
+               'build it as docs/source-install.md says (vllm-ascend for the 310P: SOC_VERSION=ascend310p1) '
+               'and put it there, or set vllm_serve_source_versions to the versions the wheelhouse has',
+               'vllm_serve_source_wheelhouse')
+            for requirement, prefix in zip(install['requirements'], install['wheels'])
+            if not any(name.startswith((prefix, prefix[:-1] + '+')) for name in files)]
 
 
 def _cann_problems(install, files):
