@@ -18,13 +18,13 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible.module_utils.compat.version import LooseVersion
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _container_spec
-from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import source_problems, unit_name
 
-MANAGED_LABEL = 'ascend.vllm.managed-by'
 PLATFORM_NAMES = 'atlas_300i_duo, atlas_200i_pro or atlas_200i_pro_openeuler'
 
 DRIVER_FIX = ('install the Ascend 310P driver and firmware (Ascend-hdk-310p-npu-driver / -firmware) and reboot; '
@@ -313,7 +313,7 @@ def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]
         found = (containers or {}).get(inst['container_name']) or {}
         if not found.get('exists') or 'labels' not in found:
             continue
-        if (found.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm':
+        if _ours(found):
             continue
         name = inst['container_name']
         out.append(problem(
@@ -554,40 +554,47 @@ def chip_memory(npu: Optional[Dict[str, Any]], profile: Dict[str, Any], instance
     return {'free': free_mb, 'total': total_mb}
 
 
-def _port_fix(port: Any, holders: List[Dict[str, Any]], procs: List[str], pids: List[str]) -> str:
+def _ours(container: Dict[str, Any]) -> bool:
+    return (container.get('labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
+
+
+def _holders(facts: Dict[str, Any], port: Any, skip: Any) -> List[Dict[str, Any]]:
+    return [{'name': c['name'], 'ours': _ours(c)} for c in (facts.get('docker') or {}).get('containers') or []
+            if c['name'] not in skip and int(port) in (c.get('ports') or [])]
+
+
+def _port_problem(var: str, port: Any, what: str, holders: List[Dict[str, Any]], procs: List[Dict[str, Any]],
+                  other: str = 'give the instance another port') -> Dict[str, str]:
+    """``port`` in use by ``holders`` (containers) or ``procs``; ``other``: the fix that moves ``var``'s port."""
+    named = ['%s (pid %s)' % (p['name'], p['pid']) for p in procs]
+    held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
+               else (' by ' + ', '.join(named) if named else ''))
     if holders:
-        names = [h['name'] for h in holders]
         first = ('remove it: it is left from an earlier deploy (playbooks/teardown.yml removes every container '
                  'of this collection)' if any(h['ours'] for h in holders) else 'stop it')
-        return first + ' (`docker rm -f %s`), or give the instance another port' % ' '.join(names)
-    if procs:
-        return 'stop %s (`kill %s`), or give the instance another port' % (', '.join(procs), ' '.join(pids))
-    return ('stop what listens there (`ss -ltnp sport = :%s` or `lsof -i :%s` as root shows it) or give the instance '
-            'another port' % (port, port))
+        fix = first + ' (`docker rm -f %s`), or %s' % (' '.join(h['name'] for h in holders), other)
+    elif named:
+        fix = 'stop %s (`kill %s`), or %s' % (', '.join(named), ' '.join(str(p['pid']) for p in procs), other)
+    else:
+        fix = ('stop what listens there (`ss -ltnp sport = :%s` or `lsof -i :%s` as root shows it) or %s'
+               % (port, port, other))
+    return problem('ports', '%s: port %s (%s) is already in use on the node%s' % (var, port, what, held_by), fix)
 
 
 def bind_problems(facts: Dict[str, Any], binds: List[Dict[str, Any]]) -> List[Dict[str, str]]:
     """The ports the plan declares for its other components (``binds``: port, var, component, container) held by
     another container or process. The component's own running container of ours may hold them (a re-run)."""
-    containers = (facts.get('docker') or {}).get('containers') or []
     out = []
     for bind in binds:
         port, owner = bind['port'], (facts.get('containers') or {}).get(bind['container']) or {}
-        ours = owner.get('running') and (owner.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
-        holders = [{'name': c['name'], 'ours': (c.get('labels') or {}).get(MANAGED_LABEL, '') == 'ascend.vllm'}
-                   for c in containers if c['name'] != bind['container'] and int(port) in (c.get('ports') or [])]
+        ours = owner.get('running') and _ours(owner)
+        holders = _holders(facts, port, (bind['container'],))
         seen = (facts.get('listeners') or {}).get(str(port)) or {}
         mine = set(str(pid) for pid in owner.get('pids') or []) if ours else set()
         procs = [p for p in seen.get('processes') or [] if str(p['pid']) not in mine]
-        if not holders and not (procs or (seen.get('listening') or seen.get('accepts')) and not ours):
-            continue
-        named = ['%s (pid %s)' % (p['name'], p['pid']) for p in procs]
-        held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
-                   else (' by ' + ', '.join(named) if named else ''))
-        out.append(problem('ports', '%s: port %s (%s) is already in use on the node%s'
-                           % (bind['var'], port, bind['component'], held_by),
-                           _port_fix(port, holders, named, [str(p['pid']) for p in procs])
-                           .replace('give the instance another port', 'set %s to a free port' % bind['var'])))
+        if holders or procs or (seen.get('listening') or seen.get('accepts')) and not ours:
+            out.append(_port_problem(bind['var'], port, bind['component'], holders, procs,
+                                     'set %s to a free port' % bind['var']))
     return out
 
 
@@ -600,26 +607,16 @@ def port_problems(facts: Dict[str, Any], instances: List[Dict[str, Any]], own: D
     out = []
     for inst in _ports(instances):
         port = inst['port']
-        holders = [{'name': c['name'], 'ours': (c.get('labels') or {}).get(MANAGED_LABEL, '') == 'ascend.vllm'}
-                   for c in (facts.get('docker') or {}).get('containers') or []
-                   if c['name'] != inst['container_name'] and int(port) in (c.get('ports') or [])
-                   and c['name'] not in removing]
-        if not holders and any(c['name'] in removing and int(port) in (c.get('ports') or [])
-                               for c in (facts.get('docker') or {}).get('containers') or []):
-            continue
-        if not holders and any(key.startswith('removing ') and str(port) in held['ports'] for key, held in own.items()):
-            continue  # a unit of ours the run removes first holds it
+        holding = _holders(facts, port, (inst['container_name'],))
+        holders = [h for h in holding if h['name'] not in removing]
+        if not holders and (len(holding) > len(holders)
+                            or any(key.startswith('removing ') and str(port) in held['ports'] for key, held in own.items())):
+            continue  # what holds it is of ours and the run removes it first
         seen = (facts.get('listeners') or {}).get(str(port)) or {}
-        procs = ['%s (pid %s)' % (p['name'], p['pid']) for p in seen.get('processes') or []]
-        pids = [str(p['pid']) for p in seen.get('processes') or []]
         in_use = bool(seen.get('listening') or seen.get('accepts'))
-        if not holders and not (in_use and str(port) not in (own.get(inst['name']) or {}).get('ports', [])):
-            continue
-        held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
-                   else (' by ' + ', '.join(procs) if procs else ''))
-        out.append(problem('ports', '%s: port %s (instance %s) is already in use on the node%s'
-                           % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
-                               held_by), _port_fix(port, holders, procs, pids)))
+        if holders or in_use and str(port) not in (own.get(inst['name']) or {}).get('ports', []):
+            out.append(_port_problem(str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port,
+                                     'instance %s' % inst['name'], holders, seen.get('processes') or []))
     return out
 
 
@@ -740,14 +737,9 @@ def summary(result: Dict[str, Any], problems: List[Dict[str, str]]) -> str:
                result['chip_free_mb'], len(problems), ''.join('; note: ' + note for note in notes)))
 
 
-def report(host: str, problems: List[Dict[str, str]]) -> str:
-    """The failure message listing every problem with its fix."""
-    return render_problems('preflight', host, problems)
-
-
 def node_verdict(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, Any]:
     """{problems, result, drop_page_cache, summary, report}: node_problems with the line and the report the role shows."""
     out = node_problems(facts, settings)
     out['summary'] = summary(out['result'], out['problems'])
-    out['report'] = report(settings.get('host', ''), out['problems'])
+    out['report'] = report('preflight', settings.get('host', ''), out['problems'])
     return out
