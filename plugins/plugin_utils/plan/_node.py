@@ -40,6 +40,9 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import instance_secrets
 
 PREFIX = 'vllm_serve_'
+# The npu_check role variables (npu_check_<name>) the node's judge reads as they are.
+NPU_CHECK_VALUES = ('driver_dir', 'driver_version_file', 'driver_min_version', 'npu_smi_path', 'docker_min_version',
+                    'disk_min_free_gb', 'rc_memory_margin_mb')
 
 
 def npu_settings(request, planned):
@@ -50,7 +53,7 @@ def npu_settings(request, planned):
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
     image = planned.get('image') or {}
-    return {
+    return dict(((key, request.get('npu_check_' + key)) for key in NPU_CHECK_VALUES), **{
         'host': request.host,
         'platform': planned.get('platform') or '',
         'profile': profile,
@@ -59,19 +62,12 @@ def npu_settings(request, planned):
         # The planned instances as they are (node_problems takes the keys it judges), each with its host memory.
         'instances': [dict(entry, host_memory_mb=((configured.get(entry['name']) or {}).get('memory') or {})
                            .get('usable_mb')) for entry in planned.get('instances') or []],
-        'driver_dir': request.get('npu_check_driver_dir'),
-        'driver_version_file': request.get('npu_check_driver_version_file'),
-        'driver_min_version': request.get('npu_check_driver_min_version'),
         'image_tag': planned.get('image_tag') or image.get('image_tag') or '',
         # The release record the image runs under (contracts/releases.py), assumed or its own.
         'release': (planned.get('release') or {}).get('release') or '',
-        'npu_smi_path': request.get('npu_check_npu_smi_path'),
         'mount_sources': bool(request.get('npu_check_mount_sources')),
-        'docker_min_version': request.get('npu_check_docker_min_version'),
         'ports': bool(request.get('npu_check_ports')),
-        'disk_min_free_gb': request.get('npu_check_disk_min_free_gb'),
         'images': list(image.get('candidates') or []),
-        'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
         'paths': ([cache_dir] + [item['host'] for item in local]
                   + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
                   + [entry['path'] for entry in dirs(request, planned)] + _balancer_left(request, planned)[1]),
@@ -80,7 +76,7 @@ def npu_settings(request, planned):
         'services': planned.get('services') or {},
         'needs_docker': bool((planned.get('balancer') or {}).get('enabled')),
         'binds': binds(request, planned),
-    }
+    })
 
 
 def binds(request, planned):
