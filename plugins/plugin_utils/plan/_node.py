@@ -25,14 +25,13 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems i
     node_verdict)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems,
-    publish_address_problems, report, unwritable_dir)
+    publish_address_problems, unwritable_dir)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
-    IMAGE_INPUTS, configs, containers, frontends, host_values, services)
+    IMAGE_INPUTS, _stop, configs, containers, frontends, host_values, services)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
-from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
@@ -173,10 +172,10 @@ def node_query(request, planned, settings=None):
         query['source'] = source_query(install, planned.get('services') or {},
                                        preload_paths(configured_profile(planned.get('configs')).get('environment')))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'system', 'source']
-    query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
-    if install.get('method') != SOURCE:
+    else:
         # The image's own environment, which container_ensure builds the containers' on: read here once.
         query['images'] = _image_refs(request, planned)
+    query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     serving = serving_query(request, planned)
     if serving:
         query['serving'] = serving
@@ -343,8 +342,9 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                 + pin_problems(image.get('pins') or [], (registry or {}).get('manifests') or {}))
     # What image_pull's main entry point has to do: a pull or load unless the image is there and the policy
     # is not_present; a tarball is always loaded (its content may differ from the image of the same name).
-    needed = (not (found['present'] and request.get('image_pull_policy') == 'not_present')
-              or bool(request.get('image_pull_archive')))
+    # With the source install method nothing is pulled: the install is the virtualenv's (deploy checks and installs it).
+    needed = not source and (not (found['present'] and request.get('image_pull_policy') == 'not_present')
+                             or bool(request.get('image_pull_archive')))
     machine = (node.get('system') or {}).get('machine')
     if not source and not needed:
         # The image the node has is the one its containers will run: it must be built for the node.
@@ -354,16 +354,11 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     if not source and archive and not request.get('image_pull_archive_on_node'):
         # The tarball the controller copies and loads: its images must be built for the node too.
         problems += archive_architecture_problems(archive, read_archive(archive), machine)
-    problems = with_origins(problems, request)
-    out = dict(planned, configs=configured, problems=problems, stage='node',
-               report=report(problems, request.host) if problems else '')
-    out['node'] = verdict
+    out = dict(planned, **_stop(request, problems, configs=configured, stage='node', node=verdict))
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
     front = planned.get('balancer') or {}
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
     if source:
-        # Nothing to pull: the install is the virtualenv's (deploy checks and installs it).
-        out['image'] = dict(out['image'], needed=False)
         packages = ((node.get('source') or {}).get('venv') or {}).get('packages') or {}
         out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
                               and not any(name in packages for name in planned['install']['remove']))
