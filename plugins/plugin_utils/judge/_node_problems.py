@@ -97,14 +97,8 @@ def device_paths(profile: Dict[str, Any], instances: List[Dict[str, Any]]) -> Li
 
 def mount_specs(profile: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, str, str]]:
     """(host path normalised: "/a//b/" -> "/a/b", kind or '', provided_by or '') of each bind mount of the profile."""
-    if not enabled:
-        return []
-    out = []
-    for mount in [m for m in profile.get('mounts') or [] if isinstance(m, dict)]:
-        path = re.sub('/+', '/', mount['source'])
-        out.append((path[:-1] if len(path) > 1 and path.endswith('/') else path, str(mount.get('kind') or ''),
-                    str(mount.get('provided_by') or '')))
-    return out
+    return [(re.sub(r'(?<=.)/\Z', '', re.sub('/+', '/', m['source'])), str(m.get('kind') or ''),
+             str(m.get('provided_by') or '')) for m in profile.get('mounts') or [] if isinstance(m, dict)] if enabled else []
 
 
 def _ports(instances: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -337,19 +331,14 @@ def _running(containers: Dict[str, Any], names: Dict[str, str]) -> Dict[str, Dic
     return out
 
 
-def own_running(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    """Per instance whose container runs: its devices, bound ports and host pids."""
-    return _running(containers, {inst['name']: inst['container_name'] for inst in instances})
-
-
 def removed_first(containers: Dict[str, Any], removing: Any) -> Dict[str, Dict[str, Any]]:
     """The running containers of ours the run removes before it starts anything (no longer in the plan), in
-    own_running's shape under ``removing <name>``: their chips, ports and memory are ours and come back."""
+    _running's shape under ``removing <name>``: their chips, ports and memory are ours and come back."""
     return _running(containers, {'removing %s' % name: name for name in removing})
 
 
 def _unit_held(name: str, chips: Any, port: Any, profile: Dict[str, Any]) -> Dict[str, Any]:
-    """A systemd unit of ours in own_running's shape: its chips' devices and its port (no pids: vLLM's processes
+    """A systemd unit of ours in _running's shape: its chips' devices and its port (no pids: vLLM's processes
     are the unit's children, so its chips count as ours whole)."""
     return {'container': name, 'devices': [chip_device(profile, chip) for chip in chips or []],
             'ports': [str(port)] if port else [], 'pids': []}
@@ -363,7 +352,7 @@ def own_services(units: Any, instances: List[Dict[str, Any]], profile: Dict[str,
 
 def units_removed_first(units: Dict[str, Any], removing: Any, profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
     """The running systemd units of ours the run stops and removes before it starts anything (no longer in the plan:
-    another install method, fewer instances), in own_running's shape under ``removing <name>``: the chips of their
+    another install method, fewer instances), in _running's shape under ``removing <name>``: the chips of their
     ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back."""
     return {'removing %s' % name: _unit_held(name, found.get('chips'), found.get('port'), profile)
             for name, found in ((name, (units or {}).get(name) or {}) for name in removing or ())
@@ -701,7 +690,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
         problems += source_problems(install, facts.get('source'), settings.get('services') or {},
                                     bool(settings.get('needs_docker')), facts.get('docker'))
     else:
-        own = own_running(facts.get('containers'), instances)
+        own = _running(facts.get('containers'), {inst['name']: inst['container_name'] for inst in instances})
         problems += foreign_problems(facts.get('containers'), instances)
         problems += docker_problems(facts.get('docker') or {}, settings)
     own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))

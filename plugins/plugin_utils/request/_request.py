@@ -146,10 +146,6 @@ def with_origins(problems, request):
     """The problems, each naming where the user wrote its variable (``origin``) when the request knows."""
     out = []
     for problem in problems:
-        problem = dict(problem)
-        name = variable_of(problem)
-        where = request.origin(name) if name else ''
-        if where and not problem.get('origin'):
-            problem['origin'] = where
-        out.append(problem)
+        where = '' if problem.get('origin') else request.origin(variable_of(problem))
+        out.append(dict(problem, origin=where) if where else dict(problem))
     return out

@@ -174,9 +174,7 @@ def check_role_vars(variables, specs, prefixes=None):
             for name, spec in ((entry or {}).get('options') or {}).items():
                 defaults.setdefault(name, (spec or {}).get('default'))
     known_lower = dict((name.lower(), name) for name in known)
-    profile_keys = set()
-    for profile in PLATFORMS.values():
-        profile_keys.update(profile)
+    profile_keys = set().union(*PLATFORMS.values())
 
     problems = []
     for name in sorted(to_text(key) for key in variables.keys()):
