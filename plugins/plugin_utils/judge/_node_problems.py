@@ -304,12 +304,10 @@ def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]
     """
     out = []
     for inst in instances:
-        found = (containers or {}).get(inst['container_name']) or {}
-        if not found.get('exists') or 'labels' not in found:
-            continue
-        if _ours(found):
-            continue
         name = inst['container_name']
+        found = (containers or {}).get(name) or {}
+        if not found.get('exists') or 'labels' not in found or _ours(found):
+            continue
         out.append(problem(
             'containers',
             '%s=%s (instance %s): a container of that name (%s) is on the node and was not created by ascend.vllm '

@@ -250,17 +250,10 @@ def verified(found, steps):
     """{instance name: its vllm_serve_status entry} of the instances the node read checked (``found``: node_facts'
     ``serving``) that answered every check and that the plan leaves as they are (``steps['same']``): nothing in
     this run changes them, so the deploy's readiness check of them is done."""
-    out = {}
-    for entry in steps.get('same') or []:
-        name = entry['runs_as']
-        answer = (found or {}).get(name) or {}
-        if answer.get('state') != 'ready':
-            continue
-        out[entry['name']] = {
-            'container': name, 'model': (entry.get('options') or {}).get('model') or '',
-            'served_model_name': entry['served_model_name'], 'url': entry['url'],
-            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready'}
-    return out
+    return {entry['name']: {'container': entry['runs_as'], 'model': (entry.get('options') or {}).get('model') or '',
+                            'served_model_name': entry['served_model_name'], 'url': entry['url'],
+                            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready'}
+            for entry in steps.get('same') or [] if ((found or {}).get(entry['runs_as']) or {}).get('state') == 'ready'}
 
 
 def verified_lines(status):
@@ -274,9 +267,8 @@ def unplanned(planned, containers):
     """The running instance containers of ours (the collection's label and an instance label) that no planned
     instance runs as or keeps as ``<name>-previous``: what a run removes, in name order. The load balancer's
     container is the balancer role's (``balancer_leftovers``); a container without our label is never ours."""
-    wanted = set()
-    for entry in planned.get('instances') or []:
-        wanted.update([entry['container_name'], previous_name(entry['container_name'])])
+    wanted = set(name for entry in planned.get('instances') or []
+                 for name in (entry['container_name'], previous_name(entry['container_name'])))
     return sorted(set(c['name'] for c in containers or [] if isinstance(c, dict)
                       and (c.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
                       and (c.get('labels') or {}).get(INSTANCE_LABEL) and c.get('name') not in wanted))
@@ -446,11 +438,6 @@ def command_line(config):
 
 def command_lines(plan, configured):
     """One line per instance whose command was built: the model, its chips and port, and the exact command."""
-    lines = []
-    for entry in plan:
-        config = configured.get(entry['name']) or {}
-        if config.get('ok'):
-            lines.append('%s on chips %s port %s: %s' % (
-                (config.get('settings') or {}).get('model', entry['name']), entry['chips'], entry['port'],
-                command_line(config)))
-    return lines
+    built = [(entry, configured.get(entry['name']) or {}) for entry in plan]
+    return ['%s on chips %s port %s: %s' % ((config.get('settings') or {}).get('model', entry['name']), entry['chips'],
+                                            entry['port'], command_line(config)) for entry, config in built if config.get('ok')]

@@ -71,10 +71,8 @@ def known_variables(specs, prefixes):
                 match = _ALIAS_RE.match(default) if isinstance(default, str) else None
                 if 'default' not in spec and not spec.get('required'):
                     match = _DESCRIBED_ALIAS_RE.search(' '.join(_strings(spec.get('description'))))
-                if match:
-                    aliases.setdefault(match.group(1), [])
-                    if name not in aliases[match.group(1)]:
-                        aliases[match.group(1)].append(name)
+                if match and name not in aliases.setdefault(match.group(1), []):
+                    aliases[match.group(1)].append(name)
         for text in _strings(document):
             mentioned.update(mention_re.findall(text))
     known = set(options) | set(aliases) | mentioned
