@@ -156,14 +156,15 @@ def _value(variables, name):
         return None, to_text(exc)
 
 
-def _prefixes(specs):
-    """Each role's prefix and ascend_vllm_, longest first (a name takes the longest that fits)."""
-    return sorted(set(['%s_' % role for role in (specs or {})] + [GLOBAL_PREFIX]), key=len, reverse=True)
+def _prefixes(specs, prefixes=None):
+    """``prefixes``, by default each role's and ascend_vllm_, longest first (a name takes the longest that fits)."""
+    prefixes = ['%s_' % role for role in (specs or {})] + [GLOBAL_PREFIX] if prefixes is None else prefixes
+    return sorted(set(prefixes), key=len, reverse=True)
 
 
-def check_role_vars(variables, specs):
+def check_role_vars(variables, specs, prefixes=None):
     """Problems with the host's role variables: unknown names and values of the wrong type."""
-    prefixes = _prefixes(specs)
+    prefixes = _prefixes(specs, prefixes)
     known, options, aliases = known_variables(specs, prefixes)
     defaults = {}
     for document in (specs or {}).values():
