@@ -247,19 +247,13 @@ def image_architecture_problems(image_configs: Optional[Dict[str, Any]], refs: L
     for, or no system read, judge nothing).
     """
     wanted = docker_architecture(machine)
-    out = []
-    for ref in refs:
-        found = (image_configs or {}).get(ref) or {}
-        have = str(found.get('architecture') or '')
-        if not wanted or not have or have == wanted:
-            continue
-        out.append(problem(
-            'image', 'image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot run there'
-            % (ref, have, machine, wanted),
-            'remove it on the node (docker rmi %s) and pull it there, or save the image for the node '
-            '(docker pull --platform linux/%s %s, then docker save) and load that archive (image_pull_archive; '
-            'docs/air-gapped.md)' % (ref, wanted, ref)))
-    return out
+    found = [(ref, str(((image_configs or {}).get(ref) or {}).get('architecture') or '')) for ref in refs]
+    return [problem(
+        'image', 'image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot run there'
+        % (ref, have, machine, wanted),
+        'remove it on the node (docker rmi %s) and pull it there, or save the image for the node '
+        '(docker pull --platform linux/%s %s, then docker save) and load that archive (image_pull_archive; '
+        'docs/air-gapped.md)' % (ref, wanted, ref)) for ref, have in found if wanted and have and have != wanted]
 
 
 def archive_architectures(path: Any) -> Dict[str, str]:
@@ -379,10 +373,8 @@ FIRMWARE_FIX = ('install the firmware of the same Ascend HDK release as driver %
 
 def _driver_of(npu: Dict[str, Any]) -> Optional[str]:
     """version.info's Version, else what the board view says the driver is (Software Version)."""
-    if npu.get('driver_version'):
-        return npu['driver_version']
-    found = [b.get('software_version') for b in npu.get('boards') or [] if b.get('software_version')]
-    return found[0] if found else None
+    return npu.get('driver_version') or next(
+        (b['software_version'] for b in npu.get('boards') or [] if b.get('software_version')), None)
 
 
 def _driver_problem(entry: Dict[str, Any], tag: str, driver: Any, verdict: Dict[str, Any],
@@ -421,8 +413,7 @@ def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[L
                            'firmware': {}, 'notes': []}
     if npu is None:
         return [], out
-    driver = _driver_of(npu)
-    out['driver'] = driver
+    out['driver'] = driver = _driver_of(npu)
     problems = []
     assumed = settings.get('release') or ''
     entry = versions.entry_for(tag, assumed)

@@ -103,9 +103,8 @@ def dirs(request, planned):
     sets it and what goes there: the tarball's copy (image_pull_archive_dir, when the controller copies one) and the
     balancer's configuration and admin socket. The node read looks at each; dir_problems judges them."""
     out = []
-    directory = request.get('image_pull_archive_dir') or ''
     if request.get('image_pull_archive') and not request.get('image_pull_archive_on_node'):
-        out.append(('image_pull_archive_dir', directory, 'the controller copies the image tarball there',
+        out.append(('image_pull_archive_dir', request.get('image_pull_archive_dir') or '', 'the controller copies the image tarball there',
                     ', with room for the tarball'))
     if (planned.get('balancer') or {}).get('enabled'):
         out.append(('balancer_config_dir', request.get('balancer_config_dir'),
@@ -152,12 +151,9 @@ def balancer_leftovers(request, planned, node):
     names, dirs = _balancer_left(request, planned)
     if not (node.get('docker') or {}).get('reachable', True):
         names = []  # no Docker Engine answers (a node of the source install method): no balancer container either
-    containers = node.get('containers') or {}
-    paths = node.get('paths') or {}
-    if any(name not in containers for name in names) or any(path not in paths for path in dirs):
-        return True
-    return (any((containers.get(name) or {}).get('exists') for name in names)
-            or any((paths.get(path) or {}).get('exists') for path in dirs))
+    containers, paths = node.get('containers') or {}, node.get('paths') or {}
+    return (any(name not in containers or (containers[name] or {}).get('exists') for name in names)
+            or any(path not in paths or (paths[path] or {}).get('exists') for path in dirs))
 
 
 def node_query(request, planned, settings=None):
@@ -364,7 +360,6 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                                        _image_config(node, found['ref'], needed))
         steps = node_steps(request, out, verdict['result'], found['ref'], not needed)
     out['steps'] = dict(steps, remove=removing, remove_services=removing_units)
-    # The instances the node read found serving as planned, and their lines.
     out['verified'] = verified(node.get('serving'), out['steps'])
     out['lines'] = ([out['node']['summary'], head] + release_lines(planned.get('release'))
                     + command_lines(planned.get('instances') or [], configured) + verified_lines(out['verified']))

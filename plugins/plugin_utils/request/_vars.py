@@ -127,10 +127,7 @@ def _plain(value):
         return [_plain(item) for item in value]
     if isinstance(value, bool) or value is None:
         return value
-    for kind in (int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    return value
+    return next((kind(value) for kind in (int, float, str) if isinstance(value, kind)), value)
 
 
 def _contract_problem(name, value):
@@ -234,11 +231,7 @@ def value_specs(specs):
     global the spec of the first option it stands in for (``ascend_vllm_offline`` is a bool like
     ``vllm_serve_offline``)."""
     _known, options, aliases = known_variables(specs, _prefixes(specs))
-    out = dict(options)
-    for name, fed in aliases.items():
-        if name not in out and fed:
-            out[name] = options[fed[0]]
-    return out
+    return dict(((name, options[fed[0]]) for name, fed in aliases.items() if fed), **options)
 
 
 def judged(name, value, by_spec):
