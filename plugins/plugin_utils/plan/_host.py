@@ -63,16 +63,6 @@ class _UserVariables:
         return self._request.written(name)
 
 
-def release_plan(request, tag):
-    """The release record the pulled image runs under (contracts/releases.py), and what is not checked.
-
-    {release, assumed, complete, not_checked, problems, record}: a tag without a record is a problem unless
-    image_pull_assume_release names the record to assume.
-    """
-    chosen = releases.choose(tag, request.get('image_pull_assume_release') or '')
-    return dict(chosen, complete=bool(chosen['record']) and releases.complete(chosen['record']))
-
-
 def release_overrides(request, record):
     """The platform overrides an instance runs with: the record's container needs for the platform (its shm
     size) under the user's own overrides, which win."""
@@ -466,7 +456,8 @@ def host_plan(request, specs, isfile, figures=None):
         return _stop(request, problems, stage='variables')
     image = judge_image(dict((name, request.get(name)) for name in IMAGE_INPUTS),
                         (platform['profile'] or {}).get('image_tag_suffix'), isfile)
-    release = release_plan(request, image['image_tag'])
+    chosen = releases.choose(image['image_tag'], request.get('image_pull_assume_release') or '')
+    release = dict(chosen, complete=bool(chosen['record']) and releases.complete(chosen['record']))
     planned = instance_plan(request, image['image_tag'])
     platform_set = bool(request.get(PREFIX + 'platform'))
     install = (install_plan(request.get, planned['image_tag'], request.is_set)
@@ -507,18 +498,15 @@ def containers(request, instances, configured, found=None, paths=None, image=Non
     or null for each when the node was not read (container_run looks)."""
     host = host_values(request)
     cache_dir = host['model_cache_dir']
+    cache_exists = None if paths is None or cache_dir not in paths else bool((paths[cache_dir] or {}).get('exists'))
     out = {}
     for entry in instances:
-        if not isinstance(configured.get(entry['name']), dict):
-            continue
-        run = container_plan(entry, configured[entry['name']], host)
-        name = entry['container_name']
-        run['container_run_existing'] = None if found is None else found.get(name)
-        run['container_run_existing_previous'] = None if found is None else found.get(name + '-previous')
-        run['container_run_cache_dir_exists'] = (None if paths is None or cache_dir not in paths
-                                                 else bool((paths[cache_dir] or {}).get('exists')))
-        run['container_run_image_config'] = image
-        out[entry['name']] = run
+        if isinstance(configured.get(entry['name']), dict):
+            name = entry['container_name']
+            out[entry['name']] = dict(container_plan(entry, configured[entry['name']], host),
+                                      container_run_existing=None if found is None else found.get(name),
+                                      container_run_existing_previous=None if found is None else found.get(name + '-previous'),
+                                      container_run_cache_dir_exists=cache_exists, container_run_image_config=image)
     return out
 
 

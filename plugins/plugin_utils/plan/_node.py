@@ -230,16 +230,10 @@ def serving_query(request, planned):
             for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
                 digests.setdefault(name, []).append(value['digest'])
     configured, secrets = planned.get('configs') or {}, _secrets(request)
-    out = []
-    for entry in planned.get('instances') or []:
-        if not digests.get(entry['name']):
-            continue
-        config = configured.get(entry['name']) or {}
-        out.append({'name': entry['runs_as'],
-                    'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
-                    'served_model_name': entry['served_model_name'],
-                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None})
-    return out
+    return [{'name': entry['runs_as'], 'service': source, 'digests': sorted(set(digests[entry['name']])),
+             'url': entry['url'], 'served_model_name': entry['served_model_name'],
+             'api_key': instance_secrets(entry, configured.get(entry['name']) or {}, secrets)['api_key'] or None}
+            for entry in planned.get('instances') or [] if digests.get(entry['name'])]
 
 
 def verified(found, steps):
