@@ -33,10 +33,7 @@ class ControllerAction(ActionBase):
     """The task's result is ``act``'s, once its arguments fit ``SPEC`` (a copy each run: the validated values
     hold the spec's defaults). No file is transferred, no node is needed unless ``act`` runs a module."""
 
-    TRANSFERS_FILES = False
     _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
     SPEC = {}
 
     def run(self, tmp=None, task_vars=None):

@@ -33,8 +33,6 @@ class FollowAction(ActionBase):
     """Follow a job through the module ``MODULE`` with the task's arguments; ``line`` is the progress line of
     ``host``, the result is ``outcome``'s."""
 
-    _supports_check_mode = True
-    _supports_async = False
     MODULE = ''
 
     def run(self, tmp=None, task_vars=None):

@@ -18,13 +18,13 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible.module_utils.compat.version import LooseVersion
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import tag_of
+from ansible_collections.ascend.vllm.plugins.module_utils._labels import MANAGED_LABEL, MANAGED_VALUE
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import _container_spec
-from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report as render_problems
+from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem, report
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import source_problems, unit_name
 
-MANAGED_LABEL = 'ascend.vllm.managed-by'
 PLATFORM_NAMES = 'atlas_300i_duo, atlas_200i_pro or atlas_200i_pro_openeuler'
 
 DRIVER_FIX = ('install the Ascend 310P driver and firmware (Ascend-hdk-310p-npu-driver / -firmware) and reboot; '
@@ -97,14 +97,8 @@ def device_paths(profile: Dict[str, Any], instances: List[Dict[str, Any]]) -> Li
 
 def mount_specs(profile: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, str, str]]:
     """(host path normalised: "/a//b/" -> "/a/b", kind or '', provided_by or '') of each bind mount of the profile."""
-    if not enabled:
-        return []
-    out = []
-    for mount in [m for m in profile.get('mounts') or [] if isinstance(m, dict)]:
-        path = re.sub('/+', '/', mount['source'])
-        out.append((path[:-1] if len(path) > 1 and path.endswith('/') else path, str(mount.get('kind') or ''),
-                    str(mount.get('provided_by') or '')))
-    return out
+    return [(re.sub(r'(?<=.)/\Z', '', re.sub('/+', '/', m['source'])), str(m.get('kind') or ''),
+             str(m.get('provided_by') or '')) for m in profile.get('mounts') or [] if isinstance(m, dict)] if enabled else []
 
 
 def _ports(instances: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -253,19 +247,13 @@ def image_architecture_problems(image_configs: Optional[Dict[str, Any]], refs: L
     for, or no system read, judge nothing).
     """
     wanted = docker_architecture(machine)
-    out = []
-    for ref in refs:
-        found = (image_configs or {}).get(ref) or {}
-        have = str(found.get('architecture') or '')
-        if not wanted or not have or have == wanted:
-            continue
-        out.append(problem(
-            'image', 'image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot run there'
-            % (ref, have, machine, wanted),
-            'remove it on the node (docker rmi %s) and pull it there, or save the image for the node '
-            '(docker pull --platform linux/%s %s, then docker save) and load that archive (image_pull_archive; '
-            'docs/air-gapped.md)' % (ref, wanted, ref)))
-    return out
+    found = [(ref, str(((image_configs or {}).get(ref) or {}).get('architecture') or '')) for ref in refs]
+    return [problem(
+        'image', 'image %s on the node is linux/%s, the node is %s (linux/%s): its containers cannot run there'
+        % (ref, have, machine, wanted),
+        'remove it on the node (docker rmi %s) and pull it there, or save the image for the node '
+        '(docker pull --platform linux/%s %s, then docker save) and load that archive (image_pull_archive; '
+        'docs/air-gapped.md)' % (ref, wanted, ref)) for ref, have in found if wanted and have and have != wanted]
 
 
 def archive_architectures(path: Any) -> Dict[str, str]:
@@ -310,12 +298,10 @@ def foreign_problems(containers: Dict[str, Any], instances: List[Dict[str, Any]]
     """
     out = []
     for inst in instances:
-        found = (containers or {}).get(inst['container_name']) or {}
-        if not found.get('exists') or 'labels' not in found:
-            continue
-        if (found.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm':
-            continue
         name = inst['container_name']
+        found = (containers or {}).get(name) or {}
+        if not found.get('exists') or 'labels' not in found or _ours(found):
+            continue
         out.append(problem(
             'containers',
             '%s=%s (instance %s): a container of that name (%s) is on the node and was not created by ascend.vllm '
@@ -337,19 +323,14 @@ def _running(containers: Dict[str, Any], names: Dict[str, str]) -> Dict[str, Dic
     return out
 
 
-def own_running(containers: Dict[str, Any], instances: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
-    """Per instance whose container runs: its devices, bound ports and host pids."""
-    return _running(containers, {inst['name']: inst['container_name'] for inst in instances})
-
-
 def removed_first(containers: Dict[str, Any], removing: Any) -> Dict[str, Dict[str, Any]]:
     """The running containers of ours the run removes before it starts anything (no longer in the plan), in
-    own_running's shape under ``removing <name>``: their chips, ports and memory are ours and come back."""
+    _running's shape under ``removing <name>``: their chips, ports and memory are ours and come back."""
     return _running(containers, {'removing %s' % name: name for name in removing})
 
 
 def _unit_held(name: str, chips: Any, port: Any, profile: Dict[str, Any]) -> Dict[str, Any]:
-    """A systemd unit of ours in own_running's shape: its chips' devices and its port (no pids: vLLM's processes
+    """A systemd unit of ours in _running's shape: its chips' devices and its port (no pids: vLLM's processes
     are the unit's children, so its chips count as ours whole)."""
     return {'container': name, 'devices': [chip_device(profile, chip) for chip in chips or []],
             'ports': [str(port)] if port else [], 'pids': []}
@@ -363,7 +344,7 @@ def own_services(units: Any, instances: List[Dict[str, Any]], profile: Dict[str,
 
 def units_removed_first(units: Dict[str, Any], removing: Any, profile: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
     """The running systemd units of ours the run stops and removes before it starts anything (no longer in the plan:
-    another install method, fewer instances), in own_running's shape under ``removing <name>``: the chips of their
+    another install method, fewer instances), in _running's shape under ``removing <name>``: the chips of their
     ASCEND_RT_VISIBLE_DEVICES and their port are ours and come back."""
     return {'removing %s' % name: _unit_held(name, found.get('chips'), found.get('port'), profile)
             for name, found in ((name, (units or {}).get(name) or {}) for name in removing or ())
@@ -392,10 +373,8 @@ FIRMWARE_FIX = ('install the firmware of the same Ascend HDK release as driver %
 
 def _driver_of(npu: Dict[str, Any]) -> Optional[str]:
     """version.info's Version, else what the board view says the driver is (Software Version)."""
-    if npu.get('driver_version'):
-        return npu['driver_version']
-    found = [b.get('software_version') for b in npu.get('boards') or [] if b.get('software_version')]
-    return found[0] if found else None
+    return npu.get('driver_version') or next(
+        (b['software_version'] for b in npu.get('boards') or [] if b.get('software_version')), None)
 
 
 def _driver_problem(entry: Dict[str, Any], tag: str, driver: Any, verdict: Dict[str, Any],
@@ -434,8 +413,7 @@ def version_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Tuple[L
                            'firmware': {}, 'notes': []}
     if npu is None:
         return [], out
-    driver = _driver_of(npu)
-    out['driver'] = driver
+    out['driver'] = driver = _driver_of(npu)
     problems = []
     assumed = settings.get('release') or ''
     entry = versions.entry_for(tag, assumed)
@@ -554,40 +532,47 @@ def chip_memory(npu: Optional[Dict[str, Any]], profile: Dict[str, Any], instance
     return {'free': free_mb, 'total': total_mb}
 
 
-def _port_fix(port: Any, holders: List[Dict[str, Any]], procs: List[str], pids: List[str]) -> str:
+def _ours(container: Dict[str, Any]) -> bool:
+    return (container.get('labels') or {}).get(MANAGED_LABEL) == MANAGED_VALUE
+
+
+def _holders(facts: Dict[str, Any], port: Any, skip: Any) -> List[Dict[str, Any]]:
+    return [{'name': c['name'], 'ours': _ours(c)} for c in (facts.get('docker') or {}).get('containers') or []
+            if c['name'] not in skip and int(port) in (c.get('ports') or [])]
+
+
+def _port_problem(var: str, port: Any, what: str, holders: List[Dict[str, Any]], procs: List[Dict[str, Any]],
+                  other: str = 'give the instance another port') -> Dict[str, str]:
+    """``port`` in use by ``holders`` (containers) or ``procs``; ``other``: the fix that moves ``var``'s port."""
+    named = ['%s (pid %s)' % (p['name'], p['pid']) for p in procs]
+    held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
+               else (' by ' + ', '.join(named) if named else ''))
     if holders:
-        names = [h['name'] for h in holders]
         first = ('remove it: it is left from an earlier deploy (playbooks/teardown.yml removes every container '
                  'of this collection)' if any(h['ours'] for h in holders) else 'stop it')
-        return first + ' (`docker rm -f %s`), or give the instance another port' % ' '.join(names)
-    if procs:
-        return 'stop %s (`kill %s`), or give the instance another port' % (', '.join(procs), ' '.join(pids))
-    return ('stop what listens there (`ss -ltnp sport = :%s` or `lsof -i :%s` as root shows it) or give the instance '
-            'another port' % (port, port))
+        fix = first + ' (`docker rm -f %s`), or %s' % (' '.join(h['name'] for h in holders), other)
+    elif named:
+        fix = 'stop %s (`kill %s`), or %s' % (', '.join(named), ' '.join(str(p['pid']) for p in procs), other)
+    else:
+        fix = ('stop what listens there (`ss -ltnp sport = :%s` or `lsof -i :%s` as root shows it) or %s'
+               % (port, port, other))
+    return problem('ports', '%s: port %s (%s) is already in use on the node%s' % (var, port, what, held_by), fix)
 
 
 def bind_problems(facts: Dict[str, Any], binds: List[Dict[str, Any]]) -> List[Dict[str, str]]:
     """The ports the plan declares for its other components (``binds``: port, var, component, container) held by
     another container or process. The component's own running container of ours may hold them (a re-run)."""
-    containers = (facts.get('docker') or {}).get('containers') or []
     out = []
     for bind in binds:
         port, owner = bind['port'], (facts.get('containers') or {}).get(bind['container']) or {}
-        ours = owner.get('running') and (owner.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
-        holders = [{'name': c['name'], 'ours': (c.get('labels') or {}).get(MANAGED_LABEL, '') == 'ascend.vllm'}
-                   for c in containers if c['name'] != bind['container'] and int(port) in (c.get('ports') or [])]
+        ours = owner.get('running') and _ours(owner)
+        holders = _holders(facts, port, (bind['container'],))
         seen = (facts.get('listeners') or {}).get(str(port)) or {}
         mine = set(str(pid) for pid in owner.get('pids') or []) if ours else set()
         procs = [p for p in seen.get('processes') or [] if str(p['pid']) not in mine]
-        if not holders and not (procs or (seen.get('listening') or seen.get('accepts')) and not ours):
-            continue
-        named = ['%s (pid %s)' % (p['name'], p['pid']) for p in procs]
-        held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
-                   else (' by ' + ', '.join(named) if named else ''))
-        out.append(problem('ports', '%s: port %s (%s) is already in use on the node%s'
-                           % (bind['var'], port, bind['component'], held_by),
-                           _port_fix(port, holders, named, [str(p['pid']) for p in procs])
-                           .replace('give the instance another port', 'set %s to a free port' % bind['var'])))
+        if holders or procs or (seen.get('listening') or seen.get('accepts')) and not ours:
+            out.append(_port_problem(bind['var'], port, bind['component'], holders, procs,
+                                     'set %s to a free port' % bind['var']))
     return out
 
 
@@ -600,26 +585,16 @@ def port_problems(facts: Dict[str, Any], instances: List[Dict[str, Any]], own: D
     out = []
     for inst in _ports(instances):
         port = inst['port']
-        holders = [{'name': c['name'], 'ours': (c.get('labels') or {}).get(MANAGED_LABEL, '') == 'ascend.vllm'}
-                   for c in (facts.get('docker') or {}).get('containers') or []
-                   if c['name'] != inst['container_name'] and int(port) in (c.get('ports') or [])
-                   and c['name'] not in removing]
-        if not holders and any(c['name'] in removing and int(port) in (c.get('ports') or [])
-                               for c in (facts.get('docker') or {}).get('containers') or []):
-            continue
-        if not holders and any(key.startswith('removing ') and str(port) in held['ports'] for key, held in own.items()):
-            continue  # a unit of ours the run removes first holds it
+        holding = _holders(facts, port, (inst['container_name'],))
+        holders = [h for h in holding if h['name'] not in removing]
+        if not holders and (len(holding) > len(holders)
+                            or any(key.startswith('removing ') and str(port) in held['ports'] for key, held in own.items())):
+            continue  # what holds it is of ours and the run removes it first
         seen = (facts.get('listeners') or {}).get(str(port)) or {}
-        procs = ['%s (pid %s)' % (p['name'], p['pid']) for p in seen.get('processes') or []]
-        pids = [str(p['pid']) for p in seen.get('processes') or []]
         in_use = bool(seen.get('listening') or seen.get('accepts'))
-        if not holders and not (in_use and str(port) not in (own.get(inst['name']) or {}).get('ports', [])):
-            continue
-        held_by = (' by container ' + ', '.join(h['name'] for h in holders) if holders
-                   else (' by ' + ', '.join(procs) if procs else ''))
-        out.append(problem('ports', '%s: port %s (instance %s) is already in use on the node%s'
-                           % (str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port, inst['name'],
-                               held_by), _port_fix(port, holders, procs, pids)))
+        if holders or in_use and str(port) not in (own.get(inst['name']) or {}).get('ports', []):
+            out.append(_port_problem(str(inst.get('port_var') or 'vllm_serve_port').split(' ', 1)[0], port,
+                                     'instance %s' % inst['name'], holders, seen.get('processes') or []))
     return out
 
 
@@ -704,7 +679,7 @@ def node_problems(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, 
         problems += source_problems(install, facts.get('source'), settings.get('services') or {},
                                     bool(settings.get('needs_docker')), facts.get('docker'))
     else:
-        own = own_running(facts.get('containers'), instances)
+        own = _running(facts.get('containers'), {inst['name']: inst['container_name'] for inst in instances})
         problems += foreign_problems(facts.get('containers'), instances)
         problems += docker_problems(facts.get('docker') or {}, settings)
     own.update(removed_first(facts.get('containers'), settings.get('removing') or ()))
@@ -740,14 +715,9 @@ def summary(result: Dict[str, Any], problems: List[Dict[str, str]]) -> str:
                result['chip_free_mb'], len(problems), ''.join('; note: ' + note for note in notes)))
 
 
-def report(host: str, problems: List[Dict[str, str]]) -> str:
-    """The failure message listing every problem with its fix."""
-    return render_problems('preflight', host, problems)
-
-
 def node_verdict(facts: Dict[str, Any], settings: Dict[str, Any]) -> Dict[str, Any]:
     """{problems, result, drop_page_cache, summary, report}: node_problems with the line and the report the role shows."""
     out = node_problems(facts, settings)
     out['summary'] = summary(out['result'], out['problems'])
-    out['report'] = report(settings.get('host', ''), out['problems'])
+    out['report'] = report('preflight', settings.get('host', ''), out['problems'])
     return out

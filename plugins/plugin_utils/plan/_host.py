@@ -63,29 +63,6 @@ class _UserVariables:
         return self._request.written(name)
 
 
-def platform_profile(request, var_names):
-    """{'profile': dict or None, 'problems': [...]} of the host's platform, naming the user's variables."""
-    return profile_verdict(request.get(PREFIX + 'platform') or '', request.get(PREFIX + 'platform_overrides'),
-                           request.get(PREFIX + 'platform_spec'), var_names)
-
-
-def image_plan(request, profile, isfile):
-    """The image candidates, tag, pins and problems (image_pull's inputs and the platform's tag suffix)."""
-    inputs = dict((name, request.get(name)) for name in IMAGE_INPUTS)
-    suffix = (profile or {}).get('image_tag_suffix')
-    return judge_image(inputs, suffix, isfile)
-
-
-def release_plan(request, tag):
-    """The release record the pulled image runs under (contracts/releases.py), and what is not checked.
-
-    {release, assumed, complete, not_checked, problems, record}: a tag without a record is a problem unless
-    image_pull_assume_release names the record to assume.
-    """
-    chosen = releases.choose(tag, request.get('image_pull_assume_release') or '')
-    return dict(chosen, complete=bool(chosen['record']) and releases.complete(chosen['record']))
-
-
 def release_overrides(request, record):
     """The platform overrides an instance runs with: the record's container needs for the platform (its shm
     size) under the user's own overrides, which win."""
@@ -195,13 +172,6 @@ def serve_host(request):
     return request.get(PREFIX + 'publish_address') or '0.0.0.0'
 
 
-def source_install(request, tag):
-    """The source install method's plan (serve/_source.py), None with the image method."""
-    if request.get(PREFIX + 'install_method') != SOURCE:
-        return None
-    return install_plan(request.get, tag, request.is_set)
-
-
 def host_values(request):
     """The host-wide values of every instance's container (container_run's) or service (vllm_service's)."""
     return dict((name, request.get(PREFIX + name)) for name in ('publish_address', 'model_cache_dir', 'platform',
@@ -264,10 +234,8 @@ def named(instances, configured, source, smoke=None):
 def smoke_settings(request):
     """What the smoke tests of every instance of the host send (the vllm_serve_smoke_* variables), as vllm_ready's
     options."""
-    return {'smoke_test': bool(request.get(PREFIX + 'smoke_test')), 'prompt': request.get(PREFIX + 'smoke_prompt'),
-            'max_tokens': request.get(PREFIX + 'smoke_max_tokens'),
-            'chat_max_tokens': request.get(PREFIX + 'smoke_chat_max_tokens'),
-            'smoke_timeout': request.get(PREFIX + 'smoke_timeout')}
+    return dict(((key, request.get(PREFIX + 'smoke_' + key)) for key in ('prompt', 'max_tokens', 'chat_max_tokens')),
+                smoke_test=bool(request.get(PREFIX + 'smoke_test')), smoke_timeout=request.get(PREFIX + 'smoke_timeout'))
 
 
 def smoke_chat(settings):
@@ -282,13 +250,8 @@ def balancer(request, plan):
     """The balancer of the host: frontends, servers, key digests and problems (``plan``: the named instances)."""
     instances = request.get(PREFIX + 'instances') or []
     keys = dict((entry['name'], api_key(instances, request.get(PREFIX + 'api_key'), entry)) for entry in plan)
-    settings = {
-        'enabled': request.get('balancer_enabled'),
-        'port': request.get('balancer_port'),
-        'metrics_port': request.get('balancer_metrics_port'),
-        'publish_address': request.get('balancer_publish_address'),
-        'allow_unauthenticated': request.get(PREFIX + 'allow_unauthenticated'),
-    }
+    settings = dict(((key, request.get('balancer_' + key)) for key in ('enabled', 'port', 'metrics_port', 'publish_address')),
+                    allow_unauthenticated=request.get(PREFIX + 'allow_unauthenticated'))
     front = balancer_plan(plan, keys, settings)
     # HAProxy's admin socket, where a rolling upgrade drains a server: the balancer role's directory, named once.
     run_dir = request.get('balancer_run_dir')
@@ -368,15 +331,13 @@ def tls_problems(request, front):
     return out
 
 
-# Settings that mean something on some platforms only: (variable, does it apply to this profile and
-# request, why it does not). Reported like an overridden scalar: only when set for this host alone.
-_RC_ONLY = 'it applies in RC mode only (the Atlas 200I Pro, host memory shared); %s runs in EP mode with its own memory'
+# Settings that mean something on some platforms only: (variables, do they apply to this profile and
+# request, why they do not). Reported like an overridden scalar: only when set for this host alone.
 PLATFORM_BOUND = (
-    ('npu_check_rc_memory_margin_mb', lambda profile, request: bool(profile.get('rc_mode')), _RC_ONLY),
-    ('npu_check_drop_page_cache', lambda profile, request: bool(profile.get('rc_mode')), _RC_ONLY),
-    ('ascend_vllm_platform_spec', lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
-     'a built-in platform (%s) ignores it; it describes a platform that is not built in'),
-    ('vllm_serve_platform_spec', lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
+    (('npu_check_rc_memory_margin_mb', 'npu_check_drop_page_cache'), lambda profile, request: bool(profile.get('rc_mode')),
+     'it applies in RC mode only (the Atlas 200I Pro, host memory shared); %s runs in EP mode with its own memory'),
+    (('ascend_vllm_platform_spec', 'vllm_serve_platform_spec'),
+     lambda profile, request: request.get(PREFIX + 'platform') not in PLATFORMS,
      'a built-in platform (%s) ignores it; it describes a platform that is not built in'),
 )
 
@@ -385,14 +346,15 @@ def platform_bound_problems(request, profile):
     """A setting the user made for this host that its platform never reads (``PLATFORM_BOUND``)."""
     if not profile:
         return []
+    platform = request.get(PREFIX + 'platform') or ''
     out = []
-    for name, applies, why in PLATFORM_BOUND:
-        if not request.is_set(name) or not request.for_this_host(name) or applies(profile, request):
-            continue
-        platform = request.get(PREFIX + 'platform') or ''
-        out.append(problem('settings', '%s=%s has no effect on %s: %s' % (
-            name, to_json(request.get(name)), request.host, why % platform),
-            'remove %s from this host, or check ascend_vllm_platform (%s)' % (name, platform), name))
+    for names, applies, why in PLATFORM_BOUND:
+        for name in names:
+            if applies(profile, request) or not request.is_set(name) or not request.for_this_host(name):
+                continue
+            out.append(problem('settings', '%s=%s has no effect on %s: %s' % (
+                name, to_json(request.get(name)), request.host, why % platform),
+                'remove %s from this host, or check ascend_vllm_platform (%s)' % (name, platform), name))
     return out
 
 
@@ -487,15 +449,19 @@ def host_plan(request, specs, isfile, figures=None):
     problems = check_role_vars(_UserVariables(request), specs)
     platform = {'profile': None, 'problems': []}
     if not [found for found in problems if found.get('kind') == 'type']:
-        platform = platform_profile(request, var_names)
+        platform = profile_verdict(request.get(PREFIX + 'platform') or '', request.get(PREFIX + 'platform_overrides'),
+                                   request.get(PREFIX + 'platform_spec'), var_names)
     problems += platform['problems']
     if problems:
         return _stop(request, problems, stage='variables')
-    image = image_plan(request, platform['profile'], isfile)
-    release = release_plan(request, image['image_tag'])
+    image = judge_image(dict((name, request.get(name)) for name in IMAGE_INPUTS),
+                        (platform['profile'] or {}).get('image_tag_suffix'), isfile)
+    chosen = releases.choose(image['image_tag'], request.get('image_pull_assume_release') or '')
+    release = dict(chosen, complete=bool(chosen['record']) and releases.complete(chosen['record']))
     planned = instance_plan(request, image['image_tag'])
     platform_set = bool(request.get(PREFIX + 'platform'))
-    install = source_install(request, planned['image_tag'])
+    install = (install_plan(request.get, planned['image_tag'], request.is_set)
+               if request.get(PREFIX + 'install_method') == SOURCE else None)
     configured = (configs(planned['plan'], request, var_names, planned['image_tag'], figures, release['record'])
                   if platform_set else {})
     planned['plan'] = named(planned['plan'], configured, bool(install), smoke_settings(request))
@@ -532,18 +498,15 @@ def containers(request, instances, configured, found=None, paths=None, image=Non
     or null for each when the node was not read (container_run looks)."""
     host = host_values(request)
     cache_dir = host['model_cache_dir']
+    cache_exists = None if paths is None or cache_dir not in paths else bool((paths[cache_dir] or {}).get('exists'))
     out = {}
     for entry in instances:
-        if not isinstance(configured.get(entry['name']), dict):
-            continue
-        run = container_plan(entry, configured[entry['name']], host)
-        name = entry['container_name']
-        run['container_run_existing'] = None if found is None else found.get(name)
-        run['container_run_existing_previous'] = None if found is None else found.get(name + '-previous')
-        run['container_run_cache_dir_exists'] = (None if paths is None or cache_dir not in paths
-                                                 else bool((paths[cache_dir] or {}).get('exists')))
-        run['container_run_image_config'] = image
-        out[entry['name']] = run
+        if isinstance(configured.get(entry['name']), dict):
+            name = entry['container_name']
+            out[entry['name']] = dict(container_plan(entry, configured[entry['name']], host),
+                                      container_run_existing=None if found is None else found.get(name),
+                                      container_run_existing_previous=None if found is None else found.get(name + '-previous'),
+                                      container_run_cache_dir_exists=cache_exists, container_run_image_config=image)
     return out
 
 

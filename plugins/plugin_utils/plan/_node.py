@@ -25,14 +25,13 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems i
     node_verdict)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import (
     cache_dir_problems, config_problems, missing_model_dirs, model_dirs, model_path_problems,
-    publish_address_problems, report, unwritable_dir)
+    publish_address_problems, unwritable_dir)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import (
-    IMAGE_INPUTS, configs, containers, frontends, host_values, services)
+    IMAGE_INPUTS, _stop, configs, containers, frontends, host_values, services)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import expected_containers, upgrade_steps
 from ansible_collections.ascend.vllm.plugins.module_utils._labels import INSTANCE_LABEL, MANAGED_LABEL, SPEC_LABEL
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import RUN_SETTINGS
-from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import digest, env_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
@@ -40,6 +39,9 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import instance_secrets
 
 PREFIX = 'vllm_serve_'
+# The npu_check role variables (npu_check_<name>) the node's judge reads as they are.
+NPU_CHECK_VALUES = ('driver_dir', 'driver_version_file', 'driver_min_version', 'npu_smi_path', 'docker_min_version',
+                    'disk_min_free_gb', 'rc_memory_margin_mb')
 
 
 def npu_settings(request, planned):
@@ -50,7 +52,7 @@ def npu_settings(request, planned):
     cache_dir = request.get(PREFIX + 'model_cache_dir')
     local = model_dirs(planned.get('instances') or [], configured, cache_dir)
     image = planned.get('image') or {}
-    return {
+    return dict(((key, request.get('npu_check_' + key)) for key in NPU_CHECK_VALUES), **{
         'host': request.host,
         'platform': planned.get('platform') or '',
         'profile': profile,
@@ -59,19 +61,12 @@ def npu_settings(request, planned):
         # The planned instances as they are (node_problems takes the keys it judges), each with its host memory.
         'instances': [dict(entry, host_memory_mb=((configured.get(entry['name']) or {}).get('memory') or {})
                            .get('usable_mb')) for entry in planned.get('instances') or []],
-        'driver_dir': request.get('npu_check_driver_dir'),
-        'driver_version_file': request.get('npu_check_driver_version_file'),
-        'driver_min_version': request.get('npu_check_driver_min_version'),
         'image_tag': planned.get('image_tag') or image.get('image_tag') or '',
         # The release record the image runs under (contracts/releases.py), assumed or its own.
         'release': (planned.get('release') or {}).get('release') or '',
-        'npu_smi_path': request.get('npu_check_npu_smi_path'),
         'mount_sources': bool(request.get('npu_check_mount_sources')),
-        'docker_min_version': request.get('npu_check_docker_min_version'),
         'ports': bool(request.get('npu_check_ports')),
-        'disk_min_free_gb': request.get('npu_check_disk_min_free_gb'),
         'images': list(image.get('candidates') or []),
-        'rc_memory_margin_mb': request.get('npu_check_rc_memory_margin_mb'),
         'paths': ([cache_dir] + [item['host'] for item in local]
                   + [re.sub(r'/*$', '/config.json', item['host']) for item in local] + _archive(request)
                   + [entry['path'] for entry in dirs(request, planned)] + _balancer_left(request, planned)[1]),
@@ -80,7 +75,7 @@ def npu_settings(request, planned):
         'services': planned.get('services') or {},
         'needs_docker': bool((planned.get('balancer') or {}).get('enabled')),
         'binds': binds(request, planned),
-    }
+    })
 
 
 def binds(request, planned):
@@ -108,9 +103,8 @@ def dirs(request, planned):
     sets it and what goes there: the tarball's copy (image_pull_archive_dir, when the controller copies one) and the
     balancer's configuration and admin socket. The node read looks at each; dir_problems judges them."""
     out = []
-    directory = request.get('image_pull_archive_dir') or ''
     if request.get('image_pull_archive') and not request.get('image_pull_archive_on_node'):
-        out.append(('image_pull_archive_dir', directory, 'the controller copies the image tarball there',
+        out.append(('image_pull_archive_dir', request.get('image_pull_archive_dir') or '', 'the controller copies the image tarball there',
                     ', with room for the tarball'))
     if (planned.get('balancer') or {}).get('enabled'):
         out.append(('balancer_config_dir', request.get('balancer_config_dir'),
@@ -157,12 +151,9 @@ def balancer_leftovers(request, planned, node):
     names, dirs = _balancer_left(request, planned)
     if not (node.get('docker') or {}).get('reachable', True):
         names = []  # no Docker Engine answers (a node of the source install method): no balancer container either
-    containers = node.get('containers') or {}
-    paths = node.get('paths') or {}
-    if any(name not in containers for name in names) or any(path not in paths for path in dirs):
-        return True
-    return (any((containers.get(name) or {}).get('exists') for name in names)
-            or any((paths.get(path) or {}).get('exists') for path in dirs))
+    containers, paths = node.get('containers') or {}, node.get('paths') or {}
+    return (any(name not in containers or (containers[name] or {}).get('exists') for name in names)
+            or any(path not in paths or (paths[path] or {}).get('exists') for path in dirs))
 
 
 def node_query(request, planned, settings=None):
@@ -177,10 +168,10 @@ def node_query(request, planned, settings=None):
         query['source'] = source_query(install, planned.get('services') or {},
                                        preload_paths(configured_profile(planned.get('configs')).get('environment')))
         query['gather'] = ['paths', 'npu', 'docker', 'ports', 'memory', 'addresses', 'units', 'system', 'source']
-    query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
-    if install.get('method') != SOURCE:
+    else:
         # The image's own environment, which container_ensure builds the containers' on: read here once.
         query['images'] = _image_refs(request, planned)
+    query['containers'] = sorted(set(query['containers']) | set(_balancer_left(request, planned)[0]))
     serving = serving_query(request, planned)
     if serving:
         query['serving'] = serving
@@ -239,33 +230,20 @@ def serving_query(request, planned):
             for name, value in _image_expected(request, planned, ref, {ref: 'planned'}, True).items():
                 digests.setdefault(name, []).append(value['digest'])
     configured, secrets = planned.get('configs') or {}, _secrets(request)
-    out = []
-    for entry in planned.get('instances') or []:
-        if not digests.get(entry['name']):
-            continue
-        config = configured.get(entry['name']) or {}
-        out.append({'name': entry['runs_as'],
-                    'service': source, 'digests': sorted(set(digests[entry['name']])), 'url': entry['url'],
-                    'served_model_name': entry['served_model_name'],
-                    'api_key': instance_secrets(entry, config, secrets)['api_key'] or None})
-    return out
+    return [{'name': entry['runs_as'], 'service': source, 'digests': sorted(set(digests[entry['name']])),
+             'url': entry['url'], 'served_model_name': entry['served_model_name'],
+             'api_key': instance_secrets(entry, configured.get(entry['name']) or {}, secrets)['api_key'] or None}
+            for entry in planned.get('instances') or [] if digests.get(entry['name'])]
 
 
 def verified(found, steps):
     """{instance name: its vllm_serve_status entry} of the instances the node read checked (``found``: node_facts'
     ``serving``) that answered every check and that the plan leaves as they are (``steps['same']``): nothing in
     this run changes them, so the deploy's readiness check of them is done."""
-    out = {}
-    for entry in steps.get('same') or []:
-        name = entry['runs_as']
-        answer = (found or {}).get(name) or {}
-        if answer.get('state') != 'ready':
-            continue
-        out[entry['name']] = {
-            'container': name, 'model': (entry.get('options') or {}).get('model') or '',
-            'served_model_name': entry['served_model_name'], 'url': entry['url'],
-            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready'}
-    return out
+    return {entry['name']: {'container': entry['runs_as'], 'model': (entry.get('options') or {}).get('model') or '',
+                            'served_model_name': entry['served_model_name'], 'url': entry['url'],
+                            'port': entry['port'], 'chips': entry['chips'], 'state': 'ready'}
+            for entry in steps.get('same') or [] if ((found or {}).get(entry['runs_as']) or {}).get('state') == 'ready'}
 
 
 def verified_lines(status):
@@ -279,9 +257,8 @@ def unplanned(planned, containers):
     """The running instance containers of ours (the collection's label and an instance label) that no planned
     instance runs as or keeps as ``<name>-previous``: what a run removes, in name order. The load balancer's
     container is the balancer role's (``balancer_leftovers``); a container without our label is never ours."""
-    wanted = set()
-    for entry in planned.get('instances') or []:
-        wanted.update([entry['container_name'], previous_name(entry['container_name'])])
+    wanted = set(name for entry in planned.get('instances') or []
+                 for name in (entry['container_name'], previous_name(entry['container_name'])))
     return sorted(set(c['name'] for c in containers or [] if isinstance(c, dict)
                       and (c.get('labels') or {}).get(MANAGED_LABEL) == 'ascend.vllm'
                       and (c.get('labels') or {}).get(INSTANCE_LABEL) and c.get('name') not in wanted))
@@ -347,8 +324,9 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                 + pin_problems(image.get('pins') or [], (registry or {}).get('manifests') or {}))
     # What image_pull's main entry point has to do: a pull or load unless the image is there and the policy
     # is not_present; a tarball is always loaded (its content may differ from the image of the same name).
-    needed = (not (found['present'] and request.get('image_pull_policy') == 'not_present')
-              or bool(request.get('image_pull_archive')))
+    # With the source install method nothing is pulled: the install is the virtualenv's (deploy checks and installs it).
+    needed = not source and (not (found['present'] and request.get('image_pull_policy') == 'not_present')
+                             or bool(request.get('image_pull_archive')))
     machine = (node.get('system') or {}).get('machine')
     if not source and not needed:
         # The image the node has is the one its containers will run: it must be built for the node.
@@ -358,16 +336,11 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
     if not source and archive and not request.get('image_pull_archive_on_node'):
         # The tarball the controller copies and loads: its images must be built for the node too.
         problems += archive_architecture_problems(archive, read_archive(archive), machine)
-    problems = with_origins(problems, request)
-    out = dict(planned, configs=configured, problems=problems, stage='node',
-               report=report(problems, request.host) if problems else '')
-    out['node'] = verdict
+    out = dict(planned, **_stop(request, problems, configs=configured, stage='node', node=verdict))
     out['image'] = dict(image, ref=found['ref'], present=found['present'], found=found, needed=needed)
     front = planned.get('balancer') or {}
     out['balancer'] = dict(front, leftovers=not front.get('enabled') and balancer_leftovers(request, planned, node))
     if source:
-        # Nothing to pull: the install is the virtualenv's (deploy checks and installs it).
-        out['image'] = dict(out['image'], needed=False)
         packages = ((node.get('source') or {}).get('venv') or {}).get('packages') or {}
         out['install'] = dict(planned['install'], present=installed_ok(planned['install'], packages)
                               and not any(name in packages for name in planned['install']['remove']))
@@ -381,7 +354,6 @@ def node_plan(request, planned, node, drop=None, memory_again=None, registry=Non
                                        _image_config(node, found['ref'], needed))
         steps = node_steps(request, out, verdict['result'], found['ref'], not needed)
     out['steps'] = dict(steps, remove=removing, remove_services=removing_units)
-    # The instances the node read found serving as planned, and their lines.
     out['verified'] = verified(node.get('serving'), out['steps'])
     out['lines'] = ([out['node']['summary'], head] + release_lines(planned.get('release'))
                     + command_lines(planned.get('instances') or [], configured) + verified_lines(out['verified']))
@@ -455,11 +427,6 @@ def command_line(config):
 
 def command_lines(plan, configured):
     """One line per instance whose command was built: the model, its chips and port, and the exact command."""
-    lines = []
-    for entry in plan:
-        config = configured.get(entry['name']) or {}
-        if config.get('ok'):
-            lines.append('%s on chips %s port %s: %s' % (
-                (config.get('settings') or {}).get('model', entry['name']), entry['chips'], entry['port'],
-                command_line(config)))
-    return lines
+    built = [(entry, configured.get(entry['name']) or {}) for entry in plan]
+    return ['%s on chips %s port %s: %s' % ((config.get('settings') or {}).get('model', entry['name']), entry['chips'],
+                                            entry['port'], command_line(config)) for entry, config in built if config.get('ok')]

@@ -94,10 +94,7 @@ class Request:
 
     def first_set(self, *names):
         """The first of ``names`` the user set, else the last (the one a default stands in for)."""
-        for name in names:
-            if self.is_set(name):
-                return name
-        return names[-1]
+        return next((name for name in names if self.is_set(name)), names[-1])
 
     def var_names(self):
         """The inventory variable each vllm_config option really comes from (problems name it).
@@ -106,23 +103,14 @@ class Request:
         tag the variable that holds the release tag the model's minimum is checked against.
         """
         image_pull_image = self.get('image_pull_image') or ''
-        if self.is_set('vllm_serve_image'):
-            image_tag = 'vllm_serve_image'
-        elif self.is_set('vllm_serve_image_tag'):
-            image_tag = 'vllm_serve_image_tag'
-        elif isinstance(image_pull_image, str) and _RELEASE_TAG_RE.search(image_pull_image):
-            image_tag = 'image_pull_image'
-        elif self.is_set('image_pull_tag_suffix'):
-            image_tag = 'image_pull_tag/image_pull_tag_suffix'
-        else:
-            image_tag = 'image_pull_tag'
-        return {
-            'platform': self.first_set('vllm_serve_platform', 'ascend_vllm_platform'),
-            'platform_overrides': self.first_set('vllm_serve_platform_overrides', 'ascend_vllm_platform_overrides'),
-            'platform_spec': self.first_set('vllm_serve_platform_spec', 'ascend_vllm_platform_spec'),
-            'offline': self.first_set('vllm_serve_offline', 'ascend_vllm_offline'),
-            'image_tag': image_tag,
-        }
+        image_tag = next(name for name, holds in (
+            ('vllm_serve_image', self.is_set('vllm_serve_image')),
+            ('vllm_serve_image_tag', self.is_set('vllm_serve_image_tag')),
+            ('image_pull_image', isinstance(image_pull_image, str) and _RELEASE_TAG_RE.search(image_pull_image)),
+            ('image_pull_tag/image_pull_tag_suffix', self.is_set('image_pull_tag_suffix')),
+            ('image_pull_tag', True)) if holds)
+        return dict(((key, self.first_set('vllm_serve_' + key, 'ascend_vllm_' + key))
+                     for key in ('platform', 'platform_overrides', 'platform_spec', 'offline')), image_tag=image_tag)
 
 
 def origin_text(path, line, cwd=None):
@@ -146,10 +134,6 @@ def with_origins(problems, request):
     """The problems, each naming where the user wrote its variable (``origin``) when the request knows."""
     out = []
     for problem in problems:
-        problem = dict(problem)
-        name = variable_of(problem)
-        where = request.origin(name) if name else ''
-        if where and not problem.get('origin'):
-            problem['origin'] = where
-        out.append(problem)
+        where = '' if problem.get('origin') else request.origin(variable_of(problem))
+        out.append(dict(problem, origin=where) if where else dict(problem))
     return out

@@ -71,10 +71,8 @@ def known_variables(specs, prefixes):
                 match = _ALIAS_RE.match(default) if isinstance(default, str) else None
                 if 'default' not in spec and not spec.get('required'):
                     match = _DESCRIBED_ALIAS_RE.search(' '.join(_strings(spec.get('description'))))
-                if match:
-                    aliases.setdefault(match.group(1), [])
-                    if name not in aliases[match.group(1)]:
-                        aliases[match.group(1)].append(name)
+                if match and name not in aliases.setdefault(match.group(1), []):
+                    aliases[match.group(1)].append(name)
         for text in _strings(document):
             mentioned.update(mention_re.findall(text))
     known = set(options) | set(aliases) | mentioned
@@ -129,10 +127,7 @@ def _plain(value):
         return [_plain(item) for item in value]
     if isinstance(value, bool) or value is None:
         return value
-    for kind in (int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    return value
+    return next((kind(value) for kind in (int, float, str) if isinstance(value, kind)), value)
 
 
 def _contract_problem(name, value):
@@ -174,9 +169,7 @@ def check_role_vars(variables, specs, prefixes=None):
             for name, spec in ((entry or {}).get('options') or {}).items():
                 defaults.setdefault(name, (spec or {}).get('default'))
     known_lower = dict((name.lower(), name) for name in known)
-    profile_keys = set()
-    for profile in PLATFORMS.values():
-        profile_keys.update(profile)
+    profile_keys = set().union(*PLATFORMS.values())
 
     problems = []
     for name in sorted(to_text(key) for key in variables.keys()):
@@ -238,11 +231,7 @@ def value_specs(specs):
     global the spec of the first option it stands in for (``ascend_vllm_offline`` is a bool like
     ``vllm_serve_offline``)."""
     _known, options, aliases = known_variables(specs, _prefixes(specs))
-    out = dict(options)
-    for name, fed in aliases.items():
-        if name not in out and fed:
-            out[name] = options[fed[0]]
-    return out
+    return dict(((name, options[fed[0]]) for name, fed in aliases.items() if fed), **options)
 
 
 def judged(name, value, by_spec):

@@ -387,7 +387,7 @@ def test_report_and_summary(capture):
     facts = healthy(capture)
     facts['paths']['/usr/local/Ascend/driver'] = {'exists': False}
     out = np.node_problems(facts, settings())
-    text = np.report('node1', out['problems'])
+    text = np.node_verdict(facts, settings())['report']
     assert text.splitlines()[0] == '1 preflight problem(s) on node1:'
     assert text.splitlines()[1].startswith('- [driver] /usr/local/Ascend/driver is missing: the Ascend NPU driver is '
                                            'not installed. Fix: install the Ascend 310P driver')
