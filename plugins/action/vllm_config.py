@@ -14,7 +14,7 @@ from __future__ import annotations
 from ansible.module_utils.common.parameters import remove_values
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils._controller_action import ControllerAction
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan, summary, task_result
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import config_result
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.vllm_options import argument_spec
 
 
@@ -25,14 +25,6 @@ class ActionModule(ControllerAction):
 
     def act(self, checked, task_vars):
         params = checked.validated_parameters
-        try:
-            result = plan(dict(params))
-        except ValueError as exc:
-            return {'failed': True, 'changed': False, 'msg': 'vllm_config could not plan: %s' % exc}
-        output = task_result(result)
-        if result['violations']:
-            output.update(failed=True, msg=summary(result['violations']))
-        if result['warnings']:
-            output['warnings'] = list(result['warnings'])
+        output = config_result(params)
         output['invocation'] = {'module_args': params}
         return remove_values(output, checked._no_log_values)

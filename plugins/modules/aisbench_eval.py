@@ -208,7 +208,7 @@ def performance(module, entry, config, base):
         return read_performance(run, params['concurrency']), run
     except (OSError, ValueError, TypeError) as exc:
         module.fail_json(msg='%s: no AISBench performance results (%s); its log: %s'
-                         % (what, exc, failure_log(run, 'infer', '*') or 'none'), run=run)
+                         % (what, exc, failure_log(run) or 'none'), run=run)
 
 
 def evaluate(module, result, entry):

@@ -125,7 +125,8 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ascend.vllm.plugins.module_utils.node import DRIVER_VERSION_FILE
-from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import Collector, write_archive
+from ansible_collections.ascend.vllm.plugins.module_utils.serve._diagnose import (
+    LOG_LINES, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Collector, write_archive)
 from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
 
 ARGUMENT_SPEC = dict(
@@ -135,10 +136,10 @@ ARGUMENT_SPEC = dict(
     secrets=dict(type='list', elements='str', default=[], no_log=True),
     npu_smi_path=dict(type='str', default=''),
     driver_version_file=dict(type='path', default=DRIVER_VERSION_FILE),
-    log_lines=dict(type='int', default=500),
+    log_lines=dict(type='int', default=LOG_LINES),
     log_paths=dict(type='list', elements='path'),
-    max_file_bytes=dict(type='int', default=2097152),
-    max_total_bytes=dict(type='int', default=33554432),
+    max_file_bytes=dict(type='int', default=MAX_FILE_BYTES),
+    max_total_bytes=dict(type='int', default=MAX_TOTAL_BYTES),
     docker_host=dict(type='str'),
 )
 

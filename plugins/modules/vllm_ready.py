@@ -392,10 +392,10 @@ outcome:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import DockerApi, engine_host
+from ansible_collections.ascend.vllm.plugins.module_utils.node._node_docker import engine_host
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import served_model_name
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._ready import (
-    MARKER, POLL_INTERVAL, SMOKE, HttpClient, NodeProbe, SystemdUnit, Watch, bearer, save_log,
+    MARKER, POLL_INTERVAL, SMOKE, Watch, save_log, serving_probe,
 )
 
 # Failures whose container (and so log) may still be there to save.
@@ -452,8 +452,7 @@ def main():
     if params['log_lines'] < 0:
         module.fail_json(msg='log_lines=%d: must be 0 or more' % params['log_lines'])
     # The source install method: a systemd unit, its journal as the log.
-    source = SystemdUnit(module.run_command) if params['service'] else DockerApi(engine_host(params['docker_host']), 30.0)
-    probe = NodeProbe(source, HttpClient(params['url'], bearer(params['api_key'])), params['name'])
+    probe = serving_probe(engine_host(params['docker_host']), module.run_command)(params)
     try:
         if params['served_model_name_from_command']:
             params['served_model_name'] = command_served_name(probe, params['served_model_name'])

@@ -228,7 +228,7 @@ def read_accuracy(run, abbr='vllm-api-general-chat'):
     return out
 
 
-def failure_log(run, mode='infer', abbr='vllm-api-general-chat', lines=15):
+def failure_log(run, mode='infer', lines=15):
     """The last lines of AISBench's task logs under run/logs/<mode>/ (its CLI exits 0 when a task fails)."""
     tails = []
     for path in sorted(glob.glob(os.path.join(run or '', 'logs', mode, '*', '*.out'))):

@@ -66,13 +66,26 @@ def summary(violations: List[Dict[str, Any]]) -> str:
 
 
 def task_result(result: Dict[str, Any]) -> Dict[str, Any]:
-    """What vllm_config (module or action plugin) returns for a plan() result.
+    """What vllm_config returns for a plan() result (the action plugin, and the host plan for each instance).
 
     argv, command, env, api_key_env and settings only when there are no
-    violations; with violations the caller fails with ``summary(violations)``
-    as the message.  The caller also shows ``config_warnings`` as task warnings.
+    violations; with violations it fails with ``summary(violations)`` as the
+    message.  The planner's warnings are the task's warnings and ``config_warnings``.
     """
     shown = ('cudagraph_capture_sizes', 'memory', 'violations', 'profile', 'model', 'image')
     if not result['violations']:
         shown += ('argv', 'command', 'env', 'api_key_env', 'settings')
-    return dict(((key, result[key]) for key in shown), changed=False, config_warnings=result['warnings'])
+    out = dict(((key, result[key]) for key in shown), changed=False, config_warnings=result['warnings'])
+    if result['violations']:
+        out.update(failed=True, msg=summary(result['violations']))
+    if result['warnings']:
+        out['warnings'] = list(result['warnings'])
+    return out
+
+
+def config_result(params: Dict[str, Any]) -> Dict[str, Any]:
+    """``task_result`` of the plan for validated ``params``, or a failure saying why there is none."""
+    try:
+        return task_result(plan(dict(params)))
+    except ValueError as exc:
+        return {'failed': True, 'changed': False, 'msg': 'vllm_config could not plan: %s' % exc}

@@ -33,7 +33,7 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address imp
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._rolling import upgrade_steps
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._source import (
     SOURCE, env_problems, install_plan, service_plan, unit_name, with_launcher)
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan as plan_config, task_result
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import config_result
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import PLATFORMS, profile_verdict
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import with_origins
@@ -192,14 +192,7 @@ def instance_config(params):
     validation = ArgumentSpecValidator(argument_spec()).validate(params)
     if validation.error_messages:
         return {'failed': True, 'msg': validation.errors.msg}
-    try:
-        result = plan_config(dict(validation.validated_parameters))
-    except ValueError as exc:
-        return {'failed': True, 'msg': 'vllm_config could not plan: %s' % exc}
-    output = task_result(result)
-    if result['violations']:
-        output['failed'] = True
-    return output
+    return config_result(validation.validated_parameters)
 
 
 def configs(plan, request, var_names, tag, node=None, record=None):
