@@ -15,10 +15,11 @@ import os
 import stat
 from typing import Any, Dict, Optional, Sequence, Union
 
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import MASKED
+
 # Bytes of a text file shown whole; a longer one is described by its size (a diff is read by a person).
 LIMIT = 256 * 1024
 ABSENT = '(absent)'
-HIDDEN = '********'
 
 
 def described(data: Union[bytes, str, None], what: str = '') -> Optional[str]:
@@ -50,11 +51,11 @@ def current(path: str, what: str = '') -> Optional[str]:
 
 
 def hide(text: Optional[str], secrets: Sequence[str]) -> Optional[str]:
-    """``text`` with every non-empty value of ``secrets`` replaced by ``HIDDEN``."""
+    """``text`` with every non-empty value of ``secrets`` replaced by ``MASKED``."""
     if text is None:
         return None
     for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, HIDDEN)
+        text = text.replace(secret, MASKED)
     return text
 
 

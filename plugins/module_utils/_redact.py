@@ -25,6 +25,8 @@ from typing import Any, Iterable, List, Optional
 
 # What a message shows instead of a secret's value (problems, reports).
 HIDDEN = '(value hidden)'
+# What a file, a diff or a container's settings show in a secret's place.
+MASKED = '********'
 
 REDACTED = '<redacted>'
 # Shorter known values are not searched for in text: they would match by chance and

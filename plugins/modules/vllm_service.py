@@ -147,11 +147,9 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import secret_name
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import MASKED, secret_name
 from ansible_collections.ascend.vllm.plugins.module_utils._unit import (
     MANAGED_KEY, MANAGED_VALUE, PREVIOUS_SUFFIX, env_text, managed)
-
-HIDDEN = '********'
 
 
 def _read(path):
@@ -186,7 +184,7 @@ def _shown(text, env):
     lines = []
     for line in text.splitlines(True):
         name = line.split('=', 1)[0]
-        lines.append('%s=%s\n' % (name, HIDDEN) if '=' in line and secret_name(name) else line)
+        lines.append('%s=%s\n' % (name, MASKED) if '=' in line and secret_name(name) else line)
     return ''.join(lines)
 
 

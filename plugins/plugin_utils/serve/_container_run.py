@@ -16,15 +16,12 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import is_true
-from ansible_collections.ascend.vllm.plugins.module_utils._redact import redact, redact_text
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import MASKED, redact, redact_text
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import container_spec, label_problems
 
 # Sets and dicts compared strictly: removing a device, mount, label or variable re-creates too.
 COMPARISONS = {'env': 'strict', 'labels': 'strict', 'devices': 'strict', 'mounts': 'strict',
                'published_ports': 'strict', 'log_options': 'strict'}
-
-# What a refusal's message shows instead of a secret's value.
-MASK = '********'
 
 MISSING_FIX = ('container_run needs container_run_profile (the `profile` returned by ascend.vllm.vllm_config), '
                'container_run_image (image_pull sets image_pull_image_ref), container_run_command (vllm_config\'s '
@@ -112,9 +109,9 @@ def docker_args(inputs: Dict[str, Any], spec: Dict[str, Any], restart: bool) -> 
 
 
 def mask(text: Any, secrets: Any) -> str:
-    """A message with every secret value (the spec's ``secret_values``) replaced by MASK, then any
+    """A message with every secret value (the spec's ``secret_values``) replaced by MASKED, then any
     ``NAME=value`` of a secret name the values missed (a value too short to search for)."""
-    return redact_text(text, secrets, MASK)
+    return redact_text(text, secrets, MASKED)
 
 
 def clean(result: Any, secrets: Any) -> Dict[str, Any]:

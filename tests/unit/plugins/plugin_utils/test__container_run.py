@@ -9,9 +9,10 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile
+from ansible_collections.ascend.vllm.plugins.module_utils._redact import MASKED as MASK
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._container_run import INPUT_OPTIONS
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._container_run import (
-    MASK, clean, docker_args, image_facts, input_problem, mask, missing_inputs, refusal, restarting)
+    clean, docker_args, image_facts, input_problem, mask, missing_inputs, refusal, restarting)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._container_spec import container_spec
 
 KEY = 'sk-abcdef0123456789'
