@@ -47,7 +47,7 @@ class _Failed(Exception):
     """A step failed: its arguments are the stage it failed in and the message (masked when returned)."""
 
 
-class _Run(object):
+class _Run:
     """One run: the modules called, in order (``steps``), and whether any changed the node."""
 
     def __init__(self, action, inputs, task_vars):
@@ -108,7 +108,7 @@ class ActionModule(ActionBase):
     """The container of one instance: started (created, updated, kept and replaced), stopped, absent or restored."""
 
     def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         try:
             try:
                 _checked, args = self.validate_argument_spec(ARGUMENT_SPEC)

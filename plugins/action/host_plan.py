@@ -158,7 +158,7 @@ class ActionModule(ActionBase):
         return node, drop, memory_again, registry
 
     def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         args = self._task.args
         given = args.get('given')
         given = given['plan'] if (isinstance(given, dict) and isinstance(given.get('plan'), dict)

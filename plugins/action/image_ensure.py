@@ -186,7 +186,7 @@ class ActionModule(ActionBase):
         return {'diff': [entry]} if entry else {}
 
     def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         checked, failed = task_args(self, ARGUMENT_SPEC)
         if failed:
             return failed

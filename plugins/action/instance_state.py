@@ -29,7 +29,7 @@ class ActionModule(ActionBase):
     """Dispatch one step to the module of the instance's runtime and return its result."""
 
     def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         checked, failed = task_args(self, INSTANCE_STATE, required_if=INSTANCE_STATE_REQUIRED_IF)
         if failed:
             return failed

@@ -44,7 +44,7 @@ class ActionModule(ActionBase):
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
+        result = super().run(tmp, task_vars)
         args = dict(self._task.args)
         if 'checks' not in args:
             # As ansible.builtin.normal runs any module: the task's own arguments, async when asked.

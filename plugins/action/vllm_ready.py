@@ -35,7 +35,7 @@ class ActionModule(ActionBase):
     """Wait for a vLLM container in module runs of at most ``report_after`` seconds, printing progress."""
 
     def run(self, tmp=None, task_vars=None):
-        super(ActionModule, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         args = dict(self._task.args)
         # The plan's smoke settings of the instance, one dict (module_utils/serve/_ready.SMOKE_KEYS): the task's
         # own options win.

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 
-class ModuleDocFragment(object):
+class ModuleDocFragment:
     """The one Docker Engine connection policy of the modules that talk to the node's Engine."""
 
     DOCUMENTATION = r'''

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 
-class ModuleDocFragment(object):
+class ModuleDocFragment:
     """The load options of the eval role's two runners (builtin and AISBench): the guide's accuracy settings and
     the performance sweep."""
 

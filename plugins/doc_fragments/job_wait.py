@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 
-class ModuleDocFragment(object):
+class ModuleDocFragment:
     """The options of the modules that follow an async job on the node, in runs their action plugin repeats."""
 
     DOCUMENTATION = r'''

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 
-class ModuleDocFragment(object):
+class ModuleDocFragment:
     """What the collection's modules share: their authors and the attribute support most of them have.
 
     A module names this fragment before ansible.builtin.action_common_attributes (which gives the attributes'

@@ -54,7 +54,7 @@ def awx_credential_types(_ignored):
     return credential_types()
 
 
-class FilterModule(object):
+class FilterModule:
     """AWX credential types of ascend.vllm."""
 
     def filters(self):

@@ -64,7 +64,7 @@ def awx_survey(template):
         raise AnsibleFilterError('awx_survey: %s' % exc)
 
 
-class FilterModule(object):
+class FilterModule:
     """AWX survey filter of ascend.vllm."""
 
     def filters(self):

@@ -59,7 +59,7 @@ def file_sd_merge(existing, hosts, groups):
                  [str(host) for host in plain(hosts or [])], plain(groups or []))
 
 
-class FilterModule(object):
+class FilterModule:
     """Prometheus file_sd merging of the vllm_serve role."""
 
     def filters(self):

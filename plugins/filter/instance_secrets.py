@@ -71,6 +71,6 @@ def instance_secrets(variables, instance, config=None):
     return _secrets(instance, config or {}, variables)
 
 
-class FilterModule(object):
+class FilterModule:
     def filters(self):
         return {'instance_secrets': instance_secrets}

@@ -80,7 +80,7 @@ def metrics_targets(plan, host, platform, addresses, balancer=None, npu_exporter
                    int(npu_exporter_port) if npu_exporter_port else None)
 
 
-class FilterModule(object):
+class FilterModule:
     """Prometheus targets of the vllm_serve role."""
 
     def filters(self):

@@ -46,7 +46,7 @@ def platform_names(_unused=None):
     return profile_names()
 
 
-class FilterModule(object):
+class FilterModule:
     def filters(self):
         return {
             'platform_profile': platform_profile,

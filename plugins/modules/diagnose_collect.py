@@ -155,7 +155,7 @@ def main():
     dest = params['dest'] or os.path.join(tempfile.mkdtemp(prefix='ascend-vllm-diagnose-'), 'diagnose.tar.gz')
     try:
         write_archive(dest, params['name'], collector.files)
-    except (IOError, OSError) as exc:
+    except OSError as exc:
         module.fail_json(msg='Writing the diagnostics archive %s failed: %s' % (dest, exc))
     module.exit_json(changed=False, path=dest, files=sorted(collector.files), summary=summary)
 

@@ -134,7 +134,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_repor
 PNG = 'PNG image'
 
 
-class Writer(object):
+class Writer:
     """The files of the run folder: each written (not in check mode), listed, and shown with --diff before and after
     (a new report shows as created; a plot as its size, or in check mode as a plot the run would draw)."""
 

@@ -156,7 +156,7 @@ def _read(path):
     try:
         with open(path, 'rb') as handle:
             return handle.read().decode('utf-8')
-    except (IOError, OSError):
+    except OSError:
         return None
 
 

@@ -37,7 +37,7 @@ class ControllerAction(ActionBase):
     SPEC = {}
 
     def run(self, tmp=None, task_vars=None):
-        super(ControllerAction, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         checked, failed = task_args(self, copy.deepcopy(self.SPEC))
         return failed or self.act(checked, task_vars or {})
 

@@ -36,7 +36,7 @@ class FollowAction(ActionBase):
     MODULE = ''
 
     def run(self, tmp=None, task_vars=None):
-        super(FollowAction, self).run(tmp, task_vars)
+        super().run(tmp, task_vars)
         task_vars = task_vars or {}
         args = dict(self._task.args)
         host = task_vars.get('inventory_hostname', '?')

@@ -52,7 +52,7 @@ _HEAD_KEYS = ('num_attention_heads', 'linear_num_key_heads', 'linear_num_value_h
 QUANTIZATION_METHODS = ('ascend', 'compressed-tensors', 'fp8', 'deepseek_v4_fp8')
 
 
-class Context(object):
+class Context:
     """One request being checked: the request, its violations and warnings, the result and the settled values.
 
     A violation names ``prefix + option`` unless the request's ``var_names`` maps the option to the variable

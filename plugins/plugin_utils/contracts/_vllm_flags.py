@@ -51,7 +51,7 @@ _NARGS_KINDS = {0: 'flag', '+': 'values', '*': 'values', '?': 'optional'}
 _PREPROCESSED_ALIASES = {'-O': '--compilation-config'}
 
 
-class FlagTable(object):
+class FlagTable:
     """One vLLM release's ``vllm serve`` flags: kinds, aliases, value types, choices, provenance."""
 
     def __init__(self, data: Dict[str, Any]) -> None:

@@ -36,7 +36,7 @@ class ModelSpecError(ValueError):
 
     def __init__(self, message: str, unknown: Optional[List[str]] = None, missing: Optional[List[str]] = None,
                  bad: Optional[List[Any]] = None, unknown_model: Optional[str] = None) -> None:
-        super(ModelSpecError, self).__init__(message)
+        super().__init__(message)
         self.unknown = list(unknown or [])
         self.missing = list(missing or [])
         self.bad = list(bad or [])
