@@ -220,23 +220,28 @@ def named(instances, configured, source, smoke=None):
                                                   or (entry.get('options') or {}).get('served_model_name')
                                                   or GUIDE_DEFAULTS['served_model_name']),
                         runs_as=unit_name(entry['container_name']) if source else entry['container_name'],
-                        smoke=dict(smoke or {}, **smoke_chat(settings))))
+                        smoke=dict(smoke or {}, **smoke_chat(settings, smoke))))
     return out
 
 
 def smoke_settings(request):
     """What the smoke tests of every instance of the host send (the vllm_serve_smoke_* variables), as vllm_ready's
-    options."""
+    options; ``reasoning`` and ``tool_call`` say whether the operator wants those checks (``smoke_chat`` narrows
+    them to the instance's parsers)."""
     return dict(((key, request.get(PREFIX + 'smoke_' + key)) for key in ('prompt', 'max_tokens', 'chat_max_tokens')),
-                smoke_test=bool(request.get(PREFIX + 'smoke_test')), smoke_timeout=request.get(PREFIX + 'smoke_timeout'))
+                smoke_test=bool(request.get(PREFIX + 'smoke_test')), smoke_timeout=request.get(PREFIX + 'smoke_timeout'),
+                reasoning=bool(request.get(PREFIX + 'smoke_reasoning', True)),
+                tool_call=bool(request.get(PREFIX + 'smoke_tool_call', True)))
 
 
-def smoke_chat(settings):
+def smoke_chat(settings, wanted=None):
     """What the smoke tests ask of an instance's chat parsers (vllm_ready's reasoning, reasoning_field and
-    tool_call): a reasoning answer when it runs with a reasoning parser, a tool call with a tool-call parser."""
-    return {'reasoning': bool(settings.get('reasoning_parser')),
+    tool_call): a reasoning answer when it runs with a reasoning parser, a tool call with a tool-call parser,
+    each unless ``wanted`` (``smoke_settings``) turns it off."""
+    wanted = wanted or {}
+    return {'reasoning': bool(settings.get('reasoning_parser')) and wanted.get('reasoning', True),
             'reasoning_field': settings.get('reasoning_field') or 'reasoning',
-            'tool_call': bool(settings.get('tool_call_parser'))}
+            'tool_call': bool(settings.get('tool_call_parser')) and wanted.get('tool_call', True)}
 
 
 def balancer(request, plan):

@@ -120,10 +120,10 @@ def test_the_default_deploy_stops_at_the_tool_call_smoke_test(deployed, tmp_path
 
 
 def test_site_deploys_the_real_server_and_a_rerun_changes_nothing(deployed, tmp_path):
-    """The same deploy without the tool-call parser (its smoke test needs a model that calls tools): the play
-    succeeds, the smoke tests' completion, chat and reasoning answers came from vLLM, the published port answers,
-    and a second run changes nothing."""
-    group_vars = dict(deployed, vllm_serve_tool_call_parser="none")
+    """The same deploy with the tool-call smoke test off (vllm_serve_smoke_tool_call: false; it needs a model that
+    calls tools) and both parsers still on: the play succeeds, the smoke tests' completion, chat and reasoning
+    answers came from vLLM, the published port answers, and a second run changes nothing."""
+    group_vars = dict(deployed, vllm_serve_smoke_tool_call=False)
     (tmp_path / "first").mkdir()
     proc, recap = run_site(tmp_path / "first", NODE, "atlas_300i_duo", group_vars)
     out = proc.stdout
@@ -131,6 +131,7 @@ def test_site_deploys_the_real_server_and_a_rerun_changes_nothing(deployed, tmp_
     assert recap[NODE]["failed"] == 0 and recap[NODE]["changed"] > 0, recap
     container = _served_by_vllm(proc)
     assert "--reasoning-parser" in container["Config"]["Cmd"], container["Config"]["Cmd"]
+    assert "--tool-call-parser" in container["Config"]["Cmd"], container["Config"]["Cmd"]
     # The smoke tests' answers as the deploy shows them (the reasoning parser files the random model's whole
     # answer under reasoning: there is no </think> in it).
     for label in ("completions: The future of AI is", "chat: ", "reasoning: "):

@@ -374,3 +374,21 @@ def test_each_instance_turns_the_chat_parsers_on_or_off_and_the_smoke_tests_foll
                  for entry in named(out['plan'], configured, False))
     assert smoke == {'chat': {'reasoning': True, 'reasoning_field': 'reasoning', 'tool_call': True},
                      'batch': {'reasoning': False, 'reasoning_field': 'reasoning', 'tool_call': False}}
+
+
+@pytest.mark.parametrize('switch', ['vllm_serve_smoke_reasoning', 'vllm_serve_smoke_tool_call'])
+def test_a_smoke_switch_skips_its_check_and_keeps_the_parser(switch):
+    """vllm_serve_smoke_reasoning / _tool_call false: the parser stays on the command line, its check is off."""
+    from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import configs, named, smoke_settings
+    merged = dict(DEFAULTS, vllm_serve_offline=False, vllm_serve_platform_overrides={}, vllm_serve_host='0.0.0.0')
+    merged[switch] = False
+    request = variables_request(merged)
+    out = plan_of(request)
+    assert out['problems'] == []
+    configured = configs(out['plan'], request, {}, 'v0.23.0-310p')
+    argv = list(configured.values())[0]['argv']
+    assert '--reasoning-parser' in argv and '--tool-call-parser' in argv
+    smoke = named(out['plan'], configured, False, smoke_settings(request))[0]['smoke']
+    check = switch[len('vllm_serve_smoke_'):]
+    assert smoke[check] is False
+    assert smoke[{'reasoning': 'tool_call', 'tool_call': 'reasoning'}[check]] is True
