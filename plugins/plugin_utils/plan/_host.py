@@ -262,6 +262,8 @@ def balancer(request, plan):
         frontend['key_source'] = dict((name, first.get(name)) for name in ('name', 'index', 'api_key_var'))
     if front.get('enabled'):
         front['image'] = balancer_image(request)
+    # The frontends' readiness check sends the instances' smoke requests only when they do (vllm_serve_smoke_test).
+    front['smoke_test'] = bool(request.get(PREFIX + 'smoke_test', True))
     return front
 
 

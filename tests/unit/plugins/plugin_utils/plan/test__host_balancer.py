@@ -44,6 +44,12 @@ def test_one_instance_runs_no_balancer():
         False, 'off: no model is served by more than one instance', [])
 
 
+def test_the_frontends_send_smoke_requests_only_when_the_instances_do():
+    two = [{'name': 'a', 'chips': [0]}, {'name': 'b', 'chips': [1]}]
+    assert run(vllm_serve_instances=two)['smoke_test'] is True
+    assert run(vllm_serve_instances=two, vllm_serve_smoke_test=False)['smoke_test'] is False
+
+
 def test_instances_with_the_instance_key_and_the_role_key():
     out = run(vllm_serve_instances=[{'name': 'a', 'chips': [0]}, {'name': 'b', 'chips': [1], 'api_key': 'sk-b'}],
               vllm_serve_api_key='sk-b')
