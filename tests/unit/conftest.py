@@ -11,10 +11,6 @@ Also gives the unit tests the real npu-smi captures (fixtures ``capture`` and
 ``capture_dirs``), read from the one copy in the repository.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import sys
 

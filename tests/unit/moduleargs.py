@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Run a module's main() in-process with given arguments (shared by the module unit tests)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import contextlib
 import json
 

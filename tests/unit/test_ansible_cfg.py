@@ -9,10 +9,6 @@ checkout, an inventory plugin file (``constructed`` here, a CMDB's plugin elsewh
 does the executable script AWX hands a job (docs/awx.md).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import configparser
 import json
 import os

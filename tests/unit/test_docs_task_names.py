@@ -8,10 +8,6 @@ Each must be the name of a task of that role (or of a playbook), a name holding 
 whatever the template gives.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import glob
 import os
 import re

@@ -3,10 +3,6 @@
 """docs/ (English) and docs/zh_CN (Chinese) hold the same pages with the same heading structure,
 and their links to other pages of the repository resolve."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import re
 

@@ -4,10 +4,6 @@
 collection's dependencies at the versions the tests run (a real build needs a base image, which
 cannot be pulled here)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import re
 import shutil

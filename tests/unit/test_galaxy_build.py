@@ -6,10 +6,6 @@ Builds the tarball with ``ansible-galaxy collection build`` from a copy of the
 repository (with the caches a working tree has) and lists its entries.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import shutil

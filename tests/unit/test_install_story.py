@@ -10,10 +10,6 @@ or one of the external addresses below, each checked when it was added. Plugin a
 GitHub account.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import re
 

@@ -6,10 +6,6 @@ ansible-test's validate-modules checks modules only; a filter whose RETURN does 
 parse still loads, and only ansible-doc and the docs build notice.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ast
 import os
 

@@ -14,10 +14,6 @@
   A checkout with unreleased changes therefore never builds a tarball named like a release.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ast
 import importlib
 import os

@@ -8,10 +8,6 @@ per rule, private module_utils/_x.py helpers).  Measured with ast, from the
 comments included.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ast
 import os
 

@@ -14,10 +14,6 @@ here, naming it:
   private task file of it.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ast
 import glob
 import json

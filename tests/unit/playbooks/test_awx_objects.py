@@ -5,10 +5,6 @@ Ansible from the catalog and asking only what its playbook reads (checked by wal
 credentials attached or asked at launch, and every survey answer a variable the roles read with a
 type they accept. No AWX server is needed: the objects are checked as data and rendered by Ansible."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import re

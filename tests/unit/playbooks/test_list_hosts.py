@@ -9,10 +9,6 @@ docs/getting-started.md). The hosts expected are read from ``ansible-inventory``
 the inventory and its group_vars): every host in a platform group or with ``ascend_vllm_platform`` set.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import glob
 import json
 import os

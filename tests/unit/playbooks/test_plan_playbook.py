@@ -7,10 +7,6 @@ unreachable. The plan still prints every host's instances with their exact vllm 
 and the memory fit, and fails, after every host is shown, when a host has a problem.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import shlex

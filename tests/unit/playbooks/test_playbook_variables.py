@@ -7,10 +7,6 @@ the request like any other; if no argument spec mentions it, preflight would ref
 documented command as a misspelt variable.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import glob
 import os
 import re

@@ -7,10 +7,6 @@ default; every spec option needs a default (unless required); choices hold the
 default; every entry point has its task file.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import re
 

@@ -7,10 +7,6 @@ another host's group kept, this play's host's instance added. The host is planne
 (ansible_connection local; the metrics tasks read and write the file on localhost).
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import subprocess

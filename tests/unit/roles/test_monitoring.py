@@ -12,10 +12,6 @@ The rules are checked and their alerts tested with promtool where Debian's prome
 the playbook that installs both runs for real against the controller.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import importlib.machinery
 import importlib.util
 import json

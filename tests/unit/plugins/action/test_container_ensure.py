@@ -8,10 +8,6 @@ with. Hypothesis draws secret-named environment variables: their values never re
 returned result, its message or its diff.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import string

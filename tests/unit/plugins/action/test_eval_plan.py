@@ -7,10 +7,6 @@ role's: their templates trusted) under the host's variables, and a connection th
 once through ``ansible`` against a host that cannot be reached.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import subprocess

@@ -7,10 +7,6 @@ page-cache drop only when opted in, needed and not in check mode, the memory rea
 a drop that worked, and the registry only for digest pins on a node that reaches one.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from unittest import mock
 
 import pytest

@@ -8,10 +8,6 @@ works, never ask a reference again once it answered "not found", try every other
 ``retries`` times, and name every reference in its failure.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import itertools
 import threading
 from unittest import mock

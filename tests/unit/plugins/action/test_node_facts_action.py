@@ -10,10 +10,6 @@ the drop runs exactly when it is opted in, needed and not in check mode, and the
 memory read last.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from unittest import mock
 
 import pytest

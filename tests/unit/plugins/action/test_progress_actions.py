@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The vllm_ready and image_pull_wait action plugins: module runs on the node, progress lines on the display."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import time
 from unittest import mock
 

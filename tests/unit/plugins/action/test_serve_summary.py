@@ -6,10 +6,6 @@ Run as Ansible runs the action: arguments checked against the documented spec, t
 out read from ``hostvars``, no connection used, the lines shown at every verbosity.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from unittest import mock
 
 import pytest

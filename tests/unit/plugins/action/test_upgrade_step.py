@@ -6,10 +6,6 @@ The rules are plugin_utils/serve/_rolling.py's upgrade_outcome; the action is ru
 balancer_server faked, and what it sent recorded.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from unittest import mock
 
 from hypothesis import given, settings, strategies as st

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The vllm_config action plugin: the module's result, planned on the controller, no node contacted."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import subprocess

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """vllm_config as a task runs it (its action plugin, on the controller): results, failures, warnings."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 
 import pytest

@@ -5,10 +5,6 @@
 (The plan's side, the markers, is tested in plugins/plugin_utils/plan/test__host_instances.py.)
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 from hypothesis import given, settings, strategies as st
 

@@ -3,10 +3,6 @@
 """_diagnose: one node's diagnostics from fake probes (npu-smi, the Docker Engine, a file tree),
 and the controller's one archive of several hosts'."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import stat

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """_diff: the --diff entry of a file a module writes or removes."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils import _diff as d

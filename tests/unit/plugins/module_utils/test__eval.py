@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Reference table, input checks, gsm8k scoring as AISBench does it, the gate and the percentiles."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 
 import pytest

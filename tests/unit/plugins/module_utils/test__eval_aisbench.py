@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The AISBench runner: installation and dataset-layout checks, the configs it writes, reading its outputs."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ast
 import json
 import os

@@ -3,10 +3,6 @@
 """Provenance of an evaluation: versions from the real captures' formats, image digest, masked argv, and
 ``unknown`` for every value that cannot be read."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import io
 import tarfile
 

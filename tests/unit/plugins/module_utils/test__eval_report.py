@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Rows, gate failures, Markdown tables and plots of an evaluation run."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation import _eval, _eval_report
 from ansible_collections.ascend.vllm.plugins.module_utils.evaluation._eval_provenance import provenance_rows

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """textvqa for the builtin runner: loading AISBench's layout, the request, and scoring equal to AISBench's."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import base64
 import json
 

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """node_facts' gathering with fakes: a /proc tree, a Docker Engine API and npu-smi."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import stat
 

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """What a registry says a tag points to: HEAD with Docker's Accept headers, token challenge, index, HTTP fallback."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import hashlib
 import json
 

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The node side of image_pull_wait (module_utils/node/_pull_watch.py): the job file, the Engine's stream."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import base64
 import json
 import os

@@ -6,10 +6,6 @@ The class-level test puts generated secrets in every place they turn up in (envi
 entries, mapping keys, command lines, log text, JSON and Python reprs of all of those, nested),
 known to the caller or not, and checks that none survives while what is not secret stays."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import random
 import string

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The source install method's plan: versions from the matrix, the unit's command, the node's verdict."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import shlex
 
 import pytest

@@ -9,10 +9,6 @@ the real layout from the captures' exact column widths; ``test_renderer_reproduc
 proves it byte for byte, so the synthetic multi-card outputs have the real shape.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

@@ -2,10 +2,6 @@
 """Unit tests for module_utils/serve/_ready.py: log parsing, classification, and the poll loop
 driven by a fake clock and a fake node."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import contextlib
 import io
 import json

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The aisbench_eval entry file: the files it writes under workdir, shown with --diff (AISBench itself stubbed)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

@@ -3,10 +3,6 @@
 """Unit tests for the container_rename module: main() against a fake Docker Engine on a
 unix socket (real HTTP), with exit/fail patched."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import socketserver
 import threading

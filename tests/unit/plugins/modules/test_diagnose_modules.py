@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The diagnose_collect and diagnose_bundle modules' main(): options, the archive written, errors."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import tarfile
 

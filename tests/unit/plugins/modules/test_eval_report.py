@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The eval_report entry file: the run folder with its provenance (unknowns named), tables and plots."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import re
 

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The image_pull_wait module's entry: options, the job's results file, the Engine asked only while the job runs."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 
 import pytest

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The node_facts entry file: arguments, check mode and one answer with every part."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 
 import pytest
 

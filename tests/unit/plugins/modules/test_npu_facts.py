@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Unit tests for the npu_facts module: main() with AnsibleModule exit/fail patched."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import stat
 

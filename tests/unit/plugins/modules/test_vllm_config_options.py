@@ -7,10 +7,6 @@ DOCUMENTATION and the vllm_serve role's scalar variables are checked against it
 here, and unset options reach the planner unset, so a model's guide_defaults apply.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

@@ -3,10 +3,6 @@
 """vllm_eval action=provenance against a stand-in Docker Engine on a Unix socket: what the container runs,
 the CANN version inside it, the node's driver and firmware, and ``unknown`` for what is not there."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import io
 import json
 import socketserver

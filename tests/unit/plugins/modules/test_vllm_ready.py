@@ -2,10 +2,6 @@
 """Unit tests for the vllm_ready module: main() against a fake Docker Engine on a unix
 socket and a fake vLLM server on a TCP port (both real HTTP), with exit/fail patched."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import socketserver

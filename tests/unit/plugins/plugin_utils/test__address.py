@@ -7,10 +7,6 @@ URL to Python's URL parser (the one vllm_ready's HTTP client uses). Addresses ar
 (IPv4, IPv6, wildcards, loopback), so a form nobody listed is covered too.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ipaddress
 from urllib.parse import urlsplit
 

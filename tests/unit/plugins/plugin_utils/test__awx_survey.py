@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The AWX surveys come from the platform profiles and the model catalog."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible.errors import AnsibleFilterError

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """_balancer: which instances a host's balancer fronts, on which ports, with which key digests."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import hashlib
 
 import pytest

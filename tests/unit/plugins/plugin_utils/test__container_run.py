@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """container_run's container as data: what stops it, docker_container's arguments, masking."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile

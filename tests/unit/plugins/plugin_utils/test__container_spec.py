@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The container spec of each platform is the guide's `docker run` line (tests/sim/sim_guide.py keeps them verbatim)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

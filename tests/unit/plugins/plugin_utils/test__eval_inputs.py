@@ -3,10 +3,6 @@
 """eval_inputs (evaluation/_eval_inputs.py, behind the eval_plan action): the AISBench runner's installation and
 dataset layout, the builtin runner's datasets and the report directory, judged before any request."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 
 import pytest

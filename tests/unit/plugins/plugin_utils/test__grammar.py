@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The consumers' grammars (contracts/_grammar), checked against the consumers themselves where they run here."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import ipaddress
 import string
 

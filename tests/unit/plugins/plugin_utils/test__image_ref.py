@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The image_pull rules: grammar, candidates, problems (the messages preflight shows), presence, pull failures."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 from hypothesis import given, settings, strategies as st
 

@@ -3,10 +3,6 @@
 """The helpers of _instances that reproduce Jinja's filters and tests exactly (the plan's
 numbers and messages must stay those of the former Jinja); the plan itself is tested
 through instance_plan (plugin_utils/plan/_host.py)."""
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import (

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Keep the last good service: what is kept, whether a spec replaces, what happens after readiness."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils.serve._keep import previous_name, served_model_name

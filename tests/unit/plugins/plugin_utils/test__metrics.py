@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """_metrics: the Prometheus file_sd target groups of a fleet."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 
 import pytest

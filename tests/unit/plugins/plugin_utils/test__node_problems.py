@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The node preflight's judgement: problems with the messages the role has always given."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import copy
 
 import pytest

@@ -5,10 +5,6 @@
 It was the filter ascend.vllm.node_query; the action of node_facts (``checks``) calls it now.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from ansible_collections.ascend.vllm.plugins.action import node_facts as node_facts_action
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import node_query
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.platforms import get_profile

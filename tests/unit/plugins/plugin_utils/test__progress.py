@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Progress lines of the long waits and the poll loops of their action plugins (plugin_utils/report/_progress.py)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import threading
 
 import pytest

@@ -8,10 +8,6 @@ container_run setting, the command) rolls it. The digest is computed as containe
 the container: from its own inputs and its own defaults file.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Local model paths confined to the model cache and vllm_serve_model_roots; the publish address is the node's."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._serve import model_path_problems, publish_address_problems

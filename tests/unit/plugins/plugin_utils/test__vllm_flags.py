@@ -7,10 +7,6 @@ regenerates them.  These tests check the committed tables' shape and provenance 
 plan's flag checks read the table of the vLLM in the chosen image.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import re
 
 import pytest

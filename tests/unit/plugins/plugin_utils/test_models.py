@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Model catalog: the numbers, the copies, the model_spec checks."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.models import (

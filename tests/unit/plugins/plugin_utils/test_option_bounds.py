@@ -8,10 +8,6 @@ value outside the bounds gives one violation naming the user's variable and the 
 bounds' words, while a value inside gives none about that option.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.planner import plan

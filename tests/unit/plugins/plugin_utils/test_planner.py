@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Planner: the guide's command, every rule (pass and fail), capture sizes, memory."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import itertools
 import random
 import shlex

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """Platform profiles against the deployment guide's docker run commands (section 4.1)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import importlib.util
 import os
 import re

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """The version matrix and its rules: which driver suits an image, which firmware suits a driver."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts import releases, versions

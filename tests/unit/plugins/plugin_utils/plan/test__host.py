@@ -13,10 +13,6 @@ invariants hold for every one of them:
   chips the platform has, and a command the vLLM flag table accepts.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import sys

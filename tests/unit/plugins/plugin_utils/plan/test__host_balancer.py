@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """balancer_plan: the filter reads the host's variables, the plan and the vllm_config results."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import balancer, named
 from ansible_collections.ascend.vllm.plugins.plugin_utils.request._request import Request
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import instance_plan

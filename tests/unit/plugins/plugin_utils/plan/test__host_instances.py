@@ -7,10 +7,6 @@ The messages are those of the bad-input corpus (tests/reliability/bad_inputs.yml
 each problem names the variable the user wrote, its value and the fix.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._host import instance_plan as plan_of

@@ -9,10 +9,6 @@ parent group and of the platform group, host_vars, extra vars), so the layering 
 - a refusal names the variable, its winning value and the file (or extra vars) it came from.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import json
 import os
 import shutil

@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """What preflight's lines say deploy will do about the image (plan._node.image_line)."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.plan._node import image_line

@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
 """npu_check's instances from the host plan: the planned instances with their host memory, judged by node_problems."""
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.judge._node_problems import normalize_instances

@@ -7,10 +7,6 @@ shell gives back the plan's argv), the image, the memory fit, the balancer, ever
 the variable, its value and the fix.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 import shlex
 

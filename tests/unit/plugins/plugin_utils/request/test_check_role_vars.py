@@ -2,10 +2,6 @@
 # Copyright: contributors to the ascend.vllm collection
 """check_role_vars: misspelt names and mistyped values of the roles' variables."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

@@ -3,10 +3,6 @@
 """ascend_vllm_* variables whose role options have no spec default (dict/list options whose role
 default is a template) are still type-checked through the option they feed."""
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import os
 
 import pytest

@@ -8,10 +8,6 @@ number outside its range is refused by check_role_vars naming the variable and t
 while every number inside passes.
 """
 
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import glob
 import os
 

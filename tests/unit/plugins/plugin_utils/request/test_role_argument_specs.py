@@ -1,9 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright: contributors to the ascend.vllm collection
-from __future__ import absolute_import, division, print_function
-
-__metaclass__ = type
-
 import pytest
 
 import os
