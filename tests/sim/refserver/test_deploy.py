@@ -124,6 +124,11 @@ def test_site_deploys_the_real_server_and_a_rerun_changes_nothing(deployed, tmp_
     calls tools) and both parsers still on: the play succeeds, the smoke tests' completion, chat and reasoning
     answers came from vLLM, the published port answers, and a second run changes nothing."""
     group_vars = dict(deployed, vllm_serve_smoke_tool_call=False)
+    # A first deploy: the container the test above left (its argv is this one's: both parsers on) goes, or this
+    # run would find it serving as planned and start nothing.
+    left = managed_container(NODE)
+    if left:
+        sim.exec_node(NODE, ["docker", "rm", "-f", left["Name"].lstrip("/")], check=True)
     (tmp_path / "first").mkdir()
     proc, recap = run_site(tmp_path / "first", NODE, "atlas_300i_duo", group_vars)
     out = proc.stdout
