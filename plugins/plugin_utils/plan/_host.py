@@ -228,10 +228,12 @@ def smoke_settings(request):
     """What the smoke tests of every instance of the host send (the vllm_serve_smoke_* variables), as vllm_ready's
     options; ``reasoning`` and ``tool_call`` say whether the operator wants those checks (``smoke_chat`` narrows
     them to the instance's parsers)."""
+    def on(key):
+        # Unset only where no role default reached the request (unit tests): on, as the defaults say.
+        return bool(request.get(PREFIX + 'smoke_' + key, True))
     return dict(((key, request.get(PREFIX + 'smoke_' + key)) for key in ('prompt', 'max_tokens', 'chat_max_tokens')),
-                smoke_test=bool(request.get(PREFIX + 'smoke_test')), smoke_timeout=request.get(PREFIX + 'smoke_timeout'),
-                reasoning=bool(request.get(PREFIX + 'smoke_reasoning', True)),
-                tool_call=bool(request.get(PREFIX + 'smoke_tool_call', True)))
+                smoke_test=on('test'), smoke_timeout=request.get(PREFIX + 'smoke_timeout'),
+                reasoning=on('reasoning'), tool_call=on('tool_call'))
 
 
 def smoke_chat(settings, wanted=None):
@@ -263,7 +265,7 @@ def balancer(request, plan):
     if front.get('enabled'):
         front['image'] = balancer_image(request)
     # The frontends' readiness check sends the instances' smoke requests only when they do (vllm_serve_smoke_test).
-    front['smoke_test'] = bool(request.get(PREFIX + 'smoke_test', True))
+    front['smoke_test'] = smoke_settings(request)['smoke_test']
     return front
 
 
