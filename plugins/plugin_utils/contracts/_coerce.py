@@ -18,8 +18,6 @@ from typing import Any, Dict, List, Optional, Tuple
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import to_bool as _to_bool
-
 _INT_RE = re.compile(r'^[+-]?\d+$')
 _HUMAN_INT_RE = re.compile(r'^(\d+(?:\.\d+)?)([kKmMgGtT])$')
 _DECIMAL_SUFFIX = {'k': 10 ** 3, 'm': 10 ** 6, 'g': 10 ** 9, 't': 10 ** 12}

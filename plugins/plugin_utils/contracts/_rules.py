@@ -22,8 +22,9 @@ from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._cli_args im
     ADDITIONAL_CONFIG, _enables_npugraph_ex, _flag_name, extra_arg_problems, parser_flags, split_extra_args)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts.chat_parsers import (
     AUTO, AUTO_TOOL_CHOICE_FLAG, NONE, REASONING_FLAG, REGISTRY, TOOL_CALL_FLAG, registry_for)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import (
-    _BINARY_SUFFIX, _to_bool, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
+    _BINARY_SUFFIX, _to_float, _to_int, compact_json, format_utilization, parse_human_int)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import (
     listen_host_problem, served_name_problem)
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._image_tags import image_sort_key, parse_image_tag
@@ -134,7 +135,7 @@ def bounded(ctx: Context, option: str, default: Any = None, required: bool = Tru
     raw = ctx.req[option] if ctx.req[option] is not None else default
     if raw is None and not required:
         return None
-    value = {'bool': _to_bool, 'int': _to_int, 'float': _to_float}[bounds.kind](raw)
+    value = {'bool': to_bool, 'int': _to_int, 'float': _to_float}[bounds.kind](raw)
     if (bounds.kind == 'bool' and value is not None) or (bounds.kind != 'bool' and _within(bounds, value)):
         return value
     ctx.violation(option, raw, '%s must be %s%s' % (option, _phrase(bounds), bounds.unit),

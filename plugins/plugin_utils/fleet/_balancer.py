@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import is_ip_address
 from ansible_collections.ascend.vllm.plugins.module_utils._problem import problem
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._address import bracketed, is_ipv6, reach_address
@@ -69,7 +69,7 @@ def enabled(setting: Any, grouped: List[Tuple[str, List[Dict[str, Any]]]],
     not balanced (its instances keep serving on their own ports).
     """
     several = [name for name, members in grouped if len(members) > 1 and name not in mixed]
-    choice = _to_bool(setting) if setting is not None else None
+    choice = to_bool(setting) if setting is not None else None
     if choice is False:
         return False, 'off (balancer_enabled: false)'
     if choice is True:

@@ -4,7 +4,7 @@
 
 from typing import Any, Dict, List
 
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.fleet._balancer import summary_lines as balancer_summary_lines
 from ansible_collections.ascend.vllm.plugins.plugin_utils.serve._instances import exposed, keyless
 
@@ -27,7 +27,7 @@ def host_summary(plan: List[Dict[str, Any]], status: Dict[str, Any], check_mode:
         lines.append(line + (' -- "%s"' % state['completion'] if state.get('completion') else ''))
     lines += balancer_summary_lines(balancer)
     exposure = exposure or {}
-    where = exposed(exposure.get('publish_address'), False) if _to_bool(exposure.get('allow_unauthenticated')) else None
+    where = exposed(exposure.get('publish_address'), False) if to_bool(exposure.get('allow_unauthenticated')) else None
     if where is not None and keyless(plan):
         lines.append('UNAUTHENTICATED: instance %s published on %s without an API key (vllm_serve_allow_unauthenticated: '
                      'true); anyone who reaches it can use the model' % (', '.join(keyless(plan)), where))

@@ -14,7 +14,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ansible_collections.ascend.vllm.plugins.module_utils._image import written_tag
-from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._coerce import _to_bool
+from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._boolean import to_bool
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._ranges import RANGES, range_problems
 from ansible_collections.ascend.vllm.plugins.plugin_utils.contracts._grammar import (
     CONTAINER_NAME_RE, ENV_NAME_RE, is_ip_address)
@@ -423,7 +423,7 @@ def keyless(plan: List[Dict[str, Any]]) -> List[str]:
 def exposed(address: Any, allow: Any) -> Optional[str]:
     """Where ``address`` publishes beyond the node ('every address of the node' for a wildcard); None when it does
     not (unset, loopback) or the user allowed unauthenticated serving (``allow``: vllm_serve_allow_unauthenticated)."""
-    if address is None or is_loopback(address) or _to_bool(allow):
+    if address is None or is_loopback(address) or to_bool(allow):
         return None
     return 'every address of the node' if is_wildcard(address) else address
 
